@@ -1,0 +1,41 @@
+// Command quickstart is a guided tour of agentmemory on its in-memory
+// defaults: it needs no set-up, writes nothing to disk and prints each step.
+//
+//	go run ./examples/quickstart
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+)
+
+// A tour is one package's part of the walk-through. Each lives in its own
+// file and writes what it does to w.
+type tour struct {
+	title string
+	run   func(ctx context.Context, w io.Writer) error
+}
+
+var tours = []tour{
+	{"jsonpatch: strict, atomic RFC 6902 patches", tourJSONPatch},
+}
+
+func main() {
+	if err := run(context.Background(), os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, w io.Writer) error {
+	for i, t := range tours {
+		fmt.Fprintf(w, "\n== %d. %s ==\n", i+1, t.title)
+		if err := t.run(ctx, w); err != nil {
+			return fmt.Errorf("%s: %w", t.title, err)
+		}
+	}
+	fmt.Fprintln(w, "\nDone.")
+	return nil
+}

@@ -1,0 +1,76 @@
+package memorybank
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"time"
+)
+
+// Store is the storage a Bank runs on: a flat namespace of keys holding byte
+// values, each with an opaque version, and compare-and-swap writes.
+//
+// The contract, which [github.com/agentmemory/agentmemory/memorybank/storetest.TestStore]
+// checks for any implementation:
+//
+//   - Keys are slash-separated relative paths accepted by [ValidateKey]. Every
+//     method given a key that ValidateKey rejects returns an error for which
+//     errors.Is(err, ErrInvalidKey) holds, before doing any I/O. List's prefix
+//     is not a key and may be "" or end with a slash.
+//   - Get returns ErrNotFound when the key holds nothing.
+//   - Put stores data and returns the new Object (with its new Version and
+//     ModTime; Data may be nil). Versions are opaque, non-empty strings that
+//     change on every successful write, including a write of identical bytes.
+//     When cond is not met, Put returns ErrConflict and changes nothing.
+//   - Delete removes the key. It returns ErrNotFound when the key holds nothing
+//     (checked before cond) and ErrConflict when cond is not met.
+//   - List yields the objects whose key starts with prefix, sorted by key in
+//     byte order, without Data. An error is yielded once, as the last pair.
+//     Objects written or deleted during the iteration may or may not be seen.
+//   - Every method honours ctx: an already cancelled context returns an error
+//     for which errors.Is(err, ctx.Err()) holds, and changes nothing.
+//
+// Concurrency: implementations must be safe for concurrent use by multiple
+// goroutines; a compare-and-swap is atomic with respect to every other writer
+// the implementation can see (other goroutines, and for shared backends other
+// processes and machines).
+//
+// Aliasing: Put must not retain data after it returns; the Data of an Object
+// returned by Get belongs to the caller, who may modify it.
+type Store interface {
+	Get(ctx context.Context, key string) (Object, error)
+	Put(ctx context.Context, key string, data []byte, cond Condition) (Object, error)
+	Delete(ctx context.Context, key string, cond Condition) error
+	List(ctx context.Context, prefix string) iter.Seq2[Object, error]
+}
+
+// Object is a stored value and its metadata.
+type Object struct {
+	Key     string
+	Data    []byte // nil in List results
+	Version string // opaque; changes on every successful write
+	ModTime time.Time
+}
+
+// Condition is the precondition of a Put or Delete. The zero value is
+// unconditional. Setting both fields is an error that matches ErrInvalidCondition.
+type Condition struct {
+	// IfAbsent makes the write succeed only if the key holds nothing.
+	IfAbsent bool
+	// IfVersion makes the write succeed only if the key's current version is
+	// exactly this value.
+	IfVersion string
+}
+
+// Errors of the Store contract. Implementations return them, or errors that
+// wrap them, so callers can test with errors.Is.
+var (
+	// ErrNotFound: the key holds nothing.
+	ErrNotFound = errors.New("memorybank: not found")
+	// ErrConflict: a Condition was not met; nothing was changed.
+	ErrConflict = errors.New("memorybank: version conflict")
+	// ErrInvalidKey: the key is not a valid relative slash-separated path.
+	ErrInvalidKey = errors.New("memorybank: invalid key")
+	// ErrInvalidCondition: a Condition sets both IfAbsent and IfVersion.
+	ErrInvalidCondition = errors.New("memorybank: invalid condition")
+)
