@@ -15,8 +15,16 @@ import (
 //
 //   - Keys are slash-separated relative paths accepted by [ValidateKey]. Every
 //     method given a key that ValidateKey rejects returns an error for which
-//     errors.Is(err, ErrInvalidKey) holds, before doing any I/O. List's prefix
-//     is not a key and may be "" or end with a slash.
+//     errors.Is(err, ErrInvalidKey) holds, before doing any I/O. A store may
+//     reject more keys (names it keeps for itself), also with ErrInvalidKey.
+//     List's prefix is not a key: it is a plain byte prefix, may be "" (all
+//     keys) or end with a slash ("a/" lists the keys under "a/"; "a" also
+//     lists "a.json" and "ab"), and a prefix no valid key starts with lists
+//     nothing.
+//   - A store backed by a file system cannot hold both "a" and "a/b" (a
+//     file is not also a directory); it refuses the second Put with an error
+//     that is neither ErrConflict nor ErrNotFound. Portable callers avoid
+//     keys that are a directory of other keys.
 //   - Get returns ErrNotFound when the key holds nothing.
 //   - Put stores data and returns the new Object (with its new Version and
 //     ModTime; Data may be nil). Versions are opaque, non-empty strings that
@@ -29,6 +37,10 @@ import (
 //     Objects written or deleted during the iteration may or may not be seen.
 //   - Every method honours ctx: an already cancelled context returns an error
 //     for which errors.Is(err, ctx.Err()) holds, and changes nothing.
+//   - A Condition setting both fields makes Put and Delete return
+//     ErrInvalidCondition, before doing any I/O. Implementations use
+//     [Condition.Validate] for that and [Condition.Check] inside their
+//     read-check-write, so every store words its errors alike.
 //
 // Concurrency: implementations must be safe for concurrent use by multiple
 // goroutines; a compare-and-swap is atomic with respect to every other writer

@@ -1,0 +1,14 @@
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
+
+package lockfile
+
+import (
+	"errors"
+	"os"
+)
+
+func supported() error { return errors.ErrUnsupported }
+
+func tryLock(*os.File) (bool, error) { return false, errors.ErrUnsupported }
+
+func unlock(*os.File) error { return errors.ErrUnsupported }

@@ -1,0 +1,7 @@
+//go:build darwin || freebsd || netbsd
+
+package fsstore
+
+import "syscall"
+
+func ctimeNanos(st *syscall.Stat_t) int64 { return st.Ctimespec.Nano() }

@@ -1,0 +1,75 @@
+// Package fsstore is a [memorybank.Store] kept in a directory on disk, one
+// file per key: key "global-memory-bank/progress.md" is the file
+// "global-memory-bank/progress.md" under the directory, so existing
+// memory-bank folders are read as they are and the files stay readable and
+// editable by people and other tools.
+//
+//	store, err := fsstore.Open("/path/to/bank", nil)
+//	defer store.Close()
+//
+// It passes [github.com/agentmemory/agentmemory/memorybank/storetest.TestStore], plus tests of its own for what only a
+// file system can get wrong: two OS processes doing compare-and-swap on one
+// file, writers SIGKILLed mid-write, and symbolic links planted in the
+// directory.
+//
+// # Durability
+//
+// Put writes to a temporary file in the target's directory, fsyncs it,
+// renames it over the target and fsyncs the directory (see
+// internal/atomicfile). A process killed at any instant leaves the old file
+// or the new one, never a torn one. A killed writer may leave a temporary
+// file named ".atomicfile-<hex>.tmp"; such names are not keys, List skips
+// them, and they are harmless (delete them when no writer runs).
+// Directories are created as needed; Delete removes the parent directories
+// it leaves empty.
+//
+// # Compare-and-swap across processes
+//
+// Put and Delete hold one exclusive lock per store, an flock(2) on the file
+// ".memorybank.lock" in the directory, for the whole read-check-write, so
+// compare-and-swap holds between goroutines, between Stores opened on the
+// same directory, and between processes (two agents in two worktrees sharing
+// one memory-bank folder). The wait is bounded by Options.LockTimeout
+// (default 10s); on timeout the write fails with an error matching
+// [ErrLockTimeout] and changes nothing. The kernel drops the lock of a killed
+// process, so a crash never leaves a stale lock. One lock for the whole
+// store (rather than one per key) keeps the scheme simple and correct for
+// the write rates of a memory bank: a write costs two fsyncs anyway. Get and
+// List take no lock: renames are atomic, so readers never see a partial
+// file. flock is advisory and unreliable on some network file systems; keep
+// the directory on a local disk.
+//
+// # Versions
+//
+// A version is a hash of the file's device, inode, size, modification time
+// and change time, read with one stat, so List reports versions without
+// reading files and Get's version always matches the bytes it read (both
+// come from the same open file). Every Put creates a new file by rename and
+// gives it a modification time strictly later than the file it replaces, so
+// the version changes on every write, even of identical bytes (a pure
+// content hash could not). An edit by another program (an editor, git)
+// changes the change time and so the version, which makes a pending
+// compare-and-swap fail instead of overwriting the edit. Versions are not
+// portable across copies of the directory.
+//
+// # Containment
+//
+// All access goes through an [os.Root] on the directory: no key, symbolic
+// link or ".." can make the store read or write outside it. Symbolic links
+// that stay inside are followed by Get; List follows links to files but never
+// links to directories. List skips, without error, everything that is not a
+// regular file at a valid key ([memorybank.ValidateKey]): README~ backups,
+// names with reserved characters, sockets, and the store's own lock and
+// temporary files, whose names Get, Put and Delete reject with
+// [memorybank.ErrInvalidKey].
+//
+// A key cannot be both a file and a directory: with "a/b" stored, Put("a")
+// fails with [ErrPathConflict], and so does Put("a/b") with "a" stored.
+// Get and Delete report such keys as not found.
+//
+// # Platforms
+//
+// Linux, macOS and the BSDs. On other systems (Windows) the file lock is
+// unsupported, so Put and Delete fail with an error matching
+// errors.ErrUnsupported; Get and List work.
+package fsstore
