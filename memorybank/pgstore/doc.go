@@ -1,0 +1,71 @@
+// Package pgstore keeps a memory bank in PostgreSQL, for teams whose agents
+// run on many machines (CI runners, several laptops, a hosted fleet) and
+// need one shared bank with the guarantees of a single one: no lost
+// updates, nothing torn, every agent sees the latest version.
+//
+// [Store] implements [memorybank.Store]; [MemoriesStore] implements
+// [memories.Store] and [memories.Appender] on the same database, so a team
+// shares learned memories too.
+//
+//	s, err := pgstore.Open(ctx, os.Getenv("AGENTMEMORY_PG_DSN"), &pgstore.Options{Namespace: "team-a"})
+//	...
+//	defer s.Close()
+//	bank := memorybank.New(s, nil)
+//	mem, err := s.Memories("memories.md")
+//
+// It is a separate module, so the root module never depends on a database
+// driver. It does I/O only through the pgx pool it is given or opens.
+//
+// # Storage
+//
+// One row per key in a table (default "agentmemory_objects"; see
+// [Options.Table]) with the primary key (namespace, key), where key is text
+// COLLATE "C". Memories files are rows (namespace, name) of a second table
+// (default "agentmemory_memories"). Both are created on first use (or by
+// [Store.Migrate], or by [Open]) by migrations recorded in
+// "agentmemory_schema_versions", applied in one transaction holding an
+// advisory lock, so processes starting at once on an empty database do not
+// race. A table migrated by a newer pgstore is refused rather than misused.
+//
+// # Decisions where the contract is silent
+//
+//   - Versions are the decimal values of a per-table sequence, taken on
+//     every write; they never repeat within a table, so a key deleted and
+//     written again never gets back a version a caller may still hold.
+//   - Every compare-and-swap is one statement: Put is an upsert, INSERT ...
+//     ON CONFLICT DO NOTHING (IfAbsent) or UPDATE ... WHERE version = $v
+//     (IfVersion); Delete is DELETE ... WHERE version = $v. Only when such a
+//     statement changes nothing does the store read the key again, to say in
+//     the error whether it was missing (ErrNotFound) or at which version it
+//     is (ErrConflict).
+//   - List reads pages of 1000 keys, each an index range scan of the
+//     primary key (key >= prefix AND key < successor-of-prefix, in byte
+//     order), and holds no connection while the caller's loop body runs.
+//     Keys written during a List may or may not be seen.
+//   - ModTime is the server's clock (clock_timestamp()), the same for every
+//     machine.
+//   - Contract errors (memorybank.ErrNotFound, ErrConflict, ErrInvalidKey,
+//     ErrInvalidCondition, memories.ErrConflict) are returned as the
+//     in-memory stores return them; database failures come as [*OpError].
+//   - Table names are plain lower-case identifiers; to use another schema,
+//     set search_path in the DSN. Namespaces are any UTF-8 text without
+//     control characters. A memories file name follows the key rules.
+//   - Cancellation: [ParseConfig] (used by [Open]) makes a cancelled
+//     context cancel the statement on the server and wait for its answer,
+//     so a write that fails was not applied; pgx's default would drop the
+//     connection and let the server apply the write later.
+//   - Append sends only the entry (data = data || entry on the server);
+//     PostgreSQL still writes a new version of the row, so an append costs
+//     server-side I/O in the size of the file.
+//
+// # Testing
+//
+// The tests need a PostgreSQL server whose DSN is in AGENTMEMORY_PG_DSN;
+// without it they skip, saying so. `bash .ci/run` installs PostgreSQL if
+// needed and starts a throwaway server (see .ci/postgres.sh). The tests run
+// [github.com/agentmemory/agentmemory/memorybank/storetest.TestStore] and
+// the memories conformance suite against the server, check with EXPLAIN
+// that List is an index scan, and run two OS processes that increment one
+// document through a memorybank.Bank, and append to one memories file,
+// 200 times each.
+package pgstore

@@ -1,0 +1,220 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentmemory/agentmemory/memories"
+	"github.com/agentmemory/agentmemory/memorybank"
+)
+
+// MemoriesStore is a memories.Store and memories.Appender holding one
+// memories file as one row (namespace, name) of the memories table, so the
+// agents of a team share learned memories through the same database as
+// their memory bank.
+//
+// Save is a compare-and-swap in one statement. Append is one statement too,
+// UPDATE ... SET data = data || entry (an upsert when the file does not exist
+// yet), so adding a memory sends only the entry over the network however
+// large the file is, and concurrent Appends from any number of machines
+// never lose one another. (The server still writes a new copy of the row, as
+// PostgreSQL does for every update.)
+type MemoriesStore struct {
+	pool  *pgxpool.Pool
+	table string
+	ns    string
+	name  string
+	once  *schemaOnce
+	mig   migration
+	q     memoriesQueries
+}
+
+var (
+	_ memories.Store    = (*MemoriesStore)(nil)
+	_ memories.Appender = (*MemoriesStore)(nil)
+)
+
+type memoriesQueries struct {
+	load, saveNew, saveIfVersion, append string
+}
+
+func newMemoriesQueries(table string) memoriesQueries {
+	// base is what the entry goes after: the stored data, or the header
+	// when the stored data is empty. A newline goes between them unless
+	// base is empty or already ends with one (the last byte of an empty
+	// bytea is the empty bytea, so one test covers both).
+	const base = `(CASE WHEN m.data = ''::bytea THEN $4::bytea ELSE m.data END)`
+	return memoriesQueries{
+		load: sqlf(`SELECT data, version FROM {t} WHERE namespace = $1 AND name = $2`, table),
+		saveNew: sqlf(`INSERT INTO {t} (namespace, name, data, version, mod_time)
+			VALUES ($1, $2, $3, nextval({seq}), clock_timestamp())
+			ON CONFLICT (namespace, name) DO NOTHING
+			RETURNING version`, table),
+		saveIfVersion: sqlf(`UPDATE {t} SET data = $3, version = nextval({seq}), mod_time = clock_timestamp()
+			WHERE namespace = $1 AND name = $2 AND version = $4
+			RETURNING version`, table),
+		append: sqlf(strings.ReplaceAll(`INSERT INTO {t} AS m (namespace, name, data, version, mod_time)
+			VALUES ($1, $2, $3, nextval({seq}), clock_timestamp())
+			ON CONFLICT (namespace, name) DO UPDATE SET
+				data = BASE
+					|| CASE WHEN substring(BASE FROM octet_length(BASE)) IN (''::bytea, $6::bytea)
+						THEN ''::bytea ELSE $6::bytea END
+					|| $5::bytea,
+				version = EXCLUDED.version,
+				mod_time = EXCLUDED.mod_time
+			RETURNING octet_length(m.data), m.version`, "BASE", base), table),
+	}
+}
+
+// Memories returns the memories file called name in this Store's namespace
+// and memories table (Options.MemoriesTable). name follows the rules of
+// memorybank.ValidateKey, for example "memories.md"; an invalid name gives
+// an error wrapping memorybank.ErrInvalidKey.
+func (s *Store) Memories(name string) (*MemoriesStore, error) {
+	if err := memorybank.ValidateKey(name); err != nil {
+		return nil, fmt.Errorf("pgstore: memories file name: %w", err)
+	}
+	return &MemoriesStore{
+		pool: s.pool, table: s.opts.MemoriesTable, ns: s.opts.Namespace, name: name,
+		once: &s.memories, mig: s.memMig, q: newMemoriesQueries(s.opts.MemoriesTable),
+	}, nil
+}
+
+// NewMemoriesStore returns the memories file called name in the namespace
+// and memories table given by opts, using pool, which the caller keeps
+// owning. The table is created on first use.
+func NewMemoriesStore(pool *pgxpool.Pool, name string, opts *Options) (*MemoriesStore, error) {
+	s, err := New(pool, opts)
+	if err != nil {
+		return nil, err
+	}
+	return s.Memories(name)
+}
+
+// Name returns the memories file's name.
+func (m *MemoriesStore) Name() string { return m.name }
+
+func (m *MemoriesStore) begin(ctx context.Context, op string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := m.once.ensure(ctx, m.pool, m.mig); err != nil {
+		return m.fail(ctx, op, err)
+	}
+	return nil
+}
+
+func (m *MemoriesStore) fail(ctx context.Context, op string, err error) error {
+	return opError(ctx, op, m.table, m.ns, m.name, err)
+}
+
+// Load returns the file's bytes and version; (nil, "", nil) if it does not
+// exist.
+func (m *MemoriesStore) Load(ctx context.Context) ([]byte, string, error) {
+	if err := m.begin(ctx, "load"); err != nil {
+		return nil, "", err
+	}
+	var (
+		data    []byte
+		version int64
+	)
+	err := m.pool.QueryRow(ctx, m.q.load, m.ns, m.name).Scan(&data, &version)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", m.fail(ctx, "load", err)
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, formatVersion(version), nil
+}
+
+// Save replaces the file if its version is ifVersion ("" = it must not
+// exist), in one statement; otherwise it returns an error wrapping
+// memories.ErrConflict and changes nothing.
+func (m *MemoriesStore) Save(ctx context.Context, data []byte, ifVersion string) (string, error) {
+	if err := m.begin(ctx, "save"); err != nil {
+		return "", err
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	var row pgx.Row
+	if ifVersion == "" {
+		row = m.pool.QueryRow(ctx, m.q.saveNew, m.ns, m.name, data)
+	} else {
+		want, ok := parseVersion(ifVersion)
+		if !ok {
+			return "", m.conflict(ifVersion)
+		}
+		row = m.pool.QueryRow(ctx, m.q.saveIfVersion, m.ns, m.name, data, want)
+	}
+	var version int64
+	err := row.Scan(&version)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", m.conflict(ifVersion)
+	}
+	if err != nil {
+		return "", m.fail(ctx, "save", err)
+	}
+	return formatVersion(version), nil
+}
+
+func (m *MemoriesStore) conflict(ifVersion string) error {
+	if ifVersion == "" {
+		return fmt.Errorf("%w: memories file %q (namespace %q) already exists; load it and save with its version",
+			memories.ErrConflict, m.name, m.ns)
+	}
+	return fmt.Errorf("%w: memories file %q (namespace %q) is no longer at version %q (written or removed since it was loaded); load it again and retry",
+		memories.ErrConflict, m.name, m.ns, ifVersion)
+}
+
+// Append adds entry at the end of the file in one statement, writing header
+// first if the file is missing or empty and a newline first if the file does
+// not end with one. It returns the file's new size in bytes and version.
+func (m *MemoriesStore) Append(ctx context.Context, header, entry []byte) (int64, string, error) {
+	if err := m.begin(ctx, "append"); err != nil {
+		return 0, "", err
+	}
+	created := appendEntry(nil, header, entry) // the whole file, if it does not exist yet
+	var (
+		size    int64
+		version int64
+	)
+	err := m.pool.QueryRow(ctx, m.q.append, m.ns, m.name, created, nonNil(header), nonNil(entry), []byte("\n")).
+		Scan(&size, &version)
+	if err != nil {
+		return 0, "", m.fail(ctx, "append", err)
+	}
+	return size, formatVersion(version), nil
+}
+
+// appendEntry applies the memories.Appender rules to data in memory; the
+// append query does the same in SQL.
+func appendEntry(data, header, entry []byte) []byte {
+	if len(data) == 0 {
+		data = append(data, header...)
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		data = append(data, '\n')
+	}
+	data = append(data, entry...)
+	if data == nil {
+		data = []byte{}
+	}
+	return data
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}

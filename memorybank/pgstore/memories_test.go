@@ -1,0 +1,127 @@
+package pgstore_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentmemory/agentmemory/memories"
+	memstoretest "github.com/agentmemory/agentmemory/memories/storetest"
+	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/pgstore"
+)
+
+// Every subtest gets its own file name in one table, so this also shows
+// that files do not see each other.
+func TestMemoriesConformance(t *testing.T) {
+	s, _, _ := newTestStore(t)
+	memstoretest.TestStore(t, func(t *testing.T) memories.Store {
+		m, err := s.Memories("memories-" + randomSuffix(t) + ".md")
+		require.NoError(t, err)
+		return m
+	})
+}
+
+// Append follows the same rules as memories.MemStore, byte for byte, for
+// every combination of stored data, header and entry that the rules
+// distinguish.
+func TestMemoriesAppendMatchesMemStore(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := newTestStore(t)
+	type step struct {
+		save          *string // Save this first (nil: Append only)
+		header, entry string
+	}
+	str := func(s string) *string { return &s }
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"missing file gets header", []step{{nil, "# Memories\n\n", "- one\n"}}},
+		{"missing file, no header", []step{{nil, "", "- one\n"}}},
+		{"missing file, header without newline", []step{{nil, "# H", "- one\n"}}},
+		{"missing file, all empty", []step{{nil, "", ""}}},
+		{"empty file gets header", []step{{str(""), "H\n", "e\n"}}},
+		{"empty file, empty header", []step{{str(""), "", "e"}}},
+		{"no header when not empty", []step{{str("x\n"), "H\n", "e\n"}}},
+		{"newline added", []step{{str("x"), "H\n", "e\n"}}},
+		{"entry without newline, then another", []step{{nil, "H\n", "a"}, {nil, "H\n", "b"}}},
+		{"empty entry", []step{{str("x"), "H\n", ""}}},
+		{"binary and CR", []step{{str("a\r"), "H\n", "\x00\xff\n"}, {nil, "", "\r\n"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pg, err := s.Memories("append-" + randomSuffix(t) + ".md")
+			require.NoError(t, err)
+			var mem memories.MemStore
+			for i, st := range tt.steps {
+				if st.save != nil {
+					_, err := pg.Save(ctx, []byte(*st.save), "")
+					require.NoError(t, err)
+					_, err = mem.Save(ctx, []byte(*st.save), "")
+					require.NoError(t, err)
+				}
+				pgSize, pgVersion, err := pg.Append(ctx, []byte(st.header), []byte(st.entry))
+				require.NoError(t, err, "step %d", i)
+				memSize, _, err := mem.Append(ctx, []byte(st.header), []byte(st.entry))
+				require.NoError(t, err)
+				pgData, loaded, err := pg.Load(ctx)
+				require.NoError(t, err)
+				memData, _, err := mem.Load(ctx)
+				require.NoError(t, err)
+				assert.Equal(t, string(memData), string(pgData), "step %d", i)
+				assert.Equal(t, memSize, pgSize, "step %d: size", i)
+				assert.Equal(t, int64(len(pgData)), pgSize, "step %d: size is not the stored length", i)
+				assert.Equal(t, loaded, pgVersion, "step %d: Append's version is not the stored one", i)
+			}
+		})
+	}
+}
+
+func TestMemoriesNamespacesAreSeparate(t *testing.T) {
+	ctx := context.Background()
+	pool := testPool(t)
+	opts := freshOptions(t, pool)
+	a, err := pgstore.NewMemoriesStore(pool, "memories.md", &pgstore.Options{Table: opts.Table, MemoriesTable: opts.MemoriesTable, Namespace: "a"})
+	require.NoError(t, err)
+	b, err := pgstore.NewMemoriesStore(pool, "memories.md", &pgstore.Options{Table: opts.Table, MemoriesTable: opts.MemoriesTable, Namespace: "b"})
+	require.NoError(t, err)
+
+	_, _, err = a.Append(ctx, []byte("# A\n"), []byte("- a\n"))
+	require.NoError(t, err)
+	data, version, err := b.Load(ctx)
+	require.NoError(t, err)
+	assert.Nil(t, data, "b sees a's file")
+	assert.Empty(t, version)
+	_, err = b.Save(ctx, []byte("# B\n"), "")
+	require.NoError(t, err, "b's first Save conflicts with a's file")
+	data, _, err = a.Load(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "# A\n- a\n", string(data))
+}
+
+// Memories files live in their own table: a memories file and a memory-bank
+// key with the same name do not meet.
+func TestMemoriesApartFromObjects(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := newTestStore(t)
+	m, err := s.Memories("memories.md")
+	require.NoError(t, err)
+	_, err = m.Save(ctx, []byte("memories"), "")
+	require.NoError(t, err)
+	_, err = s.Get(ctx, "memories.md")
+	assert.ErrorIs(t, err, memorybank.ErrNotFound)
+}
+
+func TestMemoriesInvalidName(t *testing.T) {
+	// Names are checked before any I/O: a pool that never connects will do.
+	s, err := pgstore.New(new(pgxpool.Pool), nil)
+	require.NoError(t, err)
+	for _, name := range []string{"", "../memories.md", "/abs.md", "a\\b.md"} {
+		_, err := s.Memories(name)
+		assert.ErrorIs(t, err, memorybank.ErrInvalidKey, "%q", name)
+	}
+}

@@ -1,0 +1,180 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// SchemaTable is the table that records which migrations have been applied
+// to each table pgstore manages, one row per table name. It is created, like
+// the tables themselves, on first use.
+const SchemaTable = "agentmemory_schema_versions"
+
+// migrationLock is the key of the transaction-scoped advisory lock every
+// migration holds, so that two processes starting at once against an empty
+// database do not race on CREATE TABLE IF NOT EXISTS (which is not safe under
+// concurrency: both can pass the existence check and one then fails on a
+// duplicate catalog entry). The value is "agmem" in ASCII.
+const migrationLock int64 = 0x61676d656d
+
+// maxTableLen keeps every derived name (the table plus "_version_seq") within
+// PostgreSQL's 63-byte identifier limit, past which it silently truncates
+// names (and two long names could then collide).
+const maxTableLen = 63 - len("_version_seq")
+
+// validateTable checks a table name given in Options: a plain lower-case SQL
+// identifier, so that it needs no quoting rules of its own and means the same
+// thing quoted or not. To put the tables in another schema, set search_path
+// in the DSN.
+func validateTable(field, name string) error {
+	bad := func(reason string) error {
+		return &OptionError{Field: field, Value: name, Reason: reason}
+	}
+	switch {
+	case name == "":
+		return bad("is empty")
+	case len(name) > maxTableLen:
+		return bad(fmt.Sprintf("is %d bytes long, the maximum is %d", len(name), maxTableLen))
+	case name[0] >= '0' && name[0] <= '9':
+		return bad("starts with a digit")
+	}
+	for i, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			return bad(fmt.Sprintf("has %q at byte %d; use lower-case ASCII letters, digits and underscores (set search_path in the DSN to choose a schema)", r, i))
+		}
+	}
+	return nil
+}
+
+// ident quotes a validated name for SQL text.
+func ident(name string) string { return pgx.Identifier{name}.Sanitize() }
+
+// migration is the ordered list of DDL statements that bring one table to
+// each schema version: steps[i] brings it from version i to i+1. Applied
+// steps are never edited; changes are new steps.
+type migration struct {
+	table string
+	steps []string
+}
+
+func objectsMigration(table string) migration {
+	t, seq := ident(table), ident(table+"_version_seq")
+	return migration{table: table, steps: []string{
+		// Version 1. COLLATE "C" makes key comparisons byte order, so the
+		// primary key's btree both sorts List results and serves its prefix
+		// range (key >= $p AND key < $next) whatever the database's locale.
+		`CREATE SEQUENCE ` + seq + ` AS bigint;
+		CREATE TABLE ` + t + ` (
+			namespace text COLLATE "C" NOT NULL,
+			key       text COLLATE "C" NOT NULL,
+			data      bytea NOT NULL,
+			version   bigint NOT NULL,
+			mod_time  timestamptz NOT NULL,
+			PRIMARY KEY (namespace, key)
+		);
+		ALTER SEQUENCE ` + seq + ` OWNED BY ` + t + `.version;`,
+	}}
+}
+
+func memoriesMigration(table string) migration {
+	t, seq := ident(table), ident(table+"_version_seq")
+	return migration{table: table, steps: []string{
+		`CREATE SEQUENCE ` + seq + ` AS bigint;
+		CREATE TABLE ` + t + ` (
+			namespace text COLLATE "C" NOT NULL,
+			name      text COLLATE "C" NOT NULL,
+			data      bytea NOT NULL,
+			version   bigint NOT NULL,
+			mod_time  timestamptz NOT NULL,
+			PRIMARY KEY (namespace, name)
+		);
+		ALTER SEQUENCE ` + seq + ` OWNED BY ` + t + `.version;`,
+	}}
+}
+
+// apply brings m.table to the latest version in one transaction holding the
+// migration advisory lock: idempotent, and safe when several processes
+// (on several machines) start at once.
+func (m migration) apply(ctx context.Context, pool *pgxpool.Pool) (err error) {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	if _, err = tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+		return err
+	}
+	if _, err = tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+ident(SchemaTable)+` (
+		table_name  text PRIMARY KEY,
+		version     integer NOT NULL,
+		migrated_at timestamptz NOT NULL DEFAULT now()
+	)`); err != nil {
+		return err
+	}
+	var have int
+	err = tx.QueryRow(ctx, `SELECT version FROM `+ident(SchemaTable)+` WHERE table_name = $1`, m.table).Scan(&have)
+	if errors.Is(err, pgx.ErrNoRows) {
+		have, err = 0, nil
+	}
+	if err != nil {
+		return err
+	}
+	if have > len(m.steps) {
+		return fmt.Errorf("table %s has schema version %d but this pgstore knows versions up to %d: upgrade the module (github.com/agentmemory/agentmemory/memorybank/pgstore)",
+			m.table, have, len(m.steps))
+	}
+	for v := have; v < len(m.steps); v++ {
+		if _, err = tx.Exec(ctx, m.steps[v]); err != nil {
+			return fmt.Errorf("migrating table %s to schema version %d: %w", m.table, v+1, err)
+		}
+	}
+	if have < len(m.steps) {
+		if _, err = tx.Exec(ctx, `INSERT INTO `+ident(SchemaTable)+` (table_name, version) VALUES ($1, $2)
+			ON CONFLICT (table_name) DO UPDATE SET version = EXCLUDED.version, migrated_at = now()`,
+			m.table, len(m.steps)); err != nil {
+			return err
+		}
+	}
+	return tx.Commit(ctx)
+}
+
+// schemaOnce runs a migration once per process, on first use. Unlike
+// sync.Once it does not remember a failure: a cancelled context or a
+// database that was down is retried on the next call.
+type schemaOnce struct {
+	done atomic.Bool
+	mu   sync.Mutex
+}
+
+func (o *schemaOnce) ensure(ctx context.Context, pool *pgxpool.Pool, m migration) error {
+	if o.done.Load() {
+		return nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.done.Load() {
+		return nil
+	}
+	if err := m.apply(ctx, pool); err != nil {
+		return err
+	}
+	o.done.Store(true)
+	return nil
+}
+
+// sqlf replaces {t} and {seq} in a query template with the quoted table and
+// sequence names; done once per Store, not per call.
+func sqlf(template, table string) string {
+	return strings.NewReplacer("{t}", ident(table), "{seq}", "'"+ident(table+"_version_seq")+"'").Replace(template)
+}

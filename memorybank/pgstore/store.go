@@ -1,0 +1,510 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentmemory/agentmemory/memorybank"
+)
+
+// Defaults for Options fields left empty.
+const (
+	DefaultTable         = "agentmemory_objects"
+	DefaultMemoriesTable = "agentmemory_memories"
+	DefaultNamespace     = "default"
+)
+
+// maxNamespaceLen bounds Options.Namespace, which is stored in every row.
+const maxNamespaceLen = 255
+
+// listPageSize is how many rows List fetches per query. List releases its
+// connection between pages, so a caller may use the Store (or a pool with a
+// single connection) inside the loop without deadlocking.
+const listPageSize = 1000
+
+// Options configure a Store. A nil *Options means all defaults.
+type Options struct {
+	// Table is the table holding memory-bank objects; "" means
+	// DefaultTable. A lower-case SQL identifier (letters, digits,
+	// underscores); to use another schema, set search_path in the DSN.
+	Table string
+	// MemoriesTable is the table holding memories files (see
+	// Store.Memories); "" means DefaultMemoriesTable. Same rules as Table.
+	MemoriesTable string
+	// Namespace separates banks sharing one table: each Store sees only the
+	// rows of its namespace. "" means DefaultNamespace. Any UTF-8 text
+	// without control characters, up to 255 bytes.
+	Namespace string
+}
+
+func (o *Options) withDefaults() (Options, error) {
+	var c Options
+	if o != nil {
+		c = *o
+	}
+	if c.Table == "" {
+		c.Table = DefaultTable
+	}
+	if c.MemoriesTable == "" {
+		c.MemoriesTable = DefaultMemoriesTable
+	}
+	if c.Namespace == "" {
+		c.Namespace = DefaultNamespace
+	}
+	if err := validateTable("Table", c.Table); err != nil {
+		return c, err
+	}
+	if err := validateTable("MemoriesTable", c.MemoriesTable); err != nil {
+		return c, err
+	}
+	if c.Table == c.MemoriesTable {
+		return c, &OptionError{Field: "MemoriesTable", Value: c.MemoriesTable, Reason: "is the same as Table; the two need different tables"}
+	}
+	if err := validateNamespace(c.Namespace); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+func validateNamespace(ns string) error {
+	bad := func(reason string) error { return &OptionError{Field: "Namespace", Value: ns, Reason: reason} }
+	if len(ns) > maxNamespaceLen {
+		return bad(fmt.Sprintf("is %d bytes long, the maximum is %d", len(ns), maxNamespaceLen))
+	}
+	if !utf8.ValidString(ns) {
+		return bad("is not valid UTF-8")
+	}
+	for i, r := range ns {
+		if unicode.IsControl(r) {
+			return bad(fmt.Sprintf("has control character %U at byte %d", r, i))
+		}
+	}
+	return nil
+}
+
+// Store is a memorybank.Store in a PostgreSQL table. It is safe for
+// concurrent use, and compare-and-swap writes are atomic with respect to
+// every other Store on the same table and namespace, in any process on any
+// machine.
+type Store struct {
+	pool     *pgxpool.Pool
+	ownsPool bool
+	opts     Options
+	objects  schemaOnce
+	memories schemaOnce
+	objMig   migration
+	memMig   migration
+	q        queries
+}
+
+var _ memorybank.Store = (*Store)(nil)
+
+// queries are the SQL texts of a Store, built once with its table name.
+type queries struct {
+	get, put, putAbsent, putIfVersion, del, delIfVersion, version string
+	list                                                          [2][2]string // [after][bounded]
+}
+
+func newQueries(table string) queries {
+	q := queries{
+		get: sqlf(`SELECT data, version, mod_time FROM {t} WHERE namespace = $1 AND key = $2`, table),
+		put: sqlf(`INSERT INTO {t} (namespace, key, data, version, mod_time)
+			VALUES ($1, $2, $3, nextval({seq}), clock_timestamp())
+			ON CONFLICT (namespace, key) DO UPDATE
+			SET data = EXCLUDED.data, version = EXCLUDED.version, mod_time = EXCLUDED.mod_time
+			RETURNING version, mod_time`, table),
+		putAbsent: sqlf(`INSERT INTO {t} (namespace, key, data, version, mod_time)
+			VALUES ($1, $2, $3, nextval({seq}), clock_timestamp())
+			ON CONFLICT (namespace, key) DO NOTHING
+			RETURNING version, mod_time`, table),
+		putIfVersion: sqlf(`UPDATE {t} SET data = $3, version = nextval({seq}), mod_time = clock_timestamp()
+			WHERE namespace = $1 AND key = $2 AND version = $4
+			RETURNING version, mod_time`, table),
+		del:          sqlf(`DELETE FROM {t} WHERE namespace = $1 AND key = $2`, table),
+		delIfVersion: sqlf(`DELETE FROM {t} WHERE namespace = $1 AND key = $2 AND version = $3`, table),
+		version:      sqlf(`SELECT version FROM {t} WHERE namespace = $1 AND key = $2`, table),
+	}
+	// List pages by key: the first page starts at the prefix (>=), the next
+	// ones after the last key seen (>). Separate texts rather than
+	// "$3 IS NULL OR key < $3", which would keep a cached generic plan from
+	// using the bound as an index condition.
+	for after, lower := range [2]string{">=", ">"} {
+		for bounded, upper := range [2]string{"", " AND key < $3"} {
+			q.list[after][bounded] = sqlf(`SELECT key, version, mod_time FROM {t}
+				WHERE namespace = $1 AND key `+lower+` $2`+upper+`
+				ORDER BY key LIMIT `+strconv.Itoa(listPageSize), table)
+		}
+	}
+	return q
+}
+
+// New returns a Store using pool, which the caller keeps owning (Close does
+// not close it). The tables are created on first use. It returns an error
+// wrapping ErrInvalidOptions if opts has an invalid field; it does no I/O.
+func New(pool *pgxpool.Pool, opts *Options) (*Store, error) {
+	if pool == nil {
+		return nil, errors.New("pgstore: New: pool is nil; create one with pgxpool.New, or use pgstore.Open with a DSN")
+	}
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return newStore(pool, false, o), nil
+}
+
+func newStore(pool *pgxpool.Pool, ownsPool bool, o Options) *Store {
+	return &Store{
+		pool: pool, ownsPool: ownsPool, opts: o,
+		objMig: objectsMigration(o.Table), memMig: memoriesMigration(o.MemoriesTable),
+		q: newQueries(o.Table),
+	}
+}
+
+// Open connects to the database named by dsn (a PostgreSQL URL or key=value
+// string, as accepted by pgxpool.ParseConfig) with a pool configured by
+// ParseConfig, creates or upgrades the tables, and returns a Store that owns
+// its connection pool: call Close when done.
+func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := ParseConfig(dsn)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: Open: %w", err)
+	}
+	s := newStore(pool, true, o)
+	if err := s.Migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// CancelTimeout is how long a statement interrupted by its context may take
+// to be cancelled by the server (see ParseConfig) before the connection is
+// dropped.
+const CancelTimeout = 5 * time.Second
+
+// ParseConfig parses dsn like pgxpool.ParseConfig and changes what happens
+// when a context is cancelled while a statement runs: pgx's default closes
+// the connection at once, and the server, which does not notice until it
+// answers, may still apply the write afterwards (for example once a row lock
+// it was waiting for is released), after the caller was told it failed.
+// Instead the pool asks the server to cancel the statement and waits for
+// its answer (up to CancelTimeout), so a write that returns an error was
+// not applied, unless the server could not be reached at all (then, as with
+// any remote database, the outcome is unknown).
+//
+// Open uses it; build the pool you pass to New with it too.
+func ParseConfig(dsn string) (*pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		// pgx's message does not echo the DSN, which may hold a password.
+		return nil, fmt.Errorf("pgstore: the DSN is not a PostgreSQL URL (postgres://user:password@host:5432/db) or key=value string (host=... dbname=...): %w", err)
+	}
+	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: CancelTimeout}
+	}
+	return cfg, nil
+}
+
+// Close closes the connection pool if Open created it; for a Store from New
+// it does nothing.
+func (s *Store) Close() {
+	if s.ownsPool {
+		s.pool.Close()
+	}
+}
+
+// Namespace returns the namespace this Store reads and writes.
+func (s *Store) Namespace() string { return s.opts.Namespace }
+
+// Migrate creates or upgrades the objects table and the memories table now
+// rather than on first use. It is idempotent, and safe to run from several
+// processes at once.
+func (s *Store) Migrate(ctx context.Context) error {
+	if err := s.objects.ensure(ctx, s.pool, s.objMig); err != nil {
+		return opError(ctx, "migrate", s.opts.Table, s.opts.Namespace, "", err)
+	}
+	if err := s.memories.ensure(ctx, s.pool, s.memMig); err != nil {
+		return opError(ctx, "migrate", s.opts.MemoriesTable, s.opts.Namespace, "", err)
+	}
+	return nil
+}
+
+// begin does what every method does before its query: check ctx, then
+// create the table if this is the first use.
+func (s *Store) begin(ctx context.Context, op, key string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.objects.ensure(ctx, s.pool, s.objMig); err != nil {
+		return s.fail(ctx, op, key, err)
+	}
+	return nil
+}
+
+func (s *Store) fail(ctx context.Context, op, key string, err error) error {
+	return opError(ctx, op, s.opts.Table, s.opts.Namespace, key, err)
+}
+
+// Get returns the object at key, or an error wrapping memorybank.ErrNotFound.
+func (s *Store) Get(ctx context.Context, key string) (memorybank.Object, error) {
+	if err := memorybank.ValidateKey(key); err != nil {
+		return memorybank.Object{}, err
+	}
+	if err := s.begin(ctx, "get", key); err != nil {
+		return memorybank.Object{}, err
+	}
+	var (
+		data    []byte
+		version int64
+		modTime time.Time
+	)
+	err := s.pool.QueryRow(ctx, s.q.get, s.opts.Namespace, key).Scan(&data, &version, &modTime)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return memorybank.Object{}, fmt.Errorf("%w: key %q (namespace %q)", memorybank.ErrNotFound, key, s.opts.Namespace)
+	}
+	if err != nil {
+		return memorybank.Object{}, s.fail(ctx, "get", key, err)
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return memorybank.Object{Key: key, Data: data, Version: formatVersion(version), ModTime: modTime}, nil
+}
+
+// Put writes data at key if cond holds, in one statement: an upsert when
+// unconditional, INSERT ... ON CONFLICT DO NOTHING for IfAbsent, and
+// UPDATE ... WHERE version = $v for IfVersion. When cond does not hold it
+// returns an error wrapping memorybank.ErrConflict and changes nothing.
+func (s *Store) Put(ctx context.Context, key string, data []byte, cond memorybank.Condition) (memorybank.Object, error) {
+	if err := memorybank.ValidateKey(key); err != nil {
+		return memorybank.Object{}, err
+	}
+	if err := cond.Validate(); err != nil {
+		return memorybank.Object{}, err
+	}
+	if err := s.begin(ctx, "put", key); err != nil {
+		return memorybank.Object{}, err
+	}
+	if data == nil {
+		data = []byte{} // pgx sends a nil slice as NULL
+	}
+	var row pgx.Row
+	switch {
+	case cond.IfAbsent:
+		row = s.pool.QueryRow(ctx, s.q.putAbsent, s.opts.Namespace, key, data)
+	case cond.IfVersion != "":
+		want, ok := parseVersion(cond.IfVersion)
+		if !ok {
+			return memorybank.Object{}, s.conflict(ctx, key, cond)
+		}
+		row = s.pool.QueryRow(ctx, s.q.putIfVersion, s.opts.Namespace, key, data, want)
+	default:
+		row = s.pool.QueryRow(ctx, s.q.put, s.opts.Namespace, key, data)
+	}
+	var (
+		version int64
+		modTime time.Time
+	)
+	err := row.Scan(&version, &modTime)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return memorybank.Object{}, s.conflict(ctx, key, cond)
+	}
+	if err != nil {
+		return memorybank.Object{}, s.fail(ctx, "put", key, err)
+	}
+	return memorybank.Object{Key: key, Version: formatVersion(version), ModTime: modTime}, nil
+}
+
+// Delete removes key in one statement (DELETE ... WHERE version = $v when
+// cond has IfVersion). It returns an error wrapping memorybank.ErrNotFound
+// if the key holds nothing, and memorybank.ErrConflict if cond does not
+// hold; which of the two is decided by reading the key again, on the failure
+// path only.
+func (s *Store) Delete(ctx context.Context, key string, cond memorybank.Condition) error {
+	if err := memorybank.ValidateKey(key); err != nil {
+		return err
+	}
+	if err := cond.Validate(); err != nil {
+		return err
+	}
+	if err := s.begin(ctx, "delete", key); err != nil {
+		return err
+	}
+	if cond.IfAbsent {
+		// Never deletes anything: NotFound if absent, else Conflict.
+		return s.classify(ctx, "delete", key, cond)
+	}
+	var (
+		n   int64
+		err error
+	)
+	if cond.IfVersion != "" {
+		want, ok := parseVersion(cond.IfVersion)
+		if !ok {
+			return s.classify(ctx, "delete", key, cond)
+		}
+		tag, e := s.pool.Exec(ctx, s.q.delIfVersion, s.opts.Namespace, key, want)
+		n, err = tag.RowsAffected(), e
+	} else {
+		tag, e := s.pool.Exec(ctx, s.q.del, s.opts.Namespace, key)
+		n, err = tag.RowsAffected(), e
+	}
+	if err != nil {
+		return s.fail(ctx, "delete", key, err)
+	}
+	if n == 0 {
+		return s.classify(ctx, "delete", key, cond)
+	}
+	return nil
+}
+
+// currentVersion reads the key's version; exists is false if it holds nothing.
+func (s *Store) currentVersion(ctx context.Context, key string) (version string, exists bool, err error) {
+	var v int64
+	err = s.pool.QueryRow(ctx, s.q.version, s.opts.Namespace, key).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return formatVersion(v), true, nil
+}
+
+// conflict builds the ErrConflict of a failed conditional Put, with the
+// key's current state in the message so the caller knows what to do.
+func (s *Store) conflict(ctx context.Context, key string, cond memorybank.Condition) error {
+	version, exists, err := s.currentVersion(ctx, key)
+	if err == nil {
+		if cerr := cond.Check(key, exists, version); cerr != nil {
+			return cerr
+		}
+	}
+	// The key changed again since the write failed (or the read failed):
+	// the write still did not happen.
+	return fmt.Errorf("%w: key %q: the condition (IfAbsent %v, IfVersion %q) did not hold when the write ran; read the key again and retry",
+		memorybank.ErrConflict, key, cond.IfAbsent, cond.IfVersion)
+}
+
+// classify explains why a Delete removed nothing: the key holds nothing
+// (ErrNotFound) or cond does not hold (ErrConflict).
+func (s *Store) classify(ctx context.Context, op, key string, cond memorybank.Condition) error {
+	version, exists, err := s.currentVersion(ctx, key)
+	if err != nil {
+		return s.fail(ctx, op, key, err)
+	}
+	if !exists {
+		return fmt.Errorf("%w: key %q (namespace %q)", memorybank.ErrNotFound, key, s.opts.Namespace)
+	}
+	if cerr := cond.Check(key, true, version); cerr != nil {
+		return cerr
+	}
+	// Deleted and written again between the DELETE and the read: the
+	// DELETE saw a different version, so it is still a conflict.
+	return fmt.Errorf("%w: key %q: it was written again while being deleted (now at version %q); read it again and retry",
+		memorybank.ErrConflict, key, version)
+}
+
+// List yields the objects whose key starts with prefix, sorted by key in
+// byte order, without Data. It reads pages of up to 1000 rows, each an
+// index range scan of the primary key, and holds no connection while the
+// caller's loop body runs.
+func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[memorybank.Object, error] {
+	return func(yield func(memorybank.Object, error) bool) {
+		if err := s.begin(ctx, "list", prefix); err != nil {
+			yield(memorybank.Object{}, err)
+			return
+		}
+		lo, hi, hasHi, ok := prefixRange(prefix)
+		if !ok {
+			return
+		}
+		bounded := 0
+		if hasHi {
+			bounded = 1
+		}
+		after := 0
+		for {
+			page, err := s.listPage(ctx, s.q.list[after][bounded], lo, hi, hasHi)
+			if err != nil {
+				yield(memorybank.Object{}, s.fail(ctx, "list", prefix, err))
+				return
+			}
+			for _, o := range page {
+				if !strings.HasPrefix(o.Key, prefix) {
+					continue // lo was cut short at an invalid byte of prefix
+				}
+				if err := ctx.Err(); err != nil {
+					yield(memorybank.Object{}, err)
+					return
+				}
+				if !yield(o, nil) {
+					return
+				}
+			}
+			if len(page) < listPageSize {
+				return
+			}
+			lo, after = page[len(page)-1].Key, 1
+		}
+	}
+}
+
+func (s *Store) listPage(ctx context.Context, query, lo, hi string, hasHi bool) ([]memorybank.Object, error) {
+	args := []any{s.opts.Namespace, lo}
+	if hasHi {
+		args = append(args, hi)
+	}
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var (
+		page    []memorybank.Object
+		key     string
+		version int64
+		modTime time.Time
+	)
+	_, err = pgx.ForEachRow(rows, []any{&key, &version, &modTime}, func() error {
+		page = append(page, memorybank.Object{Key: key, Version: formatVersion(version), ModTime: modTime})
+		return nil
+	})
+	return page, err
+}
+
+// formatVersion renders a version: a positive integer from the table's
+// sequence, in decimal. Versions never repeat within a table, so a key
+// deleted and written again does not get back a version a caller may still
+// hold.
+func formatVersion(v int64) string { return strconv.FormatInt(v, 10) }
+
+// parseVersion accepts only what formatVersion produces; anything else can
+// match no stored version.
+func parseVersion(s string) (int64, bool) {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v <= 0 || formatVersion(v) != s {
+		return 0, false
+	}
+	return v, true
+}
