@@ -1,0 +1,109 @@
+// Package skillgraph applies a language model's edits to a SkillGraph, the
+// graph of steps behind an agent skill, all together or not at all.
+//
+// A model (Claude, in the design this follows) answers an edit request with
+// a list of operations: addNode, deleteNode, updateNode, addEdge and
+// deleteEdge. The package checks that answer in three stages, each with its
+// own error type, and the graph changes only when all three pass:
+//
+//  1. JSON syntax: ParseOperations, *SyntaxError with the byte offset,
+//     line and column (ErrSyntax).
+//  2. The operation schema: Schema(), a JSON Schema (draft-07) for the reply
+//     envelope and each kind, embedded and exported so a host can hand it to
+//     the model as a structured-output schema; checked with gojsonschema.
+//     Unknown fields and wrong-case names are refused with *SchemaError
+//     (ErrSchema), whose messages name what is allowed and the likely fix.
+//  3. Applying and the graph's invariants: GraphEditor.Apply,
+//     *OperationError{Index, OperationID, Kind, Code, Message} with a stable
+//     Code and a message listing what exists instead ("node n9 not found;
+//     nodes are n1, n2, n3").
+//
+// Validate checks a graph on its own (for a GUI's validate button); Mermaid,
+// DOT and SkillMD render one.
+//
+// # What it does not do
+//
+// No I/O: nothing here reads or writes files, talks to a model or stores a
+// graph; every function is pure and takes no context. Persisting a graph and
+// guarding concurrent writers is the host's job; Options.BaseVersion gives it
+// the precondition (ErrVersionConflict) to build compare-and-swap on. Apply
+// is pure, so a dry run is Apply without storing the result.
+//
+// # Decisions where the design was silent
+//
+//   - Node order is meaningful and stable. addNode without insertAfter or
+//     insertBefore appends the node.
+//   - insertAfter A places the node right after A in order. If A has exactly
+//     one outgoing edge A→B, it is split into A→new→B; with none, A→new is
+//     added; with several, A→new is added as a new branch and a warning
+//     (AMBIGUOUS_INSERT) says so. insertBefore B is symmetric (placed right
+//     before B; the edge into B is split). Both together split the edge A→B,
+//     which must exist (EDGE_NOT_FOUND). When an edge is split, the edge
+//     into the new node keeps the old edge's metadata; both new edges get
+//     fresh ids and the old one is reported removed.
+//   - parentHint P alone adds P→new. With insertAfter or insertBefore, those
+//     decide; P must still exist, and a warning (PARENT_HINT_IGNORED) is given
+//     when P does not end up preceding the new node.
+//   - addNode's node takes the canonical shape ({"id","type","data":{...},
+//     "position"}) and also label, markdown and toolName at its top level;
+//     giving a field in both places with different values is a schema error.
+//     node.type is required.
+//   - Missing ids are generated (Options.NewID; default n<k>/e<k> after the
+//     largest number in use) and never collide with ids the graph has or
+//     that later operations of the batch name. Result.AddedNodeIDs maps each
+//     addNode's operationId to its node id; Change.GeneratedIDs lists every
+//     generated id, including those of edges made by splits and reconnects.
+//   - addEdge on an already connected pair keeps that edge and its id and
+//     overwrites its metadata when metadata is given (left as is when it is
+//     not); an id given for it is not used (EDGE_ID_IGNORED warning), unless
+//     another edge already has it (DUPLICATE_ID).
+//     Options.RejectDuplicateEdges makes the pair a DUPLICATE_EDGE error.
+//   - deleteEdge by source and target removes every edge of that pair.
+//   - deleteNode with reconnect links each predecessor to each successor,
+//     skipping self-loops and pairs already connected; a new edge copies the
+//     metadata of the incoming edge it replaces.
+//   - updateNode that changes a tool node to another type clears its
+//     toolName unless the same operation sets toolName (TOOL_NAME_CLEARED
+//     warning). An updateNode with no field to change is INVALID_OPERATION;
+//     one whose values equal the current ones succeeds and reports no change.
+//   - A field the kind does not use (deleteNode with a label) is an error,
+//     in the schema and in Apply alike; so is an empty or repeated
+//     operationId.
+//   - Invariants are checked once, on the graph after the whole batch, in
+//     O(V+E); an error is blamed on the last operation that touched the node
+//     or, for a cycle, that added one of its edges (Index -1 when the input
+//     graph already had the problem). References to nodes and edges, self
+//     loops and duplicate ids fail at the operation itself. A graph too broken
+//     to index (empty, duplicate ids, dangling edges) is refused up front
+//     with *GraphError.
+//   - NO_START_NODE is reported instead of CYCLE when the cycle leaves no
+//     node without incoming edges (a DAG always has a start node). Labels
+//     that are only whitespace count as empty.
+//   - A successful non-empty batch sets Version to Version+1 and UpdatedAt
+//     to Options.Now(); an empty one changes neither. A nil graph is empty.
+//   - Unknown JSON fields of a graph are not kept. position and metadata are
+//     json.RawMessage values whose bytes no operation touches; encoding/json
+//     drops their insignificant whitespace when it writes them.
+//   - SkillMD: instruction and decision nodes are the numbered steps, example
+//     nodes the examples, tool nodes feed allowed-tools (comma-separated);
+//     headings default to Japanese.
+//
+// # Performance
+//
+// Apply clones the graph once, keeps id→slot, pair→edge and adjacency maps
+// and a linked list for node order, so each operation costs O(1) plus the
+// degree of the nodes it touches (a source with more than 16 outgoing edges
+// gets a lazily built target map), then checks the invariants once in
+// O(V+E) with Kahn's algorithm. A 1,000-operation batch on a 10,000-node
+// graph takes about 11 ms of CPU on a loaded 2-core machine, and cost grows
+// linearly with graph and batch size (BenchmarkApply). Parsing the same
+// batch (JSON and gojsonschema) costs more than applying it
+// (BenchmarkParseOperations).
+//
+// # Testing an implementation
+//
+// Any GraphEditor can be checked the way this package checks its own:
+// random batches never panic; every successful result passes Validate with
+// no errors; a failed batch leaves the input deep-equal to a Clone taken
+// before (see FuzzApply in fuzz_test.go).
+package skillgraph

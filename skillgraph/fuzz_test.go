@@ -1,0 +1,142 @@
+package skillgraph
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fuzzOps turns bytes into a batch over a small vocabulary of ids, kinds,
+// policies and values, valid and not, so random batches hit every path.
+func fuzzOps(data []byte) []Operation {
+	pick := func(i *int, n int) int {
+		if *i >= len(data) {
+			return 0
+		}
+		b := data[*i]
+		*i++
+		return int(b) % n
+	}
+	ids := []string{"n1", "n2", "n3", "n4", "n5", "n6", "n7", "", "N1", "e1"}
+	edgeIDs := []string{"e1", "e2", "e3", "e4", "e9", "", "n1"}
+	types := []NodeType{TypeInstruction, TypeExample, TypeTool, TypeDecision, TypeInstruction, TypeExample, TypeDecision, "", "Tool"}
+	labels := []*string{nil, ptr("x"), ptr("step"), ptr("y"), ptr("")}
+	patches := []StringPatch{{}, ClearString(), SetString("Read"), SetString("")}
+	policies := []EdgePolicy{"", PolicyCascade, PolicyReconnect, PolicyError, "x"}
+	metas := []json.RawMessage{nil, nil, json.RawMessage(`{"condition":"c"}`), nil, json.RawMessage(`[]`)}
+	hint := func(i *int) string { // present one time in three
+		if pick(i, 3) > 0 {
+			return ""
+		}
+		return ids[pick(i, len(ids))]
+	}
+	var ops []Operation
+	for i := 0; i < len(data) && len(ops) < 40; {
+		op := Operation{OperationID: fmt.Sprintf("op%d", pick(&i, 50)), Kind: kinds[pick(&i, len(kinds))]}
+		if pick(&i, 16) == 0 {
+			op.Kind = "bogus"
+		}
+		switch op.Kind {
+		case KindAddNode:
+			if pick(&i, 8) > 0 {
+				n := &Node{ID: ids[pick(&i, len(ids))], Type: types[pick(&i, len(types))]}
+				if l := labels[pick(&i, len(labels))]; l != nil {
+					n.Data.Label = *l
+				}
+				if n.Type == TypeTool || pick(&i, 8) == 0 {
+					n.Data.ToolName = patches[pick(&i, len(patches))].value()
+				}
+				op.Node = n
+			}
+			op.InsertAfter = hint(&i)
+			op.InsertBefore = hint(&i)
+			op.ParentHint = hint(&i)
+		case KindDeleteNode:
+			op.NodeID = ids[pick(&i, len(ids))]
+			op.EdgePolicy = policies[pick(&i, len(policies))]
+		case KindUpdateNode:
+			op.NodeID = ids[pick(&i, len(ids))]
+			op.Label = labels[pick(&i, len(labels))]
+			op.Markdown = patches[pick(&i, len(patches))]
+			op.Type = types[pick(&i, len(types))]
+			op.ToolName = patches[pick(&i, len(patches))]
+		case KindAddEdge:
+			op.Source = ids[pick(&i, len(ids))]
+			op.Target = ids[pick(&i, len(ids))]
+			op.ID = edgeIDs[pick(&i, len(edgeIDs))]
+			op.Metadata = metas[pick(&i, len(metas))]
+		case KindDeleteEdge:
+			if pick(&i, 2) == 0 {
+				op.EdgeID = edgeIDs[pick(&i, len(edgeIDs))]
+			} else {
+				op.Source = ids[pick(&i, len(ids))]
+				op.Target = ids[pick(&i, len(ids))]
+			}
+		}
+		ops = append(ops, op)
+	}
+	return ops
+}
+
+func fuzzGraph() *Graph {
+	g := graph([]string{"n1", "n2", "n3", "n4", "n5"}, "n1>n2", "n2>n3", "n2>n4", "n4>n5")
+	g.Nodes[2].Type, g.Nodes[2].Data.ToolName = TypeTool, "Bash(go test:*)"
+	g.Nodes[0].Position = json.RawMessage(`{"x":0}`)
+	g.Edges[1].Metadata = json.RawMessage(`{"condition":"yes"}`)
+	return g
+}
+
+// FuzzApply: random batches never panic; a successful result satisfies
+// every invariant; a failure returns no graph and leaves the input as it was.
+func FuzzApply(f *testing.F) {
+	f.Add([]byte{0, 0, 1, 0, 1, 1, 0, 1, 2, 3})
+	f.Add([]byte{3, 3, 1, 4, 0, 0, 0, 3, 4})
+	f.Add([]byte{5, 1, 1, 2, 2, 8, 2, 2, 7, 7, 7, 1, 3, 0, 1, 0, 9})
+	f.Add([]byte("the quick brown fox jumps over the lazy dog"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := fuzzGraph()
+		before := in.Clone()
+		ops := fuzzOps(data)
+		opsBefore, err := json.Marshal(ops)
+		require.NoError(t, err)
+		opts := &Options{RejectDuplicateEdges: len(data) > 0 && data[0]%2 == 1}
+		out, res, err := testEditor(opts).Apply(in, ops)
+		assert.Equal(t, before, in, "Apply changed its input")
+		opsAfter, _ := json.Marshal(ops)
+		assert.JSONEq(t, string(opsBefore), string(opsAfter), "Apply changed its operations")
+		// One by one, keeping what succeeds: many more successful states.
+		cur := in
+		for i := range ops {
+			snapshot := cur.Clone()
+			next, _, err := testEditor(opts).Apply(cur, ops[i:i+1])
+			require.Equal(t, snapshot, cur)
+			if err == nil {
+				require.Empty(t, Validate(next).Errors, "after %+v", ops[i])
+				cur = next
+			}
+		}
+		if err != nil {
+			assert.Nil(t, out)
+			assert.Nil(t, res)
+			var oe *OperationError
+			require.True(t, errors.As(err, &oe), "unexpected error type %T: %v", err, err)
+			assert.NotEmpty(t, oe.Message)
+			if oe.Index >= 0 {
+				assert.Equal(t, ops[oe.Index].OperationID, oe.OperationID)
+			}
+			return
+		}
+		rep := Validate(out)
+		require.Empty(t, rep.Errors, "result breaks invariants after %v", ops)
+		assert.Len(t, res.Changes, len(ops))
+		if len(ops) > 0 {
+			assert.Equal(t, in.Version+1, out.Version)
+		}
+		_, err = SkillMD(out, &SkillMDOptions{Description: "d"})
+		assert.NoError(t, err)
+	})
+}

@@ -1,0 +1,264 @@
+package skillgraph
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/xeipuuv/gojsonschema"
+)
+
+// Envelope is a model's reply: the operations and the model's own summary.
+type Envelope struct {
+	Operations []Operation `json:"operations"`
+	Summary    string      `json:"summary,omitempty"`
+}
+
+// ParseOperations reads a model's reply, either a bare JSON array of
+// operations or an object {"operations": [...], "summary": "..."}, in two
+// stages: JSON syntax (*SyntaxError with the byte offset) and Schema()
+// (*SchemaError listing every problem, with unknown fields, wrong-case names
+// and kinds refused). The third stage, applying the operations and checking
+// the graph's invariants, is GraphEditor.Apply.
+//
+// The input must be JSON only: Markdown code fences or prose around it are a
+// syntax error at their offset.
+func ParseOperations(data []byte) ([]Operation, error) {
+	env, err := ParseEnvelope(data)
+	if err != nil {
+		return nil, err
+	}
+	return env.Operations, nil
+}
+
+// ParseEnvelope is ParseOperations that also returns the model's summary
+// (empty for a bare array).
+func ParseEnvelope(data []byte) (*Envelope, error) {
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, syntaxError(data, err)
+	}
+	if off := dec.InputOffset(); len(bytes.TrimSpace(data[off:])) > 0 {
+		off += int64(len(data[off:]) - len(bytes.TrimLeft(data[off:], " \t\r\n")))
+		return nil, newSyntaxError(data, off, errors.New("unexpected data after the top-level value; send one JSON value only"))
+	}
+	c, err := schemas()
+	if err != nil {
+		return nil, fmt.Errorf("skillgraph: compiling the embedded schema: %w", err)
+	}
+	var (
+		problems []SchemaProblem
+		rawOps   []any
+		summary  string
+	)
+	switch top := doc.(type) {
+	case []any:
+		rawOps = top
+	case map[string]any:
+		shape := make(map[string]any, len(top))
+		for k, v := range top {
+			shape[k] = v
+		}
+		if arr, ok := top["operations"].([]any); ok {
+			rawOps = arr
+			shape["operations"] = []any{}
+		}
+		problems = append(problems, validate(c.envelope, shape, -1, "", "envelope")...)
+		summary, _ = top["summary"].(string)
+	default:
+		problems = append(problems, SchemaProblem{Index: -1, Path: "(root)", Message: fmt.Sprintf(
+			`must be an array of operations or an object {"operations": [...], "summary": "..."}; got %s`, jsonType(doc))})
+	}
+	for i, raw := range rawOps {
+		opID := ""
+		if m, ok := raw.(map[string]any); ok {
+			opID, _ = m["operationId"].(string)
+		}
+		if p := validate(c.head, raw, i, opID, ""); len(p) > 0 {
+			problems = append(problems, p...)
+			continue
+		}
+		kind := Kind(raw.(map[string]any)["kind"].(string))
+		problems = append(problems, validate(c.kinds[kind], raw, i, opID, string(kind))...)
+	}
+	if len(problems) > 0 {
+		sort.SliceStable(problems, func(a, b int) bool { return problems[a].Index < problems[b].Index })
+		return nil, &SchemaError{Problems: problems}
+	}
+	// The schema passed, so the typed decode below sees only known fields.
+	var raws []json.RawMessage
+	if _, isArr := doc.([]any); isArr {
+		if err := json.Unmarshal(data, &raws); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrSchema, err)
+		}
+	} else {
+		var w struct {
+			Operations []json.RawMessage `json:"operations"`
+		}
+		if err := json.Unmarshal(data, &w); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrSchema, err)
+		}
+		raws = w.Operations
+	}
+	env := &Envelope{Operations: make([]Operation, len(raws)), Summary: summary}
+	for i, r := range raws {
+		if err := json.Unmarshal(r, &env.Operations[i]); err != nil {
+			var shape *nodeShapeError
+			msg := err.Error()
+			path := fmt.Sprintf("operations[%d]", i)
+			if errors.As(err, &shape) {
+				msg = shape.Error()
+				path += ".node"
+			}
+			problems = append(problems, SchemaProblem{Index: i, OperationID: env.Operations[i].OperationID, Path: path, Message: msg})
+		}
+	}
+	if len(problems) > 0 {
+		return nil, &SchemaError{Problems: problems}
+	}
+	return env, nil
+}
+
+// syntaxError locates a decoding error: a *json.SyntaxError is reported at
+// the offending byte; a truncated input at its end.
+func syntaxError(data []byte, err error) *SyntaxError {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off := se.Offset - 1 // encoding/json counts the offending byte as read
+		if off < 0 {
+			off = 0
+		}
+		return newSyntaxError(data, off, err)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return newSyntaxError(data, int64(len(data)), fmt.Errorf("unexpected end of JSON input: %w", err))
+	}
+	return newSyntaxError(data, 0, err)
+}
+
+func newSyntaxError(data []byte, off int64, err error) *SyntaxError {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	line, col := 1, 1
+	for _, b := range data[:off] {
+		if b == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return &SyntaxError{Offset: off, Line: line, Column: col, Msg: err.Error(), Err: err}
+}
+
+// validate runs one compiled schema over a decoded value and turns its
+// errors into problems a model can act on.
+func validate(s *gojsonschema.Schema, v any, index int, opID, def string) []SchemaProblem {
+	res, err := s.Validate(gojsonschema.NewGoLoader(v))
+	if err != nil {
+		return []SchemaProblem{{Index: index, OperationID: opID, Path: prefix(index), Message: err.Error()}}
+	}
+	if res.Valid() {
+		return nil
+	}
+	var out []SchemaProblem
+	seen := map[string]bool{}
+	errs := res.Errors()
+	oneOf := false
+	for _, re := range errs {
+		oneOf = oneOf || (def == string(KindDeleteEdge) && re.Type() == "number_one_of" && re.Context().String() == "(root)")
+	}
+	for _, re := range errs {
+		if oneOf && re.Context().String() == "(root)" && (re.Type() == "required" || re.Type() == "number_not") {
+			continue // the branches of the edgeId-or-pair rule; its own message says it all
+		}
+		p := describe(re, index, def)
+		p.OperationID = opID
+		if key := p.Path + "\x00" + p.Message; !seen[key] {
+			seen[key] = true
+			out = append(out, p)
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Path < out[b].Path })
+	return out
+}
+
+func prefix(index int) string {
+	if index < 0 {
+		return "(root)"
+	}
+	return fmt.Sprintf("operations[%d]", index)
+}
+
+// describe writes one gojsonschema error as a message naming the field, what
+// was wrong and what is allowed instead.
+func describe(re gojsonschema.ResultError, index int, def string) SchemaProblem {
+	ctx := strings.TrimPrefix(re.Context().String(), "(root)")
+	path := prefix(index) + ctx
+	if index < 0 && ctx != "" {
+		path = ctx[1:]
+	}
+	d := re.Details()
+	obj := def // which object of the schema the error is about
+	switch ctx {
+	case ".node":
+		obj = "node"
+	case ".node.data":
+		obj = "nodeData"
+	}
+	msg := re.Description()
+	switch re.Type() {
+	case "additional_property_not_allowed":
+		prop := fmt.Sprint(d["property"])
+		msg = fmt.Sprintf("unknown field %q", prop)
+		if allowed := fields[obj]; len(allowed) > 0 {
+			for _, a := range allowed {
+				if strings.EqualFold(a, prop) {
+					msg += fmt.Sprintf(" (field names are case-sensitive: did you mean %q?)", a)
+				}
+			}
+			msg += "; allowed fields are " + strings.Join(allowed, ", ")
+		}
+	case "required":
+		msg = fmt.Sprintf("missing required field %q", fmt.Sprint(d["property"]))
+	case "invalid_type":
+		want := strings.NewReplacer("[", "", "]", "", ",", " or ").Replace(fmt.Sprint(d["expected"]))
+		msg = fmt.Sprintf("must be %s, got %s", want, d["given"])
+	case "string_gte":
+		msg = "must not be empty"
+	case "enum", "const":
+		allowed := fmt.Sprint(d["allowed"])
+		got := fmt.Sprint(re.Value())
+		msg = fmt.Sprintf("%q is not allowed; allowed values are %s", got, strings.Trim(allowed, "[]"))
+		for _, a := range strings.Split(strings.Trim(allowed, "[]"), ", ") {
+			if a = strings.Trim(a, `"`); strings.EqualFold(a, got) && a != got {
+				msg += fmt.Sprintf(" (values are case-sensitive: did you mean %q?)", a)
+			}
+		}
+	case "number_one_of", "number_not":
+		if def == string(KindDeleteEdge) && ctx == "" {
+			msg = "name the edge in exactly one way: either edgeId, or source and target"
+		}
+	}
+	return SchemaProblem{Index: index, Path: path, Message: msg}
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	}
+	return "an unexpected value"
+}
