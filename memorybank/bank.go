@@ -1,0 +1,211 @@
+package memorybank
+
+import (
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/agentmemory/agentmemory/jsonpatch"
+)
+
+// Scope selects a memory bank: the branch bank of one git branch, the global
+// bank shared by all branches, or (for SearchByTags only) both.
+type Scope string
+
+const (
+	ScopeBranch Scope = "branch"
+	ScopeGlobal Scope = "global"
+	ScopeAll    Scope = "all" // SearchByTags only: the given branch and the global bank
+)
+
+// Mode says whether a Write may create, overwrite, or both.
+type Mode string
+
+const (
+	ModeUpsert Mode = "upsert" // create or update (the default, also for "")
+	ModeCreate Mode = "create" // create only; an existing document is ErrExists
+	ModeUpdate Mode = "update" // update only; a missing document is ErrNotFound
+)
+
+// Language is the language of rules and of the templates a new branch bank
+// is initialised with.
+type Language string
+
+const (
+	English  Language = "en"
+	Japanese Language = "ja"
+	Chinese  Language = "zh"
+)
+
+// Languages lists the supported languages.
+var Languages = []Language{English, Japanese, Chinese}
+
+// Store key prefixes of the two scopes. A branch bank lives under
+// BranchPrefix + <branch-dir> + "/".
+const (
+	GlobalPrefix = "global-memory-bank/"
+	BranchPrefix = "branch-memory-bank/"
+)
+
+// Default limits.
+const (
+	DefaultMaxDocumentBytes = 1 << 20
+	DefaultMaxPatchOps      = 256
+	DefaultMaxTags          = 64
+	DefaultMaxRetries       = 16
+)
+
+// DefaultBranchCoreFiles are the core files of a branch bank, created from
+// templates when a branch bank is first read with ReadContext.
+var DefaultBranchCoreFiles = []string{"branchContext.json", "activeContext.json", "systemPatterns.json", "progress.json"}
+
+// DefaultGlobalCoreFiles are the core files of the global bank: every
+// document under core/ (an entry ending in "/" is a prefix), then the
+// documents of seed 004 when present.
+var DefaultGlobalCoreFiles = []string{"core/", "architecture.md", "coding-standards.md", "domain-models.md", "glossary.md", "tech-stack.md", "user-guide.md"}
+
+// Options configure a Bank. The zero value, and a nil *Options, give the
+// defaults. Options are copied by New.
+type Options struct {
+	// Clock gives lastModified and createdAt. Default time.Now.
+	Clock func() time.Time
+	// NewID generates metadata.id for documents that have none. Default: a
+	// random UUID (version 4).
+	NewID func() string
+	// Logger receives debug logs (retries, index refreshes). Default: discard.
+	Logger *slog.Logger
+	// Patcher applies JSON Patches. Default jsonpatch.New(nil).
+	Patcher jsonpatch.Patcher
+	// Language is ReadContext's default language. Default Japanese (seed 004).
+	Language Language
+	// BranchCoreFiles and GlobalCoreFiles replace DefaultBranchCoreFiles and
+	// DefaultGlobalCoreFiles when non-nil. A core file name matches a stored
+	// document of the same name, or of the same name with the other of the
+	// extensions .json/.md (so existing Markdown banks keep their core files).
+	BranchCoreFiles []string
+	GlobalCoreFiles []string
+	// Rules replace the built-in rules per language. A "rules/<lang>.md"
+	// document in the global bank takes precedence over both.
+	Rules map[Language]string
+	// MaxDocumentBytes limits the stored size of a document. Default 1 MiB.
+	MaxDocumentBytes int
+	// MaxPatchOps limits the operations of one patch. Default 256.
+	MaxPatchOps int
+	// MaxTags limits the tags of a document. Default 64.
+	MaxTags int
+	// MaxRetries bounds how often a write without IfVersion is recomputed on
+	// the latest version after the store reports a concurrent change.
+	// Default 16.
+	MaxRetries int
+	// ContextBudget is ReadContext's default byte budget for memory files
+	// (0: unlimited). ReadContextRequest.MaxBytes overrides it.
+	ContextBudget int
+}
+
+// Bank is a memory bank over a Store: branch and global banks of JSON and
+// text documents, validated writes with content or JSON Patches, ReadContext
+// and tag search. A Bank is safe for concurrent use, and several Banks (in
+// one or many processes) may share one Store.
+type Bank struct {
+	store Store
+	opts  Options
+
+	mu       sync.Mutex
+	branches map[string]string // branch dir -> branch name, verified
+	indexes  map[string]*scopeIndex
+}
+
+// New returns a Bank over store. opts may be nil.
+func New(store Store, opts *Options) *Bank {
+	b := &Bank{store: store, branches: map[string]string{}, indexes: map[string]*scopeIndex{}}
+	if opts != nil {
+		b.opts = *opts
+	}
+	o := &b.opts
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.NewID == nil {
+		o.NewID = newUUID
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Patcher == nil {
+		o.Patcher = jsonpatch.New(nil)
+	}
+	if o.Language == "" {
+		o.Language = Japanese
+	}
+	if o.BranchCoreFiles == nil {
+		o.BranchCoreFiles = DefaultBranchCoreFiles
+	}
+	if o.GlobalCoreFiles == nil {
+		o.GlobalCoreFiles = DefaultGlobalCoreFiles
+	}
+	o.BranchCoreFiles = append([]string(nil), o.BranchCoreFiles...)
+	o.GlobalCoreFiles = append([]string(nil), o.GlobalCoreFiles...)
+	if o.Rules != nil {
+		rules := make(map[Language]string, len(o.Rules))
+		for k, v := range o.Rules {
+			rules[k] = v
+		}
+		o.Rules = rules
+	}
+	if o.MaxDocumentBytes <= 0 {
+		o.MaxDocumentBytes = DefaultMaxDocumentBytes
+	}
+	if o.MaxPatchOps <= 0 {
+		o.MaxPatchOps = DefaultMaxPatchOps
+	}
+	if o.MaxTags <= 0 {
+		o.MaxTags = DefaultMaxTags
+	}
+	if o.MaxRetries <= 0 {
+		o.MaxRetries = DefaultMaxRetries
+	}
+	return b
+}
+
+// Options returns a copy of the Bank's options, defaults filled in (for
+// example to tell an agent the limits or the default language).
+func (b *Bank) Options() Options {
+	o := b.opts
+	o.BranchCoreFiles = append([]string(nil), o.BranchCoreFiles...)
+	o.GlobalCoreFiles = append([]string(nil), o.GlobalCoreFiles...)
+	if o.Rules != nil {
+		rules := make(map[Language]string, len(o.Rules))
+		for k, v := range o.Rules {
+			rules[k] = v
+		}
+		o.Rules = rules
+	}
+	return o
+}
+
+// Store returns the Store the Bank runs on.
+func (b *Bank) Store() Store { return b.store }
+
+func (b *Bank) now() time.Time { return b.opts.Clock().UTC() }
+
+func newUUID() string {
+	var u [16]byte
+	_, _ = rand.Read(u[:]) // crypto/rand.Read never fails
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+}
+
+// Bool returns a pointer to v, for ReadContextRequest's optional flags.
+func Bool(v bool) *bool { return &v }
+
+func validLanguage(l Language) bool {
+	for _, x := range Languages {
+		if l == x {
+			return true
+		}
+	}
+	return false
+}

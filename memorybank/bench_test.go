@@ -1,0 +1,132 @@
+package memorybank_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentmemory/agentmemory/jsonpatch"
+	"github.com/agentmemory/agentmemory/memorybank"
+)
+
+// populate stores n generic documents directly in the global bank, as
+// another process or an existing bank would have. Document i carries the tag
+// "t<i%100>" (so each such tag is on 1% of documents), "d<i>" (its own) and
+// "all".
+func populate(b testing.TB, store memorybank.Store, n int) {
+	b.Helper()
+	for i := range n {
+		doc := fmt.Sprintf(`{"schema":"memory_document_v2","metadata":{"id":"d%d","title":"Document %d","documentType":"note","path":"docs/%05d.json","tags":["all","t%d","d%d"],"lastModified":"2025-03-17T09:00:00.000Z","createdAt":"2025-03-17T09:00:00.000Z","version":1},"content":{"text":"note %d"}}`, i, i, i, i%100, i, i)
+		_, err := store.Put(ctx, fmt.Sprintf("global-memory-bank/docs/%05d.json", i), []byte(doc), memorybank.Condition{})
+		require.NoError(b, err)
+	}
+}
+
+// BenchmarkPatchWrite10KB: one patch write (read, patch, validate, CAS
+// write, index update) on a 10 KB document.
+func BenchmarkPatchWrite10KB(b *testing.B) {
+	bank := memorybank.New(&memorybank.MemStore{}, nil)
+	items := make([]string, 0, 200)
+	for i := 0; len(strings.Join(items, ",")) < 10_000; i++ {
+		items = append(items, fmt.Sprintf(`{"title":"decision %d","decision":"use approach %d for module %d"}`, i, i, i))
+	}
+	content := `{"schema":"memory_document_v2","metadata":{"title":"Patterns","documentType":"system_patterns","tags":["core"]},"content":{"technicalDecisions":[` + strings.Join(items, ",") + `]}}`
+	res, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "systemPatterns.json", Content: json.RawMessage(content)})
+	require.NoError(b, err)
+	d, err := bank.Read(ctx, memorybank.ReadRequest{Scope: memorybank.ScopeGlobal, Path: "systemPatterns.json"})
+	require.NoError(b, err)
+	b.ReportMetric(float64(len(d.Content)), "doc-bytes")
+	_ = res
+	patch := jsonpatch.Patch{{Op: "replace", Path: "/content/technicalDecisions/3/decision", Value: json.RawMessage(`"changed"`)}}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "systemPatterns.json", Patches: patch}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReadContext1000: ReadContext (rules, 4 branch core files, global
+// core files, the names of the other ~1,000 documents) on a bank of 1,000
+// documents.
+func BenchmarkReadContext1000(b *testing.B) {
+	store := &memorybank.MemStore{}
+	populate(b, store, 994)
+	bank := memorybank.New(store, nil)
+	for _, p := range []string{"architecture.md", "coding-standards.md", "domain-models.md", "glossary.md", "tech-stack.md", "user-guide.md"} {
+		_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: p, Content: memorybank.TextContent("# " + p + "\n" + strings.Repeat("Some text. ", 50)), Tags: []string{"core"}})
+		require.NoError(b, err)
+	}
+	res, err := bank.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "main"}) // initialises the branch bank
+	require.NoError(b, err)
+	require.Len(b, res.OtherGlobalFiles, 994)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := bank.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "main"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSearchByTags10000: tag search over 10,000 documents; each search
+// matches 100 documents.
+func BenchmarkSearchByTags10000(b *testing.B) {
+	store := &memorybank.MemStore{}
+	populate(b, store, 10_000)
+	bank := memorybank.New(store, nil)
+	for _, tc := range []struct {
+		name string
+		req  memorybank.SearchRequest
+	}{
+		{"or", memorybank.SearchRequest{Tags: []string{"t7"}, Scope: memorybank.ScopeGlobal}},
+		{"and", memorybank.SearchRequest{Tags: []string{"all", "t7"}, Match: memorybank.MatchAll, Scope: memorybank.ScopeGlobal}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			hits, err := bank.SearchByTags(ctx, tc.req) // builds the index once
+			require.NoError(b, err)
+			require.Len(b, hits, 100)
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := bank.SearchByTags(ctx, tc.req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkWriteBankSize: the same patch write in banks of 100 and 10,000
+// documents, with the tag index built and followed by a search each time,
+// shows write (and search-after-write) cost does not grow with the bank.
+func BenchmarkWriteBankSize(b *testing.B) {
+	for _, n := range []int{100, 10_000} {
+		b.Run(fmt.Sprintf("docs=%d", n), func(b *testing.B) {
+			store := &memorybank.MemStore{}
+			populate(b, store, n)
+			bank := memorybank.New(store, nil)
+			_, err := bank.SearchByTags(ctx, memorybank.SearchRequest{Tags: []string{"t1"}, Scope: memorybank.ScopeGlobal})
+			require.NoError(b, err)
+			patch := jsonpatch.Patch{{Op: "replace", Path: "/content/text", Value: json.RawMessage(`"edited"`)}}
+			b.Run("write", func(b *testing.B) {
+				for b.Loop() {
+					if _, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "docs/00001.json", Patches: patch}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("write+search", func(b *testing.B) {
+				for b.Loop() {
+					if _, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "docs/00001.json", Patches: patch}); err != nil {
+						b.Fatal(err)
+					}
+					if _, err := bank.SearchByTags(ctx, memorybank.SearchRequest{Tags: []string{"d1"}, Scope: memorybank.ScopeGlobal}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}

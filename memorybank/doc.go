@@ -1,0 +1,104 @@
+// Package memorybank is a memory bank for AI coding agents: a branch bank
+// per git branch and a global bank of documents, kept in any [Store]
+// ([MemStore] in memory, fsstore on disk, or one of the host's), with
+// validated writes, RFC 6902 partial updates, a one-call [Bank.ReadContext]
+// and tag search. It reads the banks of the origin memory-bank MCP server
+// unchanged and fixes its known faults: it validates every JSON write,
+// keeps tag patches, bumps metadata.version, accepts the branch "main", and
+// returns real titles from tag search.
+//
+//	bank := memorybank.New(&memorybank.MemStore{}, nil)
+//	rc, err := bank.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "feature/login"})
+//	res, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "feature/login",
+//		Path: "activeContext.json", Patches: jsonpatch.Patch{{Op: "add", Path: "/content/nextSteps/-", Value: json.RawMessage(`"write tests"`)}}})
+//
+// The package does no I/O of its own: every read and write goes through the
+// Store, with compare-and-swap. It does not define agent tools (the MCP
+// layer builds them on Bank) and does not detect the current git branch.
+//
+// # Layout
+//
+// Keys are "global-memory-bank/<path>" and
+// "branch-memory-bank/<branch-dir>/<path>", where <branch-dir> is the
+// branch name with "/" replaced by "-" ([BranchDir]). Branch names follow
+// git check-ref-format ("main" included). The first write to a branch
+// directory records the branch name in ".branch.json" inside it; a
+// different branch mapping to the same directory ("feature/foo" and
+// "feature-foo") gets a [*BranchError] wrapping [ErrBranchCollision]
+// instead of sharing memory. Directories of existing banks without a marker
+// are claimed by the first branch that writes to them. Document path
+// segments starting with "." are reserved for such records.
+//
+// # Documents
+//
+// A path ending in ".json" holds a memory_document_v2 envelope; reading
+// also accepts documentType at the top level (moved into metadata), missing
+// metadata fields (filled: title from the file name, documentType from it
+// for the four core names, else "generic", tags [], version 1) and plain
+// JSON objects (taken as content); writes always store the canonical form,
+// indented, keys in a fixed order, unknown fields kept. Every other path is
+// a text document stored as its text after a YAML front matter block with
+// the same metadata (see textdoc.go); existing Markdown files without front
+// matter read unchanged, their tags taken from a "tags: #a #b" line, which
+// later writes keep in step with the metadata.
+//
+// # Writes
+//
+// [Bank.Write] follows seed 000: content XOR patches (else
+// [ErrInvalidRequest]); patches on a missing document are [ErrNotFound];
+// patches apply to the whole canonical envelope, atomically. The Bank owns
+// schema, id (kept; generated when absent), path, createdAt (kept), version
+// (+1 per write) and lastModified (from Options.Clock); patch operations
+// that write them, move them away, or replace an ancestor with different
+// values are [*ForbiddenPatchError]. Decisions where the seed is silent:
+// /metadata/path is maintained too (move a document by writing the new path
+// and deleting the old one); tags are deduplicated; WriteRequest.Tags,
+// when given, win over tags in content or patches; a full write without
+// tags keeps the stored tags; a full write of bare content keeps the stored
+// title and documentType; a corrupt stored document can be replaced by a
+// full write but not patched ([ErrCorrupt]).
+//
+// Every write validates the result against the embedded draft-07 schemas
+// ([Schema]): the envelope, then the content by documentType
+// (branch_context, active_context, progress, system_patterns, else generic:
+// any non-empty object); extra fields are allowed. Failures list every
+// problem by JSON Pointer in a [*ValidationError].
+//
+// Concurrency: each write is a read, a recomputation and a compare-and-swap
+// on the store version. With IfVersion, a stale metadata.version is a
+// [*ConflictError] carrying the current version. Without it, a lost swap
+// recomputes the write on the latest version (patches re-applied, full
+// content re-stamped) up to Options.MaxRetries, so concurrent agents never
+// lose updates and versions increase by exactly one per write.
+//
+// # ReadContext
+//
+// Seed 004's read_context: rules, branch memory and global memory, each
+// section included unless its flag is false. Decisions: the language also
+// selects the templates of a new branch bank and accepts "zh"; a branch
+// bank with no documents is initialised from templates (the global bank is
+// never initialised); core files match by name or by the other of
+// .json/.md, so Markdown banks keep their core files; the paths of the
+// other documents are listed (otherBranchFiles, otherGlobalFiles) so the
+// agent knows what it can Read; the byte budget counts the JSON of memory
+// files (not the rules), core files first in configured order, then
+// paths, with truncated set when anything was left out. Rules come from the
+// global document "rules/<lang>.md" ([RulesPath]) if it exists, else
+// Options.Rules, else the built-in text ([BuiltinRules]).
+//
+// # Tag search and List
+//
+// [Bank.SearchByTags] and [Bank.List] are served by an in-memory index per
+// bank, built on first use and updated by the Bank's own writes; writes by
+// other processes are noticed through a per-bank generation marker
+// (".generation"), so a search costs one small read per bank plus the
+// matching, and a write costs the same at any bank size (see tagindex.go).
+// ScopeAll searches the global bank and, when Branch is set, that branch.
+//
+// # Testing
+//
+// The tests run every behaviour over MemStore and over fsstore in a
+// temporary directory, plus a copy of an existing bank under
+// testdata/legacy-bank. To check a Bank over your own Store, run the
+// storetest suite on it; the Bank needs nothing beyond the Store contract.
+package memorybank

@@ -1,0 +1,90 @@
+package memorybank
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Format is how a document is stored: JSON documents (path ending in .json)
+// use the memory_document_v2 envelope; every other path is a text document
+// (usually Markdown) whose metadata lives in a front matter block.
+type Format string
+
+const (
+	FormatJSON Format = "json"
+	FormatText Format = "text"
+)
+
+// Document is a document as Read returns it.
+type Document struct {
+	Scope  Scope  `json:"scope"`
+	Branch string `json:"branch,omitempty"`
+	Path   string `json:"path"` // relative to its bank, e.g. "activeContext.json"
+	Format Format `json:"format"`
+
+	ID           string    `json:"id"`
+	Title        string    `json:"title"`
+	DocumentType string    `json:"documentType"`
+	Tags         []string  `json:"tags"`
+	LastModified time.Time `json:"lastModified"`
+	CreatedAt    time.Time `json:"createdAt,omitzero"`
+	// Version is metadata.version: 1 for a new document, +1 on every write.
+	// A stored document without a version reads as version 1.
+	Version int64 `json:"version"`
+
+	// Metadata is, for a text document, its whole canonical metadata object,
+	// including fields the Bank does not know. It is nil for a JSON document,
+	// whose metadata is inside Content.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
+
+	// Content is the document as parsed JSON, never a JSON string holding
+	// JSON. For a JSON document it is the whole canonical envelope
+	// {"schema":"memory_document_v2","metadata":{...},"content":{...}}, the
+	// value patches apply to. For a text document it is a JSON string holding
+	// the text without its front matter.
+	Content json.RawMessage `json:"content"`
+}
+
+// Text returns the text of a text document, or "" for a JSON document.
+func (d *Document) Text() string {
+	if d.Format != FormatText {
+		return ""
+	}
+	var s string
+	_ = json.Unmarshal(d.Content, &s)
+	return s
+}
+
+// ReadRequest names one document.
+type ReadRequest struct {
+	Scope  Scope  `json:"scope"`            // ScopeBranch or ScopeGlobal
+	Branch string `json:"branch,omitempty"` // required for ScopeBranch
+	Path   string `json:"path"`
+}
+
+// DeleteRequest names a document to delete, optionally only at a version.
+type DeleteRequest struct {
+	Scope     Scope  `json:"scope"`
+	Branch    string `json:"branch,omitempty"`
+	Path      string `json:"path"`
+	IfVersion int64  `json:"ifVersion,omitempty"` // 0: unconditional
+}
+
+// ListRequest selects the documents of one bank whose path starts with
+// Prefix ("" for all).
+type ListRequest struct {
+	Scope  Scope  `json:"scope"`
+	Branch string `json:"branch,omitempty"`
+	Prefix string `json:"prefix,omitempty"`
+}
+
+// ListEntry describes a document without its content.
+type ListEntry struct {
+	Path         string    `json:"path"`
+	Title        string    `json:"title"`
+	DocumentType string    `json:"documentType"`
+	Tags         []string  `json:"tags"`
+	LastModified time.Time `json:"lastModified"`
+	Version      int64     `json:"version"`
+	Size         int       `json:"size"` // stored bytes
+}

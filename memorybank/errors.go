@@ -1,0 +1,173 @@
+package memorybank
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Errors of the Bank, tested with errors.Is. The Store's ErrNotFound and
+// ErrConflict are used as they are: reading, patching or deleting a missing
+// document is ErrNotFound; a stale IfVersion is a *ConflictError wrapping
+// ErrConflict.
+var (
+	// ErrInvalidRequest: a request is malformed (content and patches both
+	// given or both missing, unknown scope, mode, match or language, missing
+	// branch, ...). Nothing was read or written.
+	ErrInvalidRequest = errors.New("memorybank: invalid request")
+	// ErrInvalidPath: a document path is not a valid relative path, or uses a
+	// name the Bank reserves (a segment starting with ".").
+	ErrInvalidPath = errors.New("memorybank: invalid document path")
+	// ErrInvalidBranch: a branch name is not a valid git branch name, or its
+	// directory name cannot be stored.
+	ErrInvalidBranch = errors.New("memorybank: invalid branch name")
+	// ErrBranchCollision: the branch maps to a directory that already holds
+	// the memory of another branch (for example "feature/foo" and
+	// "feature-foo" both map to "feature-foo").
+	ErrBranchCollision = errors.New("memorybank: branch directory belongs to another branch")
+	// ErrValidation: the document that would be stored does not match its
+	// JSON Schema. The error is a *ValidationError listing every problem.
+	ErrValidation = errors.New("memorybank: document does not match its schema")
+	// ErrForbiddenPatch: a patch operation touches a field the Bank maintains
+	// (/schema, /metadata/id, /metadata/path, /metadata/createdAt,
+	// /metadata/version, /metadata/lastModified). The error is a
+	// *ForbiddenPatchError.
+	ErrForbiddenPatch = errors.New("memorybank: patch touches a field maintained by the bank")
+	// ErrPatchFailed: a patch could not be applied. The error is a
+	// *PatchError that also wraps the jsonpatch error (an
+	// *jsonpatch.OperationError carrying the operation index).
+	ErrPatchFailed = errors.New("memorybank: patch failed")
+	// ErrExists: a create-only write found the document already there.
+	ErrExists = errors.New("memorybank: document already exists")
+	// ErrLimitExceeded: a document, patch or tag list is larger than the
+	// configured limit. The error is a *LimitError.
+	ErrLimitExceeded = errors.New("memorybank: limit exceeded")
+	// ErrCorrupt: a stored document cannot be decoded (for example a .json
+	// file that is not JSON). Its bytes are left untouched.
+	ErrCorrupt = errors.New("memorybank: stored document cannot be decoded")
+)
+
+// Problem is one schema violation, located by a JSON Pointer (RFC 6901) into
+// the canonical document as Read returns it, e.g. "/content/purpose".
+type Problem struct {
+	Pointer string `json:"pointer"`
+	Message string `json:"message"`
+}
+
+// ValidationError lists every schema problem of a document that was not
+// written. It wraps ErrValidation.
+type ValidationError struct {
+	Path     string    // document path within its scope
+	Schema   string    // name of the failing schema, e.g. "envelope" or "branch_context"
+	Problems []Problem // sorted by pointer
+}
+
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %q (schema %s):", ErrValidation.Error(), e.Path, e.Schema)
+	for _, p := range e.Problems {
+		ptr := p.Pointer
+		if ptr == "" {
+			ptr = "(document root)"
+		}
+		fmt.Fprintf(&b, " %s: %s;", ptr, p.Message)
+	}
+	return strings.TrimSuffix(b.String(), ";")
+}
+
+// Unwrap returns ErrValidation.
+func (e *ValidationError) Unwrap() error { return ErrValidation }
+
+// ConflictError reports a write or delete whose IfVersion is not the
+// document's current version. It wraps ErrConflict.
+type ConflictError struct {
+	Path           string
+	IfVersion      int64 // the version the caller expected
+	CurrentVersion int64 // the version stored now (0 if the document is missing)
+}
+
+func (e *ConflictError) Error() string {
+	if e.CurrentVersion == 0 {
+		return fmt.Sprintf("%s: %q: expected version %d but the document does not exist",
+			ErrConflict.Error(), e.Path, e.IfVersion)
+	}
+	return fmt.Sprintf("%s: %q: expected version %d but the current version is %d; read the document again and retry",
+		ErrConflict.Error(), e.Path, e.IfVersion, e.CurrentVersion)
+}
+
+// Unwrap returns ErrConflict.
+func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+// BranchError reports an invalid branch name or a directory collision. It
+// wraps ErrInvalidBranch or ErrBranchCollision.
+type BranchError struct {
+	Branch string // the branch name as given
+	Dir    string // the directory it maps to ("" when the name is invalid)
+	Owner  string // for a collision: the branch that owns Dir
+	Reason string
+	Err    error // ErrInvalidBranch or ErrBranchCollision
+}
+
+func (e *BranchError) Error() string {
+	if errors.Is(e.Err, ErrBranchCollision) {
+		return fmt.Sprintf("%s: branch %q maps to directory %q, which holds the memory of branch %q; rename one of the branches",
+			e.Err.Error(), e.Branch, e.Dir, e.Owner)
+	}
+	return fmt.Sprintf("%s: %q: %s", e.Err.Error(), e.Branch, e.Reason)
+}
+
+// Unwrap returns ErrInvalidBranch or ErrBranchCollision.
+func (e *BranchError) Unwrap() error { return e.Err }
+
+// ForbiddenPatchError reports the first patch operation that touches a field
+// the Bank maintains. It wraps ErrForbiddenPatch.
+type ForbiddenPatchError struct {
+	Index int    // index of the operation in the patch
+	Op    string // its op
+	Path  string // its path (or from, for a move)
+	Field string // the maintained field it touches, e.g. "/metadata/version"
+}
+
+func (e *ForbiddenPatchError) Error() string {
+	return fmt.Sprintf("%s: operation %d (%s %s) touches %s, which the bank maintains; "+
+		"maintained fields are /schema, /metadata/id, /metadata/path, /metadata/createdAt, /metadata/version and /metadata/lastModified",
+		ErrForbiddenPatch.Error(), e.Index, e.Op, e.Path, e.Field)
+}
+
+// Unwrap returns ErrForbiddenPatch.
+func (e *ForbiddenPatchError) Unwrap() error { return ErrForbiddenPatch }
+
+// PatchError reports a patch that could not be applied to a document. It
+// wraps both ErrPatchFailed and the jsonpatch error (usually a
+// *jsonpatch.OperationError with the index of the failing operation).
+type PatchError struct {
+	Path string // document path
+	Err  error
+}
+
+func (e *PatchError) Error() string {
+	return fmt.Sprintf("%s: %q: %v", ErrPatchFailed.Error(), e.Path, e.Err)
+}
+
+// Unwrap returns ErrPatchFailed and the underlying jsonpatch error.
+func (e *PatchError) Unwrap() []error { return []error{ErrPatchFailed, e.Err} }
+
+// LimitError reports a request over one of the Bank's limits. It wraps
+// ErrLimitExceeded.
+type LimitError struct {
+	Limit string // "document size", "patch operations" or "tags"
+	Max   int
+	Got   int
+	Path  string
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%s: %q: %s is %d, the maximum is %d", ErrLimitExceeded.Error(), e.Path, e.Limit, e.Got, e.Max)
+}
+
+// Unwrap returns ErrLimitExceeded.
+func (e *LimitError) Unwrap() error { return ErrLimitExceeded }
+
+func invalidRequest(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidRequest, fmt.Sprintf(format, args...))
+}

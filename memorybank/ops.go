@@ -1,0 +1,162 @@
+package memorybank
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// loc is a resolved document location.
+type loc struct {
+	scope  Scope
+	branch string
+	prefix string // store key prefix of the bank, ending in "/"
+	path   string
+	key    string
+}
+
+func (l loc) describe() string {
+	if l.scope == ScopeBranch {
+		return fmt.Sprintf("branch bank of %q", l.branch)
+	}
+	return "global bank"
+}
+
+// bankPrefix resolves a scope and branch to the key prefix of its bank.
+func (b *Bank) bankPrefix(ctx context.Context, scope Scope, branch string, claim bool) (string, error) {
+	switch scope {
+	case ScopeGlobal:
+		return GlobalPrefix, nil
+	case ScopeBranch:
+		if branch == "" {
+			return "", invalidRequest("scope \"branch\" needs a branch name (the current git branch, e.g. \"feature/login\")")
+		}
+		dir, err := b.branchDir(ctx, branch, claim)
+		if err != nil {
+			return "", err
+		}
+		return BranchPrefix + dir + "/", nil
+	case "":
+		return "", invalidRequest("scope is missing; use \"branch\" or \"global\"")
+	}
+	return "", invalidRequest("scope %q is not \"branch\" or \"global\"", scope)
+}
+
+func (b *Bank) locate(ctx context.Context, scope Scope, branch, p string, claim bool) (loc, error) {
+	if err := validatePath(p); err != nil {
+		return loc{}, err
+	}
+	prefix, err := b.bankPrefix(ctx, scope, branch, claim)
+	if err != nil {
+		return loc{}, err
+	}
+	if scope != ScopeBranch {
+		branch = ""
+	}
+	return loc{scope: scope, branch: branch, prefix: prefix, path: p, key: prefix + p}, nil
+}
+
+// validatePath checks a document path: a valid Store key whose segments do
+// not start with "." (reserved for the Bank's own records).
+func validatePath(p string) error {
+	if p == "" {
+		return fmt.Errorf("%w: path is empty; give a relative path such as \"activeContext.json\" or \"notes/db.md\"", ErrInvalidPath)
+	}
+	if err := ValidateKey(p); err != nil {
+		var ke *KeyError
+		if errors.As(err, &ke) {
+			return fmt.Errorf("%w: %q: %s", ErrInvalidPath, p, ke.Reason)
+		}
+		return fmt.Errorf("%w: %q: %v", ErrInvalidPath, p, err)
+	}
+	for seg := range strings.SplitSeq(p, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return fmt.Errorf("%w: %q: segment %q starts with '.', which the bank reserves for its own records", ErrInvalidPath, p, seg)
+		}
+	}
+	return nil
+}
+
+// Read returns one document, canonicalised: ErrNotFound when it does not
+// exist.
+func (b *Bank) Read(ctx context.Context, req ReadRequest) (*Document, error) {
+	l, err := b.locate(ctx, req.Scope, req.Branch, req.Path, false)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := b.store.Get(ctx, l.key)
+	if errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("%w: %q in the %s; list the bank to see which documents exist", ErrNotFound, l.path, l.describe())
+	}
+	if err != nil {
+		return nil, err
+	}
+	format := formatOf(l.path)
+	e, err := decodeStored(format, l.path, obj.Data)
+	if err != nil {
+		return nil, err
+	}
+	return e.document(format, l.scope, l.branch, l.path, obj.ModTime, nil), nil
+}
+
+// Delete removes one document: ErrNotFound when it does not exist, a
+// *ConflictError when IfVersion is set and is not the current version.
+func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
+	if req.IfVersion < 0 {
+		return invalidRequest("delete %q: ifVersion %d must be a positive version, or 0 for none", req.Path, req.IfVersion)
+	}
+	l, err := b.locate(ctx, req.Scope, req.Branch, req.Path, false)
+	if err != nil {
+		return err
+	}
+	for attempt := 0; ; attempt++ {
+		obj, err := b.store.Get(ctx, l.key)
+		if errors.Is(err, ErrNotFound) {
+			if req.IfVersion != 0 {
+				return &ConflictError{Path: l.path, IfVersion: req.IfVersion}
+			}
+			return fmt.Errorf("%w: %q in the %s", ErrNotFound, l.path, l.describe())
+		}
+		if err != nil {
+			return err
+		}
+		if req.IfVersion != 0 {
+			e, err := decodeStored(formatOf(l.path), l.path, obj.Data)
+			cur := int64(0)
+			if err == nil {
+				cur = e.version()
+			}
+			if cur != req.IfVersion {
+				return &ConflictError{Path: l.path, IfVersion: req.IfVersion, CurrentVersion: cur}
+			}
+		}
+		err = b.store.Delete(ctx, l.key, Condition{IfVersion: obj.Version})
+		if err == nil {
+			b.unindexed(ctx, l, obj.Version)
+			return nil
+		}
+		if !errors.Is(err, ErrConflict) && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		if attempt >= b.opts.MaxRetries {
+			return fmt.Errorf("%w: %q: gave up after %d attempts because other writers kept changing the document", ErrConflict, l.path, attempt+1)
+		}
+	}
+}
+
+// List describes the documents of one bank whose path starts with Prefix,
+// sorted by path. It is served by the tag index (see SearchByTags), so it
+// reads only documents changed since the index last saw them.
+func (b *Bank) List(ctx context.Context, req ListRequest) ([]ListEntry, error) {
+	prefix, err := b.bankPrefix(ctx, req.Scope, req.Branch, false)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := b.index(ctx, prefix)
+	if err != nil {
+		return nil, err
+	}
+	defer idx.mu.Unlock()
+	return idx.list(req.Prefix), nil
+}

@@ -1,0 +1,100 @@
+package memorybank
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/agentmemory/agentmemory/jsonpatch"
+)
+
+// applyPatches applies a patch to the canonical form of a stored document
+// and returns the patched envelope. Operations that touch a maintained field
+// are refused before anything is applied; an operation on an ancestor of a
+// maintained field (such as replacing all of /metadata) is allowed as long
+// as it leaves the maintained fields as they were.
+func (b *Bank) applyPatches(p string, old *envelope, patch jsonpatch.Patch) (*envelope, error) {
+	for i, op := range patch {
+		if f := touchedField(op); f != "" {
+			where := op.Path
+			if op.Op == "move" && within(op.From, f) {
+				where = op.From
+			}
+			return nil, &ForbiddenPatchError{Index: i, Op: op.Op, Path: where, Field: f}
+		}
+	}
+	before := old.canonical()
+	after, err := b.opts.Patcher.Apply(before, patch)
+	if err != nil {
+		return nil, &PatchError{Path: p, Err: err}
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(after, &top) != nil || top == nil {
+		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "", Message: "the patched document must stay a JSON object with schema, metadata and content"}}}
+	}
+	next := &envelope{top: top, meta: map[string]json.RawMessage{}}
+	m, ok := top["metadata"]
+	metaOK := ok && json.Unmarshal(m, &next.meta) == nil && next.meta != nil
+	if !metaOK {
+		next.meta = map[string]json.RawMessage{}
+	}
+	delete(top, "metadata")
+	for _, f := range maintainedPointers {
+		if !bytes.Equal(fieldValue(old, f), fieldValue(next, f)) {
+			i, op := firstAncestorOp(patch, f)
+			return nil, &ForbiddenPatchError{Index: i, Op: op.Op, Path: op.Path, Field: f}
+		}
+	}
+	if !metaOK {
+		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/metadata", Message: "the patched document must keep metadata as an object"}}}
+	}
+	return next, nil
+}
+
+// touchedField returns the maintained field an operation writes directly
+// (its path is the field or inside it, or a move takes it away), or "".
+func touchedField(op jsonpatch.Operation) string {
+	for _, f := range maintainedPointers {
+		switch op.Op {
+		case "test":
+		case "move":
+			if within(op.Path, f) || within(f, op.From) {
+				return f
+			}
+		default:
+			if within(op.Path, f) {
+				return f
+			}
+		}
+	}
+	return ""
+}
+
+// within reports whether pointer p equals anc or lies below it.
+func within(p, anc string) bool {
+	return p == anc || strings.HasPrefix(p, anc+"/")
+}
+
+func fieldValue(e *envelope, f string) []byte {
+	var v json.RawMessage
+	if f == "/schema" {
+		v = e.top["schema"]
+	} else {
+		v = e.meta[strings.TrimPrefix(f, "/metadata/")]
+	}
+	if v == nil {
+		return nil
+	}
+	return compactRaw(v)
+}
+
+// firstAncestorOp finds the operation that changed field f by writing one of
+// its ancestors.
+func firstAncestorOp(patch jsonpatch.Patch, f string) (int, jsonpatch.Operation) {
+	for i, op := range patch {
+		if op.Op != "test" && (within(f, op.Path) || op.Op == "move" && within(f, op.From)) {
+			return i, op
+		}
+	}
+	return 0, patch[0]
+}

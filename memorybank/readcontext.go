@@ -1,0 +1,241 @@
+package memorybank
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ReadContextRequest asks for rules, branch memory and global memory in one
+// call (seed 004's read_context).
+type ReadContextRequest struct {
+	// Branch is required when branch memory is included.
+	Branch string `json:"branch,omitempty"`
+	// Language: "en", "ja" or "zh"; "" means Options.Language.
+	Language Language `json:"language,omitempty"`
+	// The three sections are included when the flag is nil or true.
+	IncludeRules        *bool `json:"includeRules,omitempty"`
+	IncludeBranchMemory *bool `json:"includeBranchMemory,omitempty"`
+	IncludeGlobalMemory *bool `json:"includeGlobalMemory,omitempty"`
+	// MaxBytes budgets the memory sections (0: Options.ContextBudget, which
+	// defaults to unlimited). Core files come first, in order, while they
+	// fit; then the paths of the other documents; Truncated reports that
+	// something was left out.
+	MaxBytes int `json:"maxBytes,omitempty"`
+}
+
+// ReadContextResult is seed 004's output. A section is nil (and absent from
+// the JSON) when it was not requested; an included but empty bank is an
+// empty map.
+type ReadContextResult struct {
+	Rules        *Rules                 `json:"rules,omitempty"`
+	BranchMemory map[string]ContextFile `json:"branchMemory,omitzero"`
+	GlobalMemory map[string]ContextFile `json:"globalMemory,omitzero"`
+	// OtherBranchFiles and OtherGlobalFiles list, sorted, the paths of
+	// documents that are not core files (or did not fit the budget); read
+	// them with Read.
+	OtherBranchFiles []string `json:"otherBranchFiles,omitempty"`
+	OtherGlobalFiles []string `json:"otherGlobalFiles,omitempty"`
+	// Truncated is true when the budget left out a core file or a path.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// Rules is the rules section: Markdown text.
+type Rules struct {
+	Content string `json:"content"`
+}
+
+// ContextFile is one memory file of ReadContext.
+type ContextFile struct {
+	Path string `json:"path"`
+	// Content is the parsed JSON envelope for a JSON document, a JSON string
+	// for a text document.
+	Content      json.RawMessage `json:"content"`
+	Tags         []string        `json:"tags"`
+	LastModified time.Time       `json:"lastModified"`
+}
+
+// ReadContext returns rules, branch memory and global memory in one call, as
+// seed 004's read_context. A branch bank without documents is first
+// initialised with the core file templates in the request's language.
+func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadContextResult, error) {
+	lang := req.Language
+	if lang == "" {
+		lang = b.opts.Language
+	}
+	if !validLanguage(lang) {
+		return nil, invalidRequest("read_context: language %q is not one of en, ja, zh", lang)
+	}
+	incRules, incBranch, incGlobal := flag(req.IncludeRules), flag(req.IncludeBranchMemory), flag(req.IncludeGlobalMemory)
+	if incBranch && req.Branch == "" {
+		return nil, invalidRequest("read_context: branch is required when branch memory is included; pass the current git branch name (the bank does not guess it) or set includeBranchMemory to false")
+	}
+	budget := req.MaxBytes
+	if budget == 0 {
+		budget = b.opts.ContextBudget
+	}
+	if budget < 0 {
+		return nil, invalidRequest("read_context: maxBytes %d must be positive, or 0 for the default", budget)
+	}
+	res := &ReadContextResult{}
+	if incRules {
+		text, err := b.Rules(ctx, lang)
+		if err != nil {
+			return nil, err
+		}
+		res.Rules = &Rules{Content: text}
+	}
+	type section struct {
+		scope Scope
+		core  []string
+		other []string
+		out   map[string]ContextFile
+	}
+	var sections []*section
+	if incBranch {
+		paths, err := b.bankPaths(ctx, ScopeBranch, req.Branch)
+		if err != nil {
+			return nil, err
+		}
+		if len(paths) == 0 {
+			if err := b.InitBranch(ctx, req.Branch, lang); err != nil {
+				return nil, err
+			}
+			if paths, err = b.bankPaths(ctx, ScopeBranch, req.Branch); err != nil {
+				return nil, err
+			}
+		}
+		core, other := splitCore(paths, b.opts.BranchCoreFiles)
+		res.BranchMemory = map[string]ContextFile{}
+		sections = append(sections, &section{scope: ScopeBranch, core: core, other: other, out: res.BranchMemory})
+	}
+	if incGlobal {
+		paths, err := b.bankPaths(ctx, ScopeGlobal, "")
+		if err != nil {
+			return nil, err
+		}
+		core, other := splitCore(paths, b.opts.GlobalCoreFiles)
+		res.GlobalMemory = map[string]ContextFile{}
+		sections = append(sections, &section{scope: ScopeGlobal, core: core, other: other, out: res.GlobalMemory})
+	}
+	used := 0
+	fits := func(n int) bool {
+		if budget > 0 && used+n > budget {
+			res.Truncated = true
+			return false
+		}
+		used += n
+		return true
+	}
+	var skipped [2][]string // core files left out, per section
+	for i, s := range sections {
+		for _, p := range s.core {
+			d, err := b.Read(ctx, ReadRequest{Scope: s.scope, Branch: req.Branch, Path: p})
+			if errors.Is(err, ErrNotFound) {
+				continue // deleted since listed
+			}
+			if errors.Is(err, ErrCorrupt) {
+				b.opts.Logger.WarnContext(ctx, "memorybank: core file cannot be decoded; listed instead", "path", p, "err", err)
+				skipped[i] = append(skipped[i], p)
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			cf := ContextFile{Path: p, Content: d.Content, Tags: d.Tags, LastModified: d.LastModified}
+			enc, _ := json.Marshal(cf)
+			if !fits(len(enc) + len(p) + 4) {
+				skipped[i] = append(skipped[i], p)
+				continue
+			}
+			s.out[p] = cf
+		}
+	}
+	for i, s := range sections {
+		names := append(skipped[i], s.other...)
+		slices.Sort(names)
+		var kept []string
+		for _, p := range names {
+			if !fits(len(p) + 3) {
+				break
+			}
+			kept = append(kept, p)
+		}
+		if s.scope == ScopeBranch {
+			res.OtherBranchFiles = kept
+		} else {
+			res.OtherGlobalFiles = kept
+		}
+	}
+	return res, nil
+}
+
+func flag(p *bool) bool { return p == nil || *p }
+
+// bankPaths lists the document paths of a bank through its index.
+func (b *Bank) bankPaths(ctx context.Context, scope Scope, branch string) ([]string, error) {
+	prefix, err := b.bankPrefix(ctx, scope, branch, false)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := b.index(ctx, prefix)
+	if err != nil {
+		return nil, err
+	}
+	defer idx.mu.Unlock()
+	paths := make([]string, 0, len(idx.entries))
+	for p := range idx.entries {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	return paths, nil
+}
+
+// splitCore separates the core files, in the order of the core list, from
+// the other paths. A core name matches its path exactly, or with the other
+// of .json/.md when the exact path is absent; a name ending in "/" matches
+// every path below it.
+func splitCore(paths, coreNames []string) (core, other []string) {
+	have := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		have[p] = true
+	}
+	taken := map[string]bool{}
+	for _, c := range coreNames {
+		if strings.HasSuffix(c, "/") {
+			for _, p := range paths {
+				if strings.HasPrefix(p, c) && !taken[p] {
+					taken[p] = true
+					core = append(core, p)
+				}
+			}
+			continue
+		}
+		for _, cand := range []string{c, swapExt(c)} {
+			if cand != "" && have[cand] && !taken[cand] {
+				taken[cand] = true
+				core = append(core, cand)
+				break
+			}
+		}
+	}
+	for _, p := range paths {
+		if !taken[p] {
+			other = append(other, p)
+		}
+	}
+	return core, other
+}
+
+func swapExt(p string) string {
+	switch {
+	case strings.HasSuffix(p, ".json"):
+		return strings.TrimSuffix(p, ".json") + ".md"
+	case strings.HasSuffix(p, ".md"):
+		return strings.TrimSuffix(p, ".md") + ".json"
+	}
+	return ""
+}

@@ -1,0 +1,268 @@
+package memorybank
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// The tag index.
+//
+// Each Bank keeps, per bank (the global bank and each branch bank it has
+// touched), an in-memory index of its documents: path → title, documentType,
+// tags, lastModified, version, size and the store version it was read at,
+// plus tag → paths. It is built lazily, by one List and one Get per
+// document, the first time a search or List needs it; afterwards the Bank's
+// own writes and deletes update it in place, so writes cost the same however
+// large the bank is.
+//
+// Writes by other Banks and processes sharing the Store are detected with a
+// generation marker, the key ".generation" in each bank's directory, which
+// every write and delete rewrites after changing a document. A search reads
+// only that marker (one small Get); when its store version differs from the
+// one seen at the last refresh, the index lists the bank and re-reads only
+// the documents whose store version changed. A Bank that rewrites the marker
+// with a compare-and-swap from the version it last saw knows nobody else
+// wrote in between, and keeps its index without a refresh; when the swap
+// fails it writes the marker anyway and refreshes on the next search.
+//
+// A writer that dies between its document write and its marker write leaves
+// other processes' indexes stale until the next write to that bank (or until
+// they are recreated); the document itself is always read fresh by Read.
+
+const generationMarker = ".generation"
+
+type indexEntry struct {
+	storeVersion string
+	ListEntry
+}
+
+type scopeIndex struct {
+	mu       sync.Mutex
+	prefix   string
+	built    bool
+	dirty    bool   // the Bank's own update could not be applied: refresh
+	genSeen  string // store version of the marker at the last refresh ("" = absent)
+	genKnown bool
+	entries  map[string]*indexEntry
+	byTag    map[string]map[string]struct{}
+}
+
+// indexFor returns the index of a bank, creating it empty.
+func (b *Bank) indexFor(prefix string) *scopeIndex {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	idx := b.indexes[prefix]
+	if idx == nil {
+		idx = &scopeIndex{prefix: prefix}
+		b.indexes[prefix] = idx
+	}
+	return idx
+}
+
+// index returns the up-to-date index of a bank, locked: the caller unlocks
+// idx.mu.
+func (b *Bank) index(ctx context.Context, prefix string) (*scopeIndex, error) {
+	idx := b.indexFor(prefix)
+	idx.mu.Lock()
+	gen, err := b.generation(ctx, prefix)
+	if err != nil {
+		idx.mu.Unlock()
+		return nil, err
+	}
+	if idx.built && !idx.dirty && idx.genKnown && gen == idx.genSeen {
+		return idx, nil
+	}
+	if err := b.refresh(ctx, idx); err != nil {
+		idx.mu.Unlock()
+		return nil, err
+	}
+	idx.genSeen, idx.genKnown, idx.built, idx.dirty = gen, true, true, false
+	return idx, nil
+}
+
+func (b *Bank) generation(ctx context.Context, prefix string) (string, error) {
+	obj, err := b.store.Get(ctx, prefix+generationMarker)
+	if errors.Is(err, ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return obj.Version, nil
+}
+
+// refresh brings the index in line with the store: one List, and one Get
+// per document whose store version changed.
+func (b *Bank) refresh(ctx context.Context, idx *scopeIndex) error {
+	if idx.entries == nil {
+		idx.entries = map[string]*indexEntry{}
+		idx.byTag = map[string]map[string]struct{}{}
+	}
+	seen := make(map[string]bool, len(idx.entries))
+	read := 0
+	for obj, err := range b.store.List(ctx, idx.prefix) {
+		if err != nil {
+			return err
+		}
+		p := strings.TrimPrefix(obj.Key, idx.prefix)
+		if reserved(p) {
+			continue
+		}
+		seen[p] = true
+		if e := idx.entries[p]; e != nil && e.storeVersion == obj.Version {
+			continue
+		}
+		full, err := b.store.Get(ctx, obj.Key)
+		if errors.Is(err, ErrNotFound) {
+			delete(seen, p)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		read++
+		idx.put(p, full.Version, b.entryFromStored(p, full))
+	}
+	for p := range idx.entries {
+		if !seen[p] {
+			idx.remove(p)
+		}
+	}
+	b.opts.Logger.DebugContext(ctx, "memorybank: index refreshed", "bank", idx.prefix, "documents", len(idx.entries), "read", read)
+	return nil
+}
+
+// reserved reports whether a path inside a bank is one of the Bank's own
+// records (a segment starting with ".").
+func reserved(p string) bool {
+	return strings.HasPrefix(p, ".") || strings.Contains(p, "/.")
+}
+
+func (b *Bank) entryFromStored(p string, obj Object) ListEntry {
+	format := formatOf(p)
+	e, err := decodeStored(format, p, obj.Data)
+	if err != nil {
+		// Undecodable documents are listed (so they can be found and
+		// repaired) but carry no tags.
+		return ListEntry{Path: p, Title: defaultTitle(p), DocumentType: inferDocumentType(p), Tags: []string{}, LastModified: obj.ModTime.UTC(), Version: 1, Size: len(obj.Data)}
+	}
+	return entryOf(e.document(format, "", "", p, obj.ModTime, nil), len(obj.Data))
+}
+
+func entryOf(d *Document, size int) ListEntry {
+	return ListEntry{Path: d.Path, Title: d.Title, DocumentType: d.DocumentType, Tags: d.Tags,
+		LastModified: d.LastModified, Version: d.Version, Size: size}
+}
+
+func (idx *scopeIndex) put(p, storeVersion string, le ListEntry) {
+	idx.remove(p)
+	idx.entries[p] = &indexEntry{storeVersion: storeVersion, ListEntry: le}
+	for _, t := range le.Tags {
+		set := idx.byTag[t]
+		if set == nil {
+			set = map[string]struct{}{}
+			idx.byTag[t] = set
+		}
+		set[p] = struct{}{}
+	}
+}
+
+func (idx *scopeIndex) remove(p string) {
+	e := idx.entries[p]
+	if e == nil {
+		return
+	}
+	for _, t := range e.Tags {
+		if set := idx.byTag[t]; set != nil {
+			delete(set, p)
+			if len(set) == 0 {
+				delete(idx.byTag, t)
+			}
+		}
+	}
+	delete(idx.entries, p)
+}
+
+func (idx *scopeIndex) list(prefix string) []ListEntry {
+	out := make([]ListEntry, 0, len(idx.entries))
+	for p, e := range idx.entries {
+		if strings.HasPrefix(p, prefix) {
+			le := e.ListEntry
+			le.Tags = slices.Clone(le.Tags)
+			out = append(out, le)
+		}
+	}
+	slices.SortFunc(out, func(a, b ListEntry) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// indexed records the Bank's own write of a document, whose store version
+// went from prev ("" for a new document) to cur, then bumps the marker.
+func (b *Bank) indexed(ctx context.Context, l loc, prev, cur string, le ListEntry) {
+	idx := b.indexFor(l.prefix)
+	idx.mu.Lock()
+	if idx.built {
+		e := idx.entries[l.path]
+		if (e == nil && prev == "") || (e != nil && e.storeVersion == prev) {
+			idx.put(l.path, cur, le)
+		} else {
+			idx.dirty = true
+		}
+	}
+	idx.mu.Unlock()
+	b.bumpGeneration(ctx, idx)
+}
+
+// unindexed records the Bank's own delete of a document at store version prev.
+func (b *Bank) unindexed(ctx context.Context, l loc, prev string) {
+	idx := b.indexFor(l.prefix)
+	idx.mu.Lock()
+	if idx.built {
+		if e := idx.entries[l.path]; e != nil {
+			if e.storeVersion == prev {
+				idx.remove(l.path)
+			} else {
+				idx.dirty = true
+			}
+		}
+	}
+	idx.mu.Unlock()
+	b.bumpGeneration(ctx, idx)
+}
+
+func (b *Bank) bumpGeneration(ctx context.Context, idx *scopeIndex) {
+	idx.mu.Lock()
+	seen, known := idx.genSeen, idx.genKnown
+	idx.mu.Unlock()
+	key := idx.prefix + generationMarker
+	// The content is irrelevant: the store version is the signal.
+	data := []byte(`{"generation":"changed on every write; see memorybank tag index"}` + "\n")
+	var cond Condition
+	if known {
+		cond = Condition{IfVersion: seen, IfAbsent: seen == ""}
+		if seen == "" {
+			cond.IfVersion = ""
+		}
+	}
+	obj, err := b.store.Put(ctx, key, data, cond)
+	if errors.Is(err, ErrConflict) {
+		// Someone else wrote since our last refresh: refresh next time.
+		_, err = b.store.Put(ctx, key, data, Condition{})
+		known = false
+	}
+	if err != nil {
+		// The document is written; only other processes' indexes lag.
+		b.opts.Logger.WarnContext(ctx, "memorybank: cannot update the generation marker; other processes may not see this write in searches", "key", key, "err", err)
+		return
+	}
+	if known {
+		idx.mu.Lock()
+		if idx.genKnown && idx.genSeen == seen {
+			idx.genSeen = obj.Version
+		}
+		idx.mu.Unlock()
+	}
+}
