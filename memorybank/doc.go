@@ -13,8 +13,10 @@
 //		Path: "activeContext.json", Patches: jsonpatch.Patch{{Op: "add", Path: "/content/nextSteps/-", Value: json.RawMessage(`"write tests"`)}}})
 //
 // The package does no I/O of its own: every read and write goes through the
-// Store, with compare-and-swap. It does not define agent tools (the MCP
-// layer builds them on Bank) and does not detect the current git branch.
+// Store, with compare-and-swap. It picks no transport: [Tools] describes the
+// bank's agent tools (name, description, JSON Schema, handler) for a host to
+// serve, and examples/mcp-server serves them over MCP. It does not detect
+// the current git branch: callers pass it.
 //
 // # Layout
 //
@@ -94,6 +96,31 @@
 // (".generation"), so a search costs one small read per bank plus the
 // matching, and a write costs the same at any bank size (see tagindex.go).
 // ScopeAll searches the global bank and, when Branch is set, that branch.
+//
+// # Tools
+//
+// [Tools] returns the tools of seeds 000 and 004 (write_branch_memory_bank,
+// read_context, search_documents_by_tags, ...). Arguments are validated
+// against each tool's InputSchema before anything runs, unknown properties
+// are refused and defaults applied. Every failure is a [*ToolError] whose
+// Code (NOT_FOUND, INVALID_PATCH, CONFLICT, ...) is mapped from this
+// package's sentinels with errors.Is and errors.As, never from messages;
+// [AsToolError] does the same mapping for a host's own transport. Results
+// are JSON values: documents are objects, not strings holding JSON.
+//
+// # Plans (seed 002)
+//
+// [Bank.SelectFiles] picks the files to load under a budget (5 files, 500
+// lines by default), ordered by the caller's relevance, then fewer lines,
+// then newer, and [Bank.CheckSelection] holds a model's select_files output
+// to the true counts in the store. A memory_ops [WritePlan] is decoded
+// against its exported JSON Schema ([PlanSchema]), rendered for the user
+// ([WritePlan.Confirmation], in zh, en or ja), and the answer parsed with
+// [ParseAnswer]. [Bank.ApplyPlan] applies a confirmed plan one file at a
+// time with compare-and-swap; it refuses USER_BLOCK updates and any change
+// outside the MACHINE_BLOCK of a MEMORY.md ([ParseMemoryMD]). A plan
+// operation's "changes" stays the description the user confirms; the new
+// text travels in an added "content" field (see plan.go).
 //
 // # Testing
 //
