@@ -1,0 +1,251 @@
+// Command memory-cli is the seed's `orch tools memory` as a program: it
+// manages the learned memories in <dir>/memories.md.
+//
+//	memory-cli add <content> [-t type] [--tags a,b]   type goes first in the tags
+//	memory-cli search <query>
+//	memory-cli list
+//	memory-cli show <id>
+//	memory-cli delete <id>
+//
+// Flags may come before or after the command: --dir (default .agent) and
+// --format table|json (default table). Results go to stdout, messages to
+// stderr. Exit status: 0 ok, 1 not found (or the operation failed), 2 usage
+// error (unknown command or flag, missing argument, unusable content or tag).
+//
+//	go run ./examples/memory-cli add "Always use try-catch" -t pattern --tags error-handling
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/agentmemory/agentmemory/memories"
+	"github.com/agentmemory/agentmemory/memories/filestore"
+)
+
+const usage = `usage: memory-cli [--dir DIR] [--format table|json] <command> [args]
+
+commands:
+  add <content> [-t type] [--tags a,b]   add a memory (type goes first in the tags)
+  search <query>                         memories matching query, best first
+  list                                   every memory, in file order
+  show <id>                              one memory in full
+  delete <id>                            delete one memory
+
+flags:
+  --dir DIR        directory holding memories.md (default .agent)
+  --format FORMAT  table or json (default table)
+`
+
+// Exit statuses.
+const (
+	exitOK       = 0
+	exitNotFound = 1
+	exitUsage    = 2
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+type invocation struct {
+	dir, format, typ, tags string
+	args                   []string // command and its positional arguments
+}
+
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// parse reads flags anywhere among the arguments; "--" ends the flags.
+func parse(args []string) (*invocation, error) {
+	inv := &invocation{dir: ".agent", format: "table"}
+	set := map[string]*string{"--dir": &inv.dir, "--format": &inv.format, "-t": &inv.typ, "--type": &inv.typ, "--tags": &inv.tags}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			inv.args = append(inv.args, args[i+1:]...)
+			break
+		}
+		if a == "-h" || a == "--help" {
+			return nil, &usageError{""}
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			inv.args = append(inv.args, a)
+			continue
+		}
+		name, value, hasValue := strings.Cut(a, "=")
+		dst, ok := set[name]
+		if !ok {
+			return nil, &usageError{fmt.Sprintf("unknown flag %q; flags are --dir, --format, -t/--type, --tags", name)}
+		}
+		if !hasValue {
+			if i+1 >= len(args) {
+				return nil, &usageError{fmt.Sprintf("flag %s needs a value", name)}
+			}
+			i++
+			value = args[i]
+		}
+		*dst = value
+	}
+	if inv.format != "table" && inv.format != "json" {
+		return nil, &usageError{fmt.Sprintf("--format %q: must be table or json", inv.format)}
+	}
+	if len(inv.args) == 0 {
+		return nil, &usageError{"missing command: add, search, list, show or delete"}
+	}
+	want := map[string]int{"add": 1, "search": 1, "list": 0, "show": 1, "delete": 1}
+	n, ok := want[inv.args[0]]
+	if !ok {
+		return nil, &usageError{fmt.Sprintf("unknown command %q: use add, search, list, show or delete", inv.args[0])}
+	}
+	if got := len(inv.args) - 1; got != n {
+		return nil, &usageError{fmt.Sprintf("%s takes %d argument(s), got %d (quote content that has spaces)", inv.args[0], n, got)}
+	}
+	if (inv.typ != "" || inv.tags != "") && inv.args[0] != "add" {
+		return nil, &usageError{"-t and --tags are only for add"}
+	}
+	return inv, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	inv, err := parse(args)
+	if err != nil {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(stderr, "memory-cli:", msg)
+		}
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	m, err := memories.New(filestore.New(filepath.Join(inv.dir, filestore.FileName), nil), &memories.Options{Logger: logger})
+	if err != nil {
+		fmt.Fprintln(stderr, "memory-cli:", err)
+		return exitNotFound
+	}
+	out := &printer{w: stdout, json: inv.format == "json"}
+	if err := execute(ctx, m, inv, out, stderr); err != nil {
+		fmt.Fprintln(stderr, "memory-cli:", err)
+		switch {
+		case errors.Is(err, memories.ErrInvalid):
+			return exitUsage
+		default:
+			return exitNotFound
+		}
+	}
+	return exitOK
+}
+
+func execute(ctx context.Context, m *memories.Manager, inv *invocation, out *printer, stderr io.Writer) error {
+	cmd, arg := inv.args[0], ""
+	if len(inv.args) > 1 {
+		arg = inv.args[1]
+	}
+	switch cmd {
+	case "add":
+		var tags []string
+		if inv.tags != "" {
+			tags = strings.Split(inv.tags, ",")
+		}
+		if inv.typ != "" {
+			tags = append([]string{inv.typ}, tags...)
+		}
+		mem, err := m.Add(ctx, arg, tags...)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "memory added: %s\n", mem.ID)
+		return out.one(mem)
+	case "search":
+		ms, err := m.Search(ctx, arg)
+		if err != nil {
+			return err
+		}
+		if len(ms) == 0 {
+			fmt.Fprintf(stderr, "no memory matches %q\n", arg)
+		}
+		return out.list(ms)
+	case "list":
+		ms, err := m.List(ctx)
+		if err != nil {
+			return err
+		}
+		return out.list(ms)
+	case "show":
+		mem, err := m.Get(ctx, arg)
+		if err != nil {
+			return err
+		}
+		return out.one(mem)
+	default: // delete
+		if err := m.Delete(ctx, arg); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "memory deleted: %s\n", arg)
+		if out.json {
+			return json.NewEncoder(out.w).Encode(map[string]string{"deleted": arg})
+		}
+		return nil
+	}
+}
+
+type printer struct {
+	w    io.Writer
+	json bool
+}
+
+func (p *printer) list(ms []memories.Memory) error {
+	if p.json {
+		if ms == nil {
+			ms = []memories.Memory{}
+		}
+		for i := range ms {
+			ms[i] = withTags(ms[i])
+		}
+		return p.encode(ms)
+	}
+	if len(ms) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tDATE\tTAGS\tTITLE")
+	for _, m := range ms {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.ID, m.Date, strings.Join(m.Tags, ","), m.Title)
+	}
+	return tw.Flush()
+}
+
+func (p *printer) one(m memories.Memory) error {
+	if p.json {
+		return p.encode(withTags(m))
+	}
+	_, err := fmt.Fprintf(p.w, "ID:      %s\nTitle:   %s\nTags:    %s\nDate:    %s\nContent:\n%s\n",
+		m.ID, m.Title, strings.Join(m.Tags, ", "), m.Date, indent(m.Content))
+	return err
+}
+
+func (p *printer) encode(v any) error {
+	enc := json.NewEncoder(p.w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+// withTags makes "no tags" print as [] rather than null in JSON.
+func withTags(m memories.Memory) memories.Memory {
+	if m.Tags == nil {
+		m.Tags = []string{}
+	}
+	return m
+}

@@ -1,0 +1,70 @@
+package memories_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentmemory/agentmemory/memories"
+)
+
+// genDoc returns a memories file of about size bytes (≈250 bytes an entry).
+func genDoc(b *testing.B, size int) []byte {
+	data := []byte(memories.Header)
+	day := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; len(data) < size; i++ {
+		content := fmt.Sprintf("Memory %d: when the build fails with error E%04d, rerun the generator and check the cache directory before retrying the job", i, i%10000)
+		if i%10 == 0 {
+			content = fmt.Sprintf("記憶 %d: データベース接続がタイムアウトしたら接続プールの設定を確認すること。エラー番号 E%04d", i, i%10000)
+		}
+		entry, err := memories.EncodeEntry(memories.Memory{
+			ID: fmt.Sprintf("mem-%d-%08x", day.Unix()+int64(i), i), Tags: []string{"pattern", fmt.Sprintf("area-%d", i%50)},
+			Date: day.AddDate(0, 0, i/40).Format(time.DateOnly), Content: content,
+		})
+		require.NoError(b, err)
+		data = append(data, entry...)
+	}
+	return data
+}
+
+// BenchmarkParse10MB and BenchmarkMatch10MB split Search's cost: parsing the
+// file and scanning every entry.
+func BenchmarkParse10MB(b *testing.B) {
+	data := genDoc(b, 10<<20)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		memories.Parse(data)
+	}
+}
+
+func BenchmarkMatch10MB(b *testing.B) {
+	ms := memories.Parse(genDoc(b, 10<<20)).Memories()
+	for b.Loop() {
+		if len(memories.Match(ms, "E0042")) == 0 {
+			b.Fatal("no match")
+		}
+	}
+}
+
+// BenchmarkAddMemStore: Manager.Add over MemStore (Appender), 10 KB vs
+// 10 MB: without disk, Add's own cost does not depend on the file's size.
+func BenchmarkAddMemStore(b *testing.B) {
+	ctx := context.Background()
+	for _, size := range []int{10 << 10, 10 << 20} {
+		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
+			store := new(memories.MemStore)
+			_, err := store.Save(ctx, genDoc(b, size), "")
+			require.NoError(b, err)
+			m, err := memories.New(store, &memories.Options{WarnBytes: -1})
+			require.NoError(b, err)
+			for b.Loop() {
+				if _, err := m.Add(ctx, "Always use try-catch around the adapter calls", "pattern"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

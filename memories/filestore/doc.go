@@ -1,0 +1,43 @@
+// Package filestore is the file-backed memories.Store: one memories.md on
+// disk, shared safely by goroutines, processes and git worktrees.
+//
+//   - Save is atomic: a temporary file beside the resolved target, synced,
+//     renamed over it, the directory synced. The target is the path with
+//     every symbolic link followed (filepath.EvalSymlinks, also for a
+//     dangling link), so a worktree's symlinked memories.md stays a symlink
+//     and the primary's file is replaced.
+//   - Append (used by memories.Manager.Add) writes the entry at the end in
+//     one write under the lock, reading only the file's last byte: O(1) in
+//     the file's size. It is journalled in the lock file first; if the
+//     process is killed halfway, the next operation through any Store cuts
+//     the torn tail off before anyone reads it. (Until then, a reader that
+//     bypasses this package, such as cat, can see the partial tail.)
+//   - Every operation holds an exclusive flock on "<resolved target>.lock".
+//     Because the lock sits beside the resolved file, a process writing
+//     through a worktree's symlink and one writing the primary's file
+//     exclude each other (the seed locked the link and never did). Waiting is
+//     bounded by Options.LockTimeout (ErrLockTimeout); the kernel drops the
+//     lock of a killed process, so there are no stale locks.
+//   - Versions are "<generation>-<inode>-<size>-<mtime ns>": the generation
+//     is a counter in the lock file bumped by every write through this
+//     package (so a version never repeats, even if a new file gets an old
+//     inode and mtime), and the inode, size and mtime catch edits made by
+//     hand or by other tools. Computing it costs one fstat, so Append stays
+//     O(1).
+//   - LinkWorktree makes a worktree's .agent/memories.md a symlink to the
+//     primary's, and refuses (ErrNotLink, nothing changed) if a real file is
+//     there.
+//
+// Decisions: the lock is exclusive for reads too (the internal lock package
+// offers only exclusive locks; a 10 MB read holds it for a few
+// milliseconds). A Save killed before its rename leaves a
+// ".atomicfile-*.tmp" beside the file; it is never read and is not removed
+// automatically, because other packages may write temporary files in the
+// same directory. Locking needs flock(2): Linux, macOS and the BSDs;
+// elsewhere every operation fails with an error wrapping
+// errors.ErrUnsupported. Keep the file on a local disk (flock is unreliable
+// on some network file systems).
+//
+// The package passes memories/storetest.TestStore, directly and through a
+// dangling symlink.
+package filestore

@@ -1,0 +1,282 @@
+package filestore_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentmemory/agentmemory/internal/lockfile"
+	"github.com/agentmemory/agentmemory/memories"
+	"github.com/agentmemory/agentmemory/memories/filestore"
+	"github.com/agentmemory/agentmemory/memories/storetest"
+)
+
+func TestConformance(t *testing.T) {
+	storetest.TestStore(t, func(t *testing.T) memories.Store {
+		return filestore.New(filepath.Join(t.TempDir(), "memories.md"), nil)
+	})
+}
+
+func TestConformanceThroughDanglingSymlink(t *testing.T) {
+	storetest.TestStore(t, func(t *testing.T) memories.Store {
+		primary, wt := t.TempDir(), t.TempDir()
+		link := filepath.Join(wt, "memories.md")
+		require.NoError(t, os.Symlink(filepath.Join(primary, "deeper", "memories.md"), link))
+		return filestore.New(link, nil)
+	})
+}
+
+// The seed's first test as written: it reads the file itself.
+func TestSeedAddWritesFile(t *testing.T) {
+	ctx := context.Background()
+	testDir := filepath.Join(t.TempDir(), ".test-agent")
+	memoriesPath := filepath.Join(testDir, "memories.md")
+	m, err := memories.New(filestore.New(memoriesPath, nil), &memories.Options{Config: &memories.Config{Enabled: true, Inject: "auto"}})
+	require.NoError(t, err)
+
+	_, err = m.Add(ctx, "Always use try-catch", "pattern", "error-handling")
+	require.NoError(t, err)
+
+	content, err := os.ReadFile(memoriesPath)
+	require.NoError(t, err)
+	assert.Contains(t, string(content), "Always use try-catch")
+	assert.Contains(t, string(content), "pattern, error-handling")
+	assert.True(t, strings.HasPrefix(string(content), memories.Header))
+}
+
+func TestSymlinkStaysSymlink(t *testing.T) {
+	ctx := context.Background()
+	primary, wt := t.TempDir(), t.TempDir()
+	require.NoError(t, filestore.LinkWorktree(primary, wt))
+	link := filepath.Join(wt, ".agent", "memories.md")
+	target := filepath.Join(primary, ".agent", "memories.md")
+
+	m, err := memories.New(filestore.New(link, nil), nil)
+	require.NoError(t, err)
+	a, err := m.Add(ctx, "first")
+	require.NoError(t, err)
+	before, err := os.Stat(target)
+	require.NoError(t, err)
+	_, err = m.Add(ctx, "second")
+	require.NoError(t, err)
+	after, err := os.Stat(target)
+	require.NoError(t, err)
+	assert.True(t, os.SameFile(before, after), "Add appends in place, it does not rewrite the file")
+
+	require.NoError(t, m.Delete(ctx, a.ID))
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.NotZero(t, fi.Mode()&os.ModeSymlink, "after a rewrite the worktree's file is still a link")
+	data, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "second")
+	assert.NotContains(t, string(data), "- Content: first")
+	_, err = os.Stat(target + ".lock")
+	assert.NoError(t, err, "the lock lives beside the resolved target")
+	_, err = os.Stat(link + ".lock")
+	assert.ErrorIs(t, err, os.ErrNotExist, "no lock beside the link")
+}
+
+func TestLinkWorktree(t *testing.T) {
+	t.Run("creates primary and link, idempotent", func(t *testing.T) {
+		primary, wt := t.TempDir(), t.TempDir()
+		require.NoError(t, filestore.LinkWorktree(primary, wt))
+		link := filepath.Join(wt, ".agent", "memories.md")
+		dest, err := os.Readlink(link)
+		require.NoError(t, err)
+		assert.True(t, filepath.IsAbs(dest), "absolute target")
+		assert.Equal(t, filepath.Join(primary, ".agent", "memories.md"), dest)
+		require.NoError(t, filestore.LinkWorktree(primary, wt), "linking again is a no-op")
+	})
+	t.Run("keeps an existing primary file", func(t *testing.T) {
+		primary, wt := t.TempDir(), t.TempDir()
+		require.NoError(t, os.MkdirAll(filepath.Join(primary, ".agent"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(primary, ".agent", "memories.md"), []byte("# Memories\n\nkept\n"), 0o644))
+		require.NoError(t, filestore.LinkWorktree(primary, wt))
+		data, err := os.ReadFile(filepath.Join(wt, ".agent", "memories.md"))
+		require.NoError(t, err)
+		assert.Equal(t, "# Memories\n\nkept\n", string(data))
+	})
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, wt string)
+		found string
+	}{
+		{"real file", func(t *testing.T, wt string) {
+			require.NoError(t, os.WriteFile(filepath.Join(wt, ".agent", "memories.md"), []byte("worktree's own memories\n"), 0o644))
+		}, "a real file of 24 bytes"},
+		{"link elsewhere", func(t *testing.T, wt string) {
+			require.NoError(t, os.Symlink("/elsewhere/memories.md", filepath.Join(wt, ".agent", "memories.md")))
+		}, "a symbolic link to /elsewhere/memories.md"},
+		{"directory", func(t *testing.T, wt string) {
+			require.NoError(t, os.Mkdir(filepath.Join(wt, ".agent", "memories.md"), 0o755))
+		}, "a directory"},
+	} {
+		t.Run("refuses "+tc.name, func(t *testing.T) {
+			primary, wt := t.TempDir(), t.TempDir()
+			require.NoError(t, os.MkdirAll(filepath.Join(wt, ".agent"), 0o755))
+			tc.setup(t, wt)
+			before := snapshot(t, primary, wt)
+			err := filestore.LinkWorktree(primary, wt)
+			require.ErrorIs(t, err, filestore.ErrNotLink)
+			var le *filestore.LinkError
+			require.ErrorAs(t, err, &le)
+			assert.Equal(t, tc.found, le.Found)
+			assert.Contains(t, err.Error(), "Nothing was changed")
+			assert.Equal(t, before, snapshot(t, primary, wt), "nothing changed")
+		})
+	}
+	t.Run("refuses the primary itself", func(t *testing.T) {
+		primary := t.TempDir()
+		err := filestore.LinkWorktree(primary, primary)
+		require.ErrorIs(t, err, filestore.ErrNotLink)
+		_, err = os.Stat(filepath.Join(primary, ".agent"))
+		assert.ErrorIs(t, err, os.ErrNotExist, "nothing created")
+	})
+}
+
+// snapshot lists every path under the dirs with its kind and content.
+func snapshot(t *testing.T, dirs ...string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, d := range dirs {
+		require.NoError(t, filepath.Walk(d, func(p string, fi os.FileInfo, err error) error {
+			if err != nil {
+				return err
+			}
+			switch {
+			case fi.Mode()&os.ModeSymlink != 0:
+				dest, _ := os.Readlink(p)
+				out[p] = "link:" + dest
+			case fi.IsDir():
+				out[p] = "dir"
+			default:
+				data, _ := os.ReadFile(p)
+				out[p] = "file:" + string(data)
+			}
+			return nil
+		}))
+	}
+	return out
+}
+
+func TestLockTimeout(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memories.md")
+	s := filestore.New(path, &filestore.Options{LockTimeout: 20 * time.Millisecond})
+	_, err := s.Save(ctx, []byte("# Memories\n\n"), "")
+	require.NoError(t, err)
+	held, err := lockfile.Acquire(ctx, path+".lock", time.Second)
+	require.NoError(t, err)
+	defer held.Unlock()
+
+	_, _, err = s.Append(ctx, nil, []byte("x\n"))
+	require.ErrorIs(t, err, filestore.ErrLockTimeout)
+	var fe *filestore.Error
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "append", fe.Op)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "# Memories\n\n", string(data), "a timed-out append writes nothing")
+
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	_, _, err = filestore.New(path, &filestore.Options{LockTimeout: -1}).Load(cctx)
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+func TestHandEditChangesVersion(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memories.md")
+	s := filestore.New(path, nil)
+	v1, err := s.Save(ctx, []byte("one\n"), "")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, []byte("edited by hand\n"), 0o644))
+	_, err = s.Save(ctx, []byte("lost the hand edit\n"), v1)
+	assert.ErrorIs(t, err, memories.ErrConflict)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "edited by hand\n", string(data))
+}
+
+func TestConcurrentStoresOnOneFile(t *testing.T) {
+	ctx := context.Background()
+	primary, wt := t.TempDir(), t.TempDir()
+	require.NoError(t, filestore.LinkWorktree(primary, wt))
+	paths := []string{filepath.Join(primary, ".agent", "memories.md"), filepath.Join(wt, ".agent", "memories.md")}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		m, err := memories.New(filestore.New(paths[w%2], nil), nil)
+		require.NoError(t, err)
+		wg.Go(func() {
+			for i := range 25 {
+				mem, err := m.Add(ctx, fmt.Sprintf("w%d-%d", w, i))
+				if !assert.NoError(t, err) {
+					return
+				}
+				if i%5 == 0 {
+					assert.NoError(t, m.Delete(ctx, mem.ID))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	m, err := memories.New(filestore.New(paths[0], nil), nil)
+	require.NoError(t, err)
+	list, err := m.List(ctx)
+	require.NoError(t, err)
+	assert.Len(t, list, 4*20, "every add survives concurrent deletes through both paths")
+}
+
+func TestLoadReadOnlyDirectory(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("running as root: permissions are not enforced, so a read-only directory cannot be made")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "memories.md")
+	require.NoError(t, os.WriteFile(path, []byte("# Memories\n\n"), 0o644))
+	require.NoError(t, os.Chmod(dir, 0o555))
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	data, v, err := filestore.New(path, nil).Load(context.Background())
+	require.NoError(t, err, "a checkout without write access can still be read")
+	assert.Equal(t, "# Memories\n\n", string(data))
+	assert.NotEmpty(t, v)
+}
+
+func TestRelativeSymlinkChain(t *testing.T) {
+	ctx := context.Background()
+	base := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(base, "primary", ".agent"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(base, "wt", ".agent"), 0o755))
+	// wt/.agent/memories.md -> ../../hop.md -> primary/.agent/memories.md (missing yet)
+	require.NoError(t, os.Symlink("primary/.agent/memories.md", filepath.Join(base, "hop.md")))
+	require.NoError(t, os.Symlink("../../hop.md", filepath.Join(base, "wt", ".agent", "memories.md")))
+
+	s := filestore.New(filepath.Join(base, "wt", ".agent", "memories.md"), nil)
+	resolved, err := s.Resolve()
+	require.NoError(t, err)
+	wantTarget, err := filepath.EvalSymlinks(filepath.Join(base, "primary", ".agent"))
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(wantTarget, "memories.md"), resolved)
+
+	v, err := s.Save(ctx, []byte("one\n"), "")
+	require.NoError(t, err)
+	_, err = s.Save(ctx, []byte("two\n"), v)
+	require.NoError(t, err)
+	for _, link := range []string{filepath.Join(base, "hop.md"), filepath.Join(base, "wt", ".agent", "memories.md")} {
+		fi, err := os.Lstat(link)
+		require.NoError(t, err)
+		assert.NotZero(t, fi.Mode()&os.ModeSymlink, "%s is still a link", link)
+	}
+	data, err := os.ReadFile(filepath.Join(base, "primary", ".agent", "memories.md"))
+	require.NoError(t, err)
+	assert.Equal(t, "two\n", string(data))
+}

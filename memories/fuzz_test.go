@@ -1,0 +1,56 @@
+package memories_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentmemory/agentmemory/memories"
+)
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"", seedAppended, seedRebuilt, ralphFile,
+		"## t\n- Content: a\n\n  b\n\n  c\n\nnote\n",
+		"## \n- Content: x\n## y\n",
+		"### mem-1-ab\n>\n> x\r\n<!-- tags:  | created: 2025-01-01 -->",
+		"## a\n- ID: mem-1-a\n- Content: 1\n## b\n- ID: mem-1-a\n- Content: 2\n",
+		"\xff\xfe## \xff\n- Tags: ,,\n",
+		"## X\n### mem-1-a\n> c\n- Content: z\n",
+		"## A\n- Content: a\n### mem-1-b\n> b\n  indented\n- Tags: q\n",
+		"## Decisions\n- Content: x\n### mem-1-a\n> y\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc := memories.Parse(data)
+		require.Equal(t, string(data), string(memories.Format(doc)), "Format(Parse(x)) must be x")
+		ms := doc.Memories()
+		seen := map[string]bool{}
+		for _, m := range ms {
+			require.NotEmpty(t, m.ID)
+			require.False(t, seen[m.ID], "duplicate id %q", m.ID)
+			seen[m.ID] = true
+		}
+		assert.Equal(t, ms, memories.Parse(data).Memories(), "Parse is deterministic")
+
+		for i := range ms {
+			d := memories.Parse(data)
+			require.True(t, d.Delete(ms[i].ID))
+			out := memories.Format(d)
+			again := memories.Parse(out)
+			want := append(append([]memories.Memory{}, ms[:i]...), ms[i+1:]...)
+			assert.Equal(t, want, again.Memories(), "deleting %s keeps every other memory and id", ms[i].ID)
+			assert.Equal(t, string(out), string(memories.Format(again)), "stable after a rewrite")
+		}
+
+		added := memories.Memory{ID: "mem-1769400000-fuzz0001", Tags: []string{"t"}, Date: "2026-01-26", Content: "added\n  line"}
+		require.NoError(t, doc.Append(added))
+		after := memories.Parse(memories.Format(doc)).Memories()
+		require.NotEmpty(t, after)
+		got := after[len(after)-1]
+		added.Title = "added"
+		assert.Equal(t, added, got, "an appended memory reads back as written")
+	})
+}

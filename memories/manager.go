@@ -1,0 +1,344 @@
+package memories
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MemoryManager is what an agent loop uses: remember, find, forget, and
+// render memories for the prompt. Manager implements it over a Store.
+type MemoryManager interface {
+	// Add stores a new memory and returns it with its ID. Errors: ErrDisabled,
+	// ErrInvalid (empty content, bad tag), ErrTooLarge, or the Store's.
+	Add(ctx context.Context, content string, tags ...string) (Memory, error)
+	// Search returns the memories matching query, best first (see Match).
+	Search(ctx context.Context, query string) ([]Memory, error)
+	// List returns every memory in file order.
+	List(ctx context.Context) ([]Memory, error)
+	// Get returns the memory with the given id, or ErrNotFound.
+	Get(ctx context.Context, id string) (Memory, error)
+	// Delete removes the memory with the given id; ErrNotFound (and nothing
+	// changes) if there is none.
+	Delete(ctx context.Context, id string) error
+	// InjectionContent returns the text to put in front of a prompt: every
+	// memory with inject "auto", "" otherwise (see Render).
+	InjectionContent(ctx context.Context) (string, error)
+}
+
+// DefaultWarnBytes is the seed's 10 MB size above which Add logs a warning.
+const DefaultWarnBytes = 10 * 1024 * 1024
+
+// Options configure a Manager. The zero value (or nil) means defaults.
+type Options struct {
+	// Config is the user's memories setting; nil means DefaultConfig().
+	Config *Config
+	// Logger receives the size warning and an info line per write; nil
+	// discards.
+	Logger *slog.Logger
+	// Now is the clock for ids and dates; nil means time.Now.
+	Now func() time.Time
+	// Location is the time zone of the "- Date:" line; nil means time.Local.
+	Location *time.Location
+	// Rand supplies the random part of new ids; nil means crypto/rand.
+	Rand io.Reader
+	// InjectBudget caps InjectionContent at this many characters (runes);
+	// 0 means no cap.
+	InjectBudget int
+	// WarnBytes is the file size above which Add logs a warning; 0 means
+	// DefaultWarnBytes, negative disables the warning.
+	WarnBytes int64
+	// MaxBytes, when positive, is a hard limit: an Add that would take the
+	// file past it fails with ErrTooLarge and writes nothing.
+	MaxBytes int64
+	// Retries bounds the Load + Save attempts of a write that keeps losing
+	// compare-and-swap races to other writers; 0 means 100.
+	Retries int
+}
+
+// Manager is the MemoryManager over a Store. It holds no state of the file
+// between calls: every call loads it, so several Managers (and processes)
+// may share one Store. It is safe for concurrent use.
+type Manager struct {
+	store  Store
+	cfg    Config
+	log    *slog.Logger
+	now    func() time.Time
+	loc    *time.Location
+	rand   io.Reader
+	budget int
+	warn   int64
+	max    int64
+	tries  int
+}
+
+var _ MemoryManager = (*Manager)(nil)
+
+// New returns a Manager over store (nil means a new MemStore). It fails only
+// if opts.Config is invalid.
+func New(store Store, opts *Options) (*Manager, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	m := &Manager{store: store, cfg: DefaultConfig(), log: o.Logger, now: o.Now, loc: o.Location,
+		rand: o.Rand, budget: o.InjectBudget, warn: o.WarnBytes, max: o.MaxBytes, tries: o.Retries}
+	if o.Config != nil {
+		if err := o.Config.Validate(); err != nil {
+			return nil, err
+		}
+		m.cfg = *o.Config
+	}
+	if m.store == nil {
+		m.store = new(MemStore)
+	}
+	if m.log == nil {
+		m.log = slog.New(slog.DiscardHandler)
+	}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	if m.loc == nil {
+		m.loc = time.Local
+	}
+	if m.rand == nil {
+		m.rand = rand.Reader
+	}
+	if m.warn == 0 {
+		m.warn = DefaultWarnBytes
+	}
+	if m.tries <= 0 {
+		m.tries = 100
+	}
+	return m, nil
+}
+
+// Config returns the Manager's configuration.
+func (m *Manager) Config() Config { return m.cfg }
+
+func (m *Manager) load(ctx context.Context, op string) (*Document, string, error) {
+	data, v, err := m.store.Load(ctx)
+	if err != nil {
+		return nil, "", &OpError{Op: op, Err: err, Detail: "loading the memories file"}
+	}
+	return Parse(data), v, nil
+}
+
+// Add implements MemoryManager. Tags are trimmed; empty and repeated tags
+// are dropped. With a Store that implements Appender the entry is appended
+// without reading the file.
+func (m *Manager) Add(ctx context.Context, content string, tags ...string) (Memory, error) {
+	if !m.cfg.Enabled {
+		return Memory{}, &OpError{Op: "add", Err: ErrDisabled, Detail: "Config.Enabled is false; nothing was written"}
+	}
+	mem, err := m.newMemory(content, tags)
+	if err != nil {
+		return Memory{}, err
+	}
+	entry, err := EncodeEntry(mem)
+	if err != nil {
+		return Memory{}, &OpError{Op: "add", Err: err}
+	}
+	a, canAppend := m.store.(Appender)
+	if canAppend && m.max > 0 {
+		sizer, ok := m.store.(Sizer)
+		if canAppend = ok; ok {
+			cur, err := sizer.Size(ctx)
+			if err != nil {
+				return Memory{}, &OpError{Op: "add", Err: err, Detail: "reading the file size"}
+			}
+			if next := grownSize(cur, entry); next > m.max {
+				return Memory{}, m.tooLarge(next)
+			}
+		}
+	}
+	var size int64
+	if canAppend {
+		size, _, err = a.Append(ctx, []byte(Header), entry)
+		if err != nil {
+			return Memory{}, &OpError{Op: "add", ID: mem.ID, Err: err, Detail: "appending to the memories file"}
+		}
+	} else {
+		size, err = m.rewrite(ctx, "add", mem.ID, func(d *Document) error { return d.Append(mem) })
+		if err != nil {
+			return Memory{}, err
+		}
+	}
+	m.checkSize(ctx, size)
+	m.log.InfoContext(ctx, "memories: memory added", "id", mem.ID, "title", mem.Title)
+	return mem, nil
+}
+
+func (m *Manager) newMemory(content string, tags []string) (Memory, error) {
+	var rnd [4]byte
+	if _, err := io.ReadFull(m.rand, rnd[:]); err != nil {
+		return Memory{}, &OpError{Op: "add", Err: err, Detail: "reading random bytes for the id"}
+	}
+	now := m.now().In(m.loc)
+	content = NormalizeContent(content)
+	clean := make([]string, 0, len(tags))
+	seen := make(map[string]bool, len(tags))
+	for _, t := range tags {
+		if t = strings.TrimSpace(t); t != "" && !seen[t] {
+			seen[t] = true
+			clean = append(clean, t)
+		}
+	}
+	return Memory{
+		ID:      "mem-" + strconv.FormatInt(now.Unix(), 10) + "-" + hex.EncodeToString(rnd[:]),
+		Title:   MakeTitle(content),
+		Tags:    clean,
+		Date:    now.Format(time.DateOnly),
+		Content: content,
+	}, nil
+}
+
+// grownSize is the file size after appending entry to a file of size cur
+// (header and a separating newline counted generously).
+func grownSize(cur int64, entry []byte) int64 {
+	if cur == 0 {
+		return int64(len(Header) + len(entry))
+	}
+	return cur + 1 + int64(len(entry))
+}
+
+func (m *Manager) tooLarge(size int64) error {
+	return &OpError{Op: "add", Err: ErrTooLarge, Detail: fmt.Sprintf(
+		"the file would be %d bytes, over the limit of %d (Options.MaxBytes); delete old memories first", size, m.max)}
+}
+
+func (m *Manager) checkSize(ctx context.Context, size int64) {
+	if m.warn > 0 && size > m.warn {
+		m.log.WarnContext(ctx, "memories: memories.md is over the size limit; delete old entries",
+			"size", size, "limit", m.warn)
+	}
+}
+
+// rewrite loads the file, applies change, and saves it if it is unchanged
+// since the load, retrying on ErrConflict. It returns the new size.
+func (m *Manager) rewrite(ctx context.Context, op, id string, change func(*Document) error) (int64, error) {
+	for range m.tries {
+		d, v, err := m.load(ctx, op)
+		if err != nil {
+			return 0, err
+		}
+		if err := change(d); err != nil {
+			if oe := (*OpError)(nil); errors.As(err, &oe) {
+				return 0, err
+			}
+			return 0, &OpError{Op: op, ID: id, Err: err}
+		}
+		out := Format(d)
+		if op == "add" && m.max > 0 && int64(len(out)) > m.max {
+			return 0, m.tooLarge(int64(len(out)))
+		}
+		_, err = m.store.Save(ctx, out, v)
+		if err == nil {
+			return int64(len(out)), nil
+		}
+		if !errors.Is(err, ErrConflict) {
+			return 0, &OpError{Op: op, ID: id, Err: err, Detail: "saving the memories file"}
+		}
+	}
+	return 0, &OpError{Op: op, ID: id, Err: ErrConflict, Detail: fmt.Sprintf(
+		"the file changed under %d attempts in a row; nothing was written", m.tries)}
+}
+
+// Delete implements MemoryManager. The file is rewritten atomically through
+// Store.Save (compare-and-swap, retried on conflict); see Document.Delete
+// for what else changes.
+func (m *Manager) Delete(ctx context.Context, id string) error {
+	if !m.cfg.Enabled {
+		return &OpError{Op: "delete", ID: id, Err: ErrDisabled, Detail: "Config.Enabled is false; nothing was changed"}
+	}
+	size, err := m.rewrite(ctx, "delete", id, func(d *Document) error {
+		if !d.Delete(id) {
+			return m.notFound("delete", id, d)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	m.log.InfoContext(ctx, "memories: memory deleted", "id", id, "size", size)
+	return nil
+}
+
+func (m *Manager) notFound(op, id string, d *Document) error {
+	ms := d.all()
+	if len(ms) == 0 {
+		return &OpError{Op: op, ID: id, Err: ErrNotFound, Detail: "there are no memories"}
+	}
+	idx := newestFirst(ms)
+	var ids []string
+	for _, i := range idx[:min(5, len(idx))] {
+		ids = append(ids, ms[i].ID)
+	}
+	exist := fmt.Sprintf("%d memories exist", len(ms))
+	if len(ms) == 1 {
+		exist = "1 memory exists"
+	}
+	return &OpError{Op: op, ID: id, Err: ErrNotFound, Detail: fmt.Sprintf(
+		"%s, newest: %s; use List or Search to find an id", exist, strings.Join(ids, ", "))}
+}
+
+// Get implements MemoryManager. With memories disabled nothing is found.
+func (m *Manager) Get(ctx context.Context, id string) (Memory, error) {
+	if !m.cfg.Enabled {
+		return Memory{}, &OpError{Op: "get", ID: id, Err: ErrNotFound, Detail: "memories are disabled (Config.Enabled is false)"}
+	}
+	d, _, err := m.load(ctx, "get")
+	if err != nil {
+		return Memory{}, err
+	}
+	mem, ok := d.Get(id)
+	if !ok {
+		return Memory{}, m.notFound("get", id, d)
+	}
+	return mem, nil
+}
+
+// List implements MemoryManager; nil when disabled.
+func (m *Manager) List(ctx context.Context) ([]Memory, error) {
+	if !m.cfg.Enabled {
+		return nil, nil
+	}
+	d, _, err := m.load(ctx, "list")
+	if err != nil {
+		return nil, err
+	}
+	return d.all(), nil // d is not kept: no copy needed
+}
+
+// Search implements MemoryManager; nil when disabled.
+func (m *Manager) Search(ctx context.Context, query string) ([]Memory, error) {
+	if !m.cfg.Enabled {
+		return nil, nil
+	}
+	d, _, err := m.load(ctx, "search")
+	if err != nil {
+		return nil, err
+	}
+	return Match(d.all(), query), nil
+}
+
+// InjectionContent implements MemoryManager: Render of every memory with
+// Options.InjectBudget when inject is "auto" and memories are enabled, ""
+// otherwise (without reading the file).
+func (m *Manager) InjectionContent(ctx context.Context) (string, error) {
+	if !m.cfg.Enabled || m.cfg.injectMode() != InjectAuto {
+		return "", nil
+	}
+	d, _, err := m.load(ctx, "inject")
+	if err != nil {
+		return "", err
+	}
+	return Render(d.all(), m.budget), nil
+}

@@ -1,0 +1,88 @@
+package memories_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentmemory/agentmemory/memories"
+)
+
+func TestFold(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain ascii", "plain ascii"},
+		{"Try-Catch", "try-catch"},
+		{"ＴＲＹ－ｃａｔｃｈ", "try-catch"},
+		{"ＰｏｓｔｇｒｅＳＱＬ１６", "postgresql16"},
+		{"全角\u3000スペース", "全角 スペース"},
+		{"ｴﾗｰﾊﾝﾄﾞﾘﾝｸﾞ", "エラーハンドリング"},
+		{"ﾊﾟｲﾌﾟ ｶﾞｰﾄﾞ ｳﾞｨ", "パイプ ガード ヴィ"},
+		{"ﾂﾞﾃﾞﾄﾞ", "ヅデド"},
+		{"ｯﾞ", "ッ゛"},
+		{"か\u3099き\u309Aは\u309Aテ\u3099", "がき\u309aぱデ"}, // combining marks compose as in NFKC
+		{"う\u3099", "ゔ"},
+		{"ÄÖÜ Straße", "äöü straße"},
+		{"数据库连接", "数据库连接"},
+	} {
+		assert.Equal(t, tc.want, memories.Fold(tc.in), "Fold(%q)", tc.in)
+	}
+}
+
+func TestSearch(t *testing.T) {
+	ctx := context.Background()
+	m := newManager(t, new(memories.MemStore), nil)
+	add := func(content string, tags ...string) memories.Memory {
+		mem, err := m.Add(ctx, content, tags...)
+		require.NoError(t, err)
+		return mem
+	}
+	errJa := add("エラー処理は必ず try-catch で囲む", "pattern")
+	dbZh := add("数据库连接池的大小设置为二十", "database")
+	pg := add("Use PostgreSQL for concurrent writes", "database")
+	content := add("Only the body says it\nsecond line: database, エラー")
+	tagged := add("Network timeouts", "エラー")
+
+	for _, tc := range []struct {
+		query string
+		want  []memories.Memory
+	}{
+		{"try-catch", []memories.Memory{errJa}},
+		{"ＴＲＹ－ＣＡＴＣＨ", []memories.Memory{errJa}},
+		{"ｴﾗｰ", []memories.Memory{tagged, errJa, content}}, // title/tag hits first, newest first; content hit last
+		{"エラー", []memories.Memory{tagged, errJa, content}},
+		{"数据库", []memories.Memory{dbZh}},
+		{"连接池", []memories.Memory{dbZh}},
+		{"DATABASE", []memories.Memory{pg, dbZh, content}}, // tag hits newest first, then the content hit
+		{"postgresql writes", []memories.Memory{pg}},       // every term must match
+		{"postgresql 数据库", nil},
+		{"no such thing", nil},
+	} {
+		got, err := m.Search(ctx, tc.query)
+		require.NoError(t, err)
+		assert.Equal(t, ids(tc.want), ids(got), "Search(%q)", tc.query)
+	}
+
+	all, err := m.Search(ctx, "")
+	require.NoError(t, err)
+	assert.Equal(t, ids([]memories.Memory{tagged, content, pg, dbZh, errJa}), ids(all), "empty query: everything, newest first")
+}
+
+func TestMatchNewestFirstByDate(t *testing.T) {
+	ms := []memories.Memory{
+		{ID: "late-in-file-old-date", Title: "go", Date: "2025-01-01"},
+		{ID: "new", Title: "go", Date: "2026-03-01"},
+		{ID: "mid", Title: "go", Date: "2026-01-01"},
+	}
+	ms[0], ms[2] = ms[2], ms[0]
+	assert.Equal(t, []string{"new", "mid", "late-in-file-old-date"}, ids(memories.Match(ms, "GO")))
+}
+
+func ids(ms []memories.Memory) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.ID)
+	}
+	return out
+}

@@ -1,0 +1,323 @@
+// Package storetest is a conformance suite for memories.Store
+// implementations, in the spirit of testing/fstest.TestFS.
+//
+// A store package runs it from its own tests:
+//
+//	func TestConformance(t *testing.T) {
+//		storetest.TestStore(t, func(t *testing.T) memories.Store { return newEmptyStore(t) })
+//	}
+//
+// newStore must return a fresh, empty store (no file) each time it is called.
+// The Appender subtests run only when the store implements memories.Appender.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentmemory/agentmemory/memories"
+)
+
+// Concurrency used by the concurrent subtests: workers × opsPerWorker writes.
+const (
+	workers      = 8
+	opsPerWorker = 25
+)
+
+// TestStore checks the memories.Store contract (and memories.Appender when
+// implemented) against stores made by newStore.
+func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
+	t.Helper()
+	ctx := context.Background()
+
+	t.Run("LoadMissing", func(t *testing.T) {
+		data, version, err := newStore(t).Load(ctx)
+		require.NoError(t, err)
+		assert.Nil(t, data, "a missing file loads as nil data")
+		assert.Equal(t, "", version, "a missing file has version \"\"")
+	})
+
+	t.Run("SaveCreate", func(t *testing.T) {
+		s := newStore(t)
+		v, err := s.Save(ctx, []byte("# Memories\n"), "")
+		require.NoError(t, err)
+		assert.NotEmpty(t, v, "a stored file must have a non-empty version")
+		data, lv, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "# Memories\n", string(data))
+		assert.Equal(t, v, lv, "Load must return the version Save returned")
+	})
+
+	t.Run("SaveCreateEmpty", func(t *testing.T) {
+		s := newStore(t)
+		v, err := s.Save(ctx, nil, "")
+		require.NoError(t, err)
+		assert.NotEmpty(t, v, "an existing empty file still has a version")
+		data, lv, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Empty(t, data)
+		assert.Equal(t, v, lv)
+		_, err = s.Save(ctx, []byte("x"), "")
+		assert.ErrorIs(t, err, memories.ErrConflict, "an empty file exists, so ifVersion \"\" must conflict")
+	})
+
+	t.Run("SaveCreateConflict", func(t *testing.T) {
+		s := newStore(t)
+		_, err := s.Save(ctx, []byte("first"), "")
+		require.NoError(t, err)
+		_, err = s.Save(ctx, []byte("second"), "")
+		assert.ErrorIs(t, err, memories.ErrConflict)
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "first", string(data), "a conflicting Save must change nothing")
+	})
+
+	t.Run("SaveMissingWithVersion", func(t *testing.T) {
+		s := newStore(t)
+		_, err := s.Save(ctx, []byte("x"), "some-version")
+		assert.ErrorIs(t, err, memories.ErrConflict, "a missing file has no version to match")
+		data, v, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Nil(t, data)
+		assert.Equal(t, "", v)
+	})
+
+	t.Run("SaveReplace", func(t *testing.T) {
+		s := newStore(t)
+		v1, err := s.Save(ctx, []byte("one"), "")
+		require.NoError(t, err)
+		v2, err := s.Save(ctx, []byte("two"), v1)
+		require.NoError(t, err)
+		assert.NotEqual(t, v1, v2, "different contents must have different versions")
+		data, lv, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "two", string(data))
+		assert.Equal(t, v2, lv)
+		// Shorter contents must not leave a tail of the old ones.
+		v3, err := s.Save(ctx, []byte("3"), v2)
+		require.NoError(t, err)
+		data, lv, err = s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "3", string(data))
+		assert.Equal(t, v3, lv)
+	})
+
+	t.Run("SaveStaleConflict", func(t *testing.T) {
+		s := newStore(t)
+		v1, err := s.Save(ctx, []byte("one"), "")
+		require.NoError(t, err)
+		_, err = s.Save(ctx, []byte("two"), v1)
+		require.NoError(t, err)
+		_, err = s.Save(ctx, []byte("three"), v1)
+		assert.ErrorIs(t, err, memories.ErrConflict)
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "two", string(data), "a conflicting Save must change nothing")
+	})
+
+	t.Run("LoadReturnsCopy", func(t *testing.T) {
+		s := newStore(t)
+		_, err := s.Save(ctx, []byte("abc"), "")
+		require.NoError(t, err)
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		data[0] = 'X'
+		again, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "abc", string(again), "changing a loaded slice must not change the store")
+	})
+
+	t.Run("SaveDoesNotRetain", func(t *testing.T) {
+		s := newStore(t)
+		in := []byte("abc")
+		_, err := s.Save(ctx, in, "")
+		require.NoError(t, err)
+		in[0] = 'X'
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "abc", string(data), "changing the saved slice afterwards must not change the store")
+	})
+
+	t.Run("ConcurrentSaveCAS", func(t *testing.T) {
+		s := newStore(t)
+		runWorkers(t, func(w, i int) error {
+			return casAppendLine(ctx, s, fmt.Sprintf("save-%d-%d", w, i))
+		})
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		assertEachLineOnce(t, string(data), "save-")
+	})
+
+	if _, ok := newStore(t).(memories.Appender); !ok {
+		t.Log("storetest: store does not implement memories.Appender; Append subtests not run")
+		return
+	}
+	appender := func(t *testing.T) (memories.Store, memories.Appender) {
+		s := newStore(t)
+		return s, s.(memories.Appender)
+	}
+
+	t.Run("AppendMissingWritesHeader", func(t *testing.T) {
+		s, a := appender(t)
+		size, v, err := a.Append(ctx, []byte("# Memories\n\n"), []byte("## one\n"))
+		require.NoError(t, err)
+		data, lv, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "# Memories\n\n## one\n", string(data))
+		assert.Equal(t, int64(len(data)), size, "Append must return the new size")
+		assert.Equal(t, lv, v, "Append must return the version Load then sees")
+		assert.NotEmpty(t, v)
+	})
+
+	t.Run("AppendEmptyWritesHeader", func(t *testing.T) {
+		s, a := appender(t)
+		_, err := s.Save(ctx, []byte{}, "")
+		require.NoError(t, err)
+		_, _, err = a.Append(ctx, []byte("H\n"), []byte("e\n"))
+		require.NoError(t, err)
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "H\ne\n", string(data))
+	})
+
+	t.Run("AppendHeaderWithoutNewline", func(t *testing.T) {
+		s, a := appender(t)
+		_, _, err := a.Append(ctx, []byte("H"), []byte("e\n"))
+		require.NoError(t, err)
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "H\ne\n", string(data), "a header without a trailing newline gets one before the entry")
+	})
+
+	t.Run("AppendNoHeaderWhenNotEmpty", func(t *testing.T) {
+		s, a := appender(t)
+		_, err := s.Save(ctx, []byte("existing\n"), "")
+		require.NoError(t, err)
+		size, _, err := a.Append(ctx, []byte("HEADER\n"), []byte("e\n"))
+		require.NoError(t, err)
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "existing\ne\n", string(data))
+		assert.Equal(t, int64(len("existing\ne\n")), size)
+	})
+
+	t.Run("AppendAddsMissingNewline", func(t *testing.T) {
+		s, a := appender(t)
+		_, err := s.Save(ctx, []byte("no newline"), "")
+		require.NoError(t, err)
+		size, _, err := a.Append(ctx, []byte("HEADER\n"), []byte("e\n"))
+		require.NoError(t, err)
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "no newline\ne\n", string(data))
+		assert.Equal(t, int64(len(data)), size)
+	})
+
+	t.Run("AppendChangesVersion", func(t *testing.T) {
+		s, a := appender(t)
+		v1, err := s.Save(ctx, []byte("x\n"), "")
+		require.NoError(t, err)
+		_, v2, err := a.Append(ctx, nil, []byte("y\n"))
+		require.NoError(t, err)
+		assert.NotEqual(t, v1, v2)
+		_, err = s.Save(ctx, []byte("lost"), v1)
+		assert.ErrorIs(t, err, memories.ErrConflict, "a Save based on the version before an Append must conflict")
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "x\ny\n", string(data))
+	})
+
+	t.Run("ConcurrentAppend", func(t *testing.T) {
+		s, a := appender(t)
+		runWorkers(t, func(w, i int) error {
+			_, _, err := a.Append(ctx, []byte("# H\n"), fmt.Appendf(nil, "app-%d-%d\n", w, i))
+			return err
+		})
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		require.True(t, strings.HasPrefix(string(data), "# H\n"), "header written exactly once, first")
+		assert.Equal(t, 1, strings.Count(string(data), "# H\n"), "header written exactly once")
+		assertEachLineOnce(t, string(data), "app-")
+	})
+
+	t.Run("ConcurrentAppendAndSave", func(t *testing.T) {
+		s, a := appender(t)
+		runWorkers(t, func(w, i int) error {
+			if w%2 == 0 {
+				_, _, err := a.Append(ctx, nil, fmt.Appendf(nil, "mix-%d-%d\n", w, i))
+				return err
+			}
+			return casAppendLine(ctx, s, fmt.Sprintf("mix-%d-%d", w, i))
+		})
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		assertEachLineOnce(t, string(data), "mix-")
+	})
+}
+
+// casAppendLine adds line through Load + Save, retrying on ErrConflict: the
+// read-modify-write a MemoryManager does for Delete.
+func casAppendLine(ctx context.Context, s memories.Store, line string) error {
+	for {
+		data, v, err := s.Load(ctx)
+		if err != nil {
+			return err
+		}
+		next := append(data, line+"\n"...)
+		_, err = s.Save(ctx, next, v)
+		if errors.Is(err, memories.ErrConflict) {
+			continue
+		}
+		return err
+	}
+}
+
+func runWorkers(t *testing.T, op func(w, i int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*opsPerWorker)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range opsPerWorker {
+				if err := op(w, i); err != nil {
+					errs <- fmt.Errorf("worker %d op %d: %w", w, i, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+}
+
+// assertEachLineOnce checks that every "<prefix><w>-<i>" line is present
+// exactly once and that no line is torn.
+func assertEachLineOnce(t *testing.T, data, prefix string) {
+	t.Helper()
+	seen := map[string]int{}
+	for line := range strings.Lines(data) {
+		line = strings.TrimSuffix(line, "\n")
+		if strings.HasPrefix(line, prefix) {
+			seen[line]++
+		}
+	}
+	for w := range workers {
+		for i := range opsPerWorker {
+			want := fmt.Sprintf("%s%d-%d", prefix, w, i)
+			assert.Equal(t, 1, seen[want], "line %q must appear exactly once", want)
+		}
+	}
+	assert.Len(t, seen, workers*opsPerWorker, "unexpected extra or torn lines")
+}
