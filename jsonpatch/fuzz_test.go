@@ -1,0 +1,141 @@
+package jsonpatch
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+// referenceApply evaluates a patch one operation at a time with the exact
+// evaluator only, never evanphx: the oracle the fast path must agree with.
+func referenceApply(opts *Options, doc []byte, p Patch) ([]byte, error) {
+	pt := newPatcher(opts)
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	d, err := checkDocument(doc)
+	if err != nil {
+		return nil, err
+	}
+	st := pt.newState(nil, pt.maxCopy)
+	for i, op := range p {
+		if d, err = st.apply(d, op); err != nil {
+			return nil, opError(i, op, err)
+		}
+	}
+	return pt.finish(appendCompact(nil, d))
+}
+
+func FuzzApply(f *testing.F) {
+	seeds := [][2]string{
+		{`{"a":[null]}`, `[{"op":"test","path":"/a","value":[null]}]`},
+		{`{"a":1,"b":{"c":[1,2,3]}}`, `[{"op":"move","from":"/b/c/0","path":"/a"},{"op":"copy","from":"/b","path":"/d"},{"op":"remove","path":"/b/c/1"}]`},
+		{`{"a":1.0}`, `[{"op":"test","path":"/a","value":1},{"op":"add","path":"/x","value":"<&>"}]`},
+		{` "x" `, `[{"op":"replace","path":"","value":{"a":[]}},{"op":"add","path":"/a/-","value":null}]`},
+		{`{"":{"":1}}`, `[{"op":"replace","path":"//","value":2},{"op":"test","path":"/","value":{"":2}}]`},
+		{`[1,[2,[3]]]`, `[{"op":"add","path":"/1/1/0","value":0},{"op":"remove","path":"/01"}]`},
+		{`{"k":{"x":1}}`, `[{"op":"move","from":"/k","path":"/k/x"}]`},
+		{`{"p":"pad pad pad pad pad pad pad","s":{"a":{"x":[1,2],"y":1.0},"b":{"z":{}}}}`, `[{"op":"copy","from":"/s/a/x","path":"/s/a/w"},{"op":"test","path":"/s/a/y","value":1},{"op":"remove","path":"/s/b/z"}]`},
+		{`{"p":"pad pad pad pad pad pad pad","s":[{"a":1},{"b":2}]}`, `[{"op":"add","path":"/s/0/c","value":3},{"op":"move","from":"/s/1/b","path":"/s/1/d"}]`},
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s[0]), []byte(s[1]))
+	}
+	f.Fuzz(func(t *testing.T, doc, patch []byte) {
+		p, err := Decode(patch)
+		if err != nil {
+			return
+		}
+		orig := bytes.Clone(doc)
+		out, err := Apply(doc, p)
+		if !bytes.Equal(orig, doc) {
+			t.Fatalf("input document modified")
+		}
+		ref, refErr := referenceApply(nil, doc, p)
+		if err != nil {
+			if out != nil {
+				t.Fatalf("output %q returned with error %v", out, err)
+			}
+			if !isSentinel(err) {
+				t.Fatalf("error wraps no sentinel (an internal error?): %v", err)
+			}
+			if refErr == nil {
+				t.Fatalf("Apply failed (%v) where the exact evaluator gives %s", err, ref)
+			}
+			var a, r *OperationError
+			if errors.As(refErr, &r) && (!errors.As(err, &a) || a.Index != r.Index) {
+				t.Fatalf("Apply fails with %v, the exact evaluator with %v", err, refErr)
+			}
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("invalid JSON output %q", out)
+		}
+		if refErr != nil {
+			t.Fatalf("Apply succeeded with %s where the exact evaluator fails: %v", out, refErr)
+		}
+		if !equalJSON(out, ref) {
+			t.Fatalf("Apply gives %s, the exact evaluator %s", out, ref)
+		}
+	})
+}
+
+// FuzzDecode: Decode never panics, and what it accepts survives a round trip
+// through json.Marshal (Operation.MarshalJSON) and Decode.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{
+		`[{"op":"add","path":"/a","value":1}]`,
+		`[{"op":"copy","from":"","path":"/a~1b"},{"op":"test","path":"/x","value":null,"extra":[]}]`,
+		`[{"op":"add","path":"/a","value":1,"op":"remove"}]`,
+		`{"op":"add"}`, `[]`, `[1]`, `[{"op":"move","from":"/a","path":"/a/b"}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Decode(data)
+		if err != nil {
+			if p != nil {
+				t.Fatalf("patch returned with error %v", err)
+			}
+			return
+		}
+		if err := p.Validate(); err != nil {
+			t.Fatalf("decoded patch does not validate: %v", err)
+		}
+		enc, err := json.Marshal(p)
+		if err != nil {
+			t.Fatalf("marshal: %v", err)
+		}
+		q, err := Decode(enc)
+		if err != nil {
+			t.Fatalf("re-decode %s: %v", enc, err)
+		}
+		if len(p) != len(q) {
+			t.Fatalf("round trip changed the length: %d -> %d", len(p), len(q))
+		}
+		for i := range p {
+			if p[i].Op != q[i].Op || p[i].Path != q[i].Path || p[i].From != q[i].From || !bytes.Equal(trimSpace(p[i].Value), q[i].Value) {
+				t.Fatalf("operation %d changed: %+v -> %+v", i, p[i], q[i])
+			}
+		}
+	})
+}
+
+// FuzzPointer: ParsePointer never panics and FormatPointer inverts it; Get
+// never panics and returns valid JSON.
+func FuzzPointer(f *testing.F) {
+	f.Add("/a/b", []byte(`{"a":{"b":[1]}}`))
+	f.Add("/~01/-/0", []byte(`[{"~1":[0]}]`))
+	f.Add("//", []byte(`{"":{"":null}}`))
+	f.Fuzz(func(t *testing.T, ptr string, doc []byte) {
+		toks, err := ParsePointer(ptr)
+		if err == nil && FormatPointer(toks...) != ptr {
+			t.Fatalf("FormatPointer(ParsePointer(%q)) = %q", ptr, FormatPointer(toks...))
+		}
+		v, err := Get(doc, ptr)
+		if err == nil && !json.Valid(v) {
+			t.Fatalf("Get returned invalid JSON %q", v)
+		}
+	})
+}
