@@ -81,11 +81,13 @@ func (e *envelope) str(key string) (string, bool) {
 	return s, true
 }
 
-// tags returns metadata.tags when it is an array of strings.
+// tags returns metadata.tags when it is an array of strings, without
+// duplicates: reads show tags as a write would store them, so reading a
+// document and writing it back changes nothing.
 func (e *envelope) tags() []string {
 	var t []string
 	if v, ok := e.meta["tags"]; ok && json.Unmarshal(v, &t) == nil && t != nil {
-		return t
+		return dedupe(t)
 	}
 	return []string{}
 }

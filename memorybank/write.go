@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -312,10 +311,14 @@ func (b *Bank) maintain(next, old *envelope, p string, tags []string) {
 	}
 }
 
+// dedupe keeps the first occurrence of each tag, in order. A map keeps it
+// linear: a stored document may carry any number of tags.
 func dedupe(tags []string) []string {
 	out := make([]string, 0, len(tags))
+	seen := make(map[string]struct{}, len(tags))
 	for _, t := range tags {
-		if !slices.Contains(out, t) {
+		if _, dup := seen[t]; !dup {
+			seen[t] = struct{}{}
 			out = append(out, t)
 		}
 	}
