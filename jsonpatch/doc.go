@@ -55,8 +55,12 @@
 //     keeps member order; evanphx would move the member to the end.
 //   - Duplicate member names in a document are not rejected; the last one
 //     wins, as in encoding/json.
-//   - Member names of objects on a modified path are re-encoded by the engine:
-//     the same names, possibly with different escapes (U+2028 as \u2028).
+//   - Member names of objects on a modified path (at least the object an
+//     operation adds to or removes from) are re-encoded by the engine: the
+//     same names, possibly spelled differently, with escapes decoded
+//     ("\u00e9" becomes "é") or added (U+2028 becomes \u2028). Compare
+//     names after unescaping, not as bytes. String values, and the members
+//     of objects off the modified path, keep their spelling.
 //   - Of the four cases the json-patch-tests suite disables: a top-level
 //     scalar can be replaced ("foo" -> "bar"); "test" of the whole document
 //     works; the two cases with two "op" members are ErrInvalidPatch.

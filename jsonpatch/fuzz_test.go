@@ -123,18 +123,37 @@ func FuzzDecode(f *testing.F) {
 }
 
 // FuzzPointer: ParsePointer never panics and FormatPointer inverts it; Get
-// never panics and returns valid JSON.
+// never panics, returns valid JSON on success and nothing but a sentinel
+// error on failure, and rejects every pointer ParsePointer rejects.
 func FuzzPointer(f *testing.F) {
 	f.Add("/a/b", []byte(`{"a":{"b":[1]}}`))
 	f.Add("/~01/-/0", []byte(`[{"~1":[0]}]`))
 	f.Add("//", []byte(`{"":{"":null}}`))
 	f.Fuzz(func(t *testing.T, ptr string, doc []byte) {
-		toks, err := ParsePointer(ptr)
-		if err == nil && FormatPointer(toks...) != ptr {
+		toks, perr := ParsePointer(ptr)
+		if perr == nil && FormatPointer(toks...) != ptr {
 			t.Fatalf("FormatPointer(ParsePointer(%q)) = %q", ptr, FormatPointer(toks...))
 		}
+		if perr != nil && !errors.Is(perr, ErrInvalidPointer) {
+			t.Fatalf("ParsePointer(%q) error is not ErrInvalidPointer: %v", ptr, perr)
+		}
 		v, err := Get(doc, ptr)
-		if err == nil && !json.Valid(v) {
+		if err != nil {
+			if v != nil {
+				t.Fatalf("Get returned %q with error %v", v, err)
+			}
+			if !isSentinel(err) {
+				t.Fatalf("Get error wraps no sentinel: %v", err)
+			}
+			if perr != nil && !errors.Is(err, ErrInvalidPointer) {
+				t.Fatalf("Get(%q) = %v, want ErrInvalidPointer like ParsePointer", ptr, err)
+			}
+			return
+		}
+		if perr != nil {
+			t.Fatalf("Get accepted %q, which ParsePointer rejects: %v", ptr, perr)
+		}
+		if !json.Valid(v) {
 			t.Fatalf("Get returned invalid JSON %q", v)
 		}
 	})

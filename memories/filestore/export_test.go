@@ -1,6 +1,21 @@
 package filestore
 
-import "os"
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/agentmemory/agentmemory/internal/lockfile"
+)
 
 // SetWriteHook replaces the write of every append (tests only).
 func SetWriteHook(h func(f *os.File, b []byte, off int64) (int, error)) { writeAt = h }
+
+// SetAcquireHook replaces the taking of the lock (tests only); nil restores
+// the real one.
+func SetAcquireHook(h func(ctx context.Context, path string, timeout time.Duration) (*lockfile.Lock, error)) {
+	if h == nil {
+		h = lockfile.Acquire
+	}
+	acquire = h
+}

@@ -34,7 +34,7 @@ type held struct {
 // lock takes the lock of target and repairs the tail of an append that a
 // killed process left unfinished.
 func (s *Store) lock(ctx context.Context, target string) (*held, error) {
-	lk, err := lockfile.Acquire(ctx, target+".lock", s.timeout)
+	lk, err := acquire(ctx, target+".lock", s.timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +185,10 @@ func (h *held) append(header, entry []byte) (int64, string, error) {
 	}
 	return fi.Size(), h.version(fi), nil
 }
+
+// acquire takes the flock; tests replace it to fail the way a read-only
+// directory does, which running as root cannot reproduce.
+var acquire = lockfile.Acquire
 
 // writeAt is the one write of an append; tests replace it to die halfway.
 var writeAt = func(f *os.File, b []byte, off int64) (int, error) { return f.WriteAt(b, off) }
