@@ -157,7 +157,20 @@ _pg_start() {
     return 1
   fi
 
-  "$_pg_bindir/createdb" -h 127.0.0.1 -p "$port" -U postgres agentmemory_test
+  # The test database's default collation is ICU "en", not byte order (the
+  # cluster's is C), so the pgstore tests show that its COLLATE "C" columns,
+  # not the server's locale, give List its byte order: under "en",
+  # "a_b" < "a-b" < "a/b" < "ab" < "aB"; in bytes "a-b" < "a/b" < "aB" <
+  # "a_b" < "ab". ICU database collations need PostgreSQL 15 built with ICU
+  # (Debian's is); without them we fall back to a C database and say so.
+  if "$_pg_bindir/createdb" -h 127.0.0.1 -p "$port" -U postgres --template=template0 \
+    --locale-provider=icu --icu-locale=en agentmemory_test 2>"$_pg_dir/createdb.log"; then
+    _pg_log "test database agentmemory_test has collation ICU en (not byte order)"
+  else
+    cat "$_pg_dir/createdb.log" >&2
+    _pg_log "could not create the test database with an ICU collation; using the cluster's C locale, so the tests cannot show that key order does not depend on the database's collation"
+    "$_pg_bindir/createdb" -h 127.0.0.1 -p "$port" -U postgres agentmemory_test
+  fi
   export AGENTMEMORY_PG_DSN="postgres://postgres@127.0.0.1:$port/agentmemory_test?sslmode=disable"
   _pg_log "PostgreSQL running in $_pg_dir; AGENTMEMORY_PG_DSN=$AGENTMEMORY_PG_DSN"
 }

@@ -4,8 +4,8 @@
 // updates, nothing torn, every agent sees the latest version.
 //
 // [Store] implements [memorybank.Store]; [MemoriesStore] implements
-// [memories.Store] and [memories.Appender] on the same database, so a team
-// shares learned memories too.
+// [memories.Store], [memories.Appender] and [memories.Sizer] on the same
+// database, so a team shares learned memories too.
 //
 //	s, err := pgstore.Open(ctx, os.Getenv("AGENTMEMORY_PG_DSN"), &pgstore.Options{Namespace: "team-a"})
 //	...
@@ -26,6 +26,11 @@
 // "agentmemory_schema_versions", applied in one transaction holding an
 // advisory lock, so processes starting at once on an empty database do not
 // race. A table migrated by a newer pgstore is refused rather than misused.
+// A table dropped by hand (its version row kept) is created again, empty: by
+// the migration of the next Store, and by a running Store on the call after
+// the one that found it missing. A table of the configured name that
+// pgstore did not create (no version row) is refused with an error saying
+// so, never adopted.
 //
 // # Decisions where the contract is silent
 //
@@ -41,14 +46,18 @@
 //   - List reads pages of 1000 keys, each an index range scan of the
 //     primary key (key >= prefix AND key < successor-of-prefix, in byte
 //     order), and holds no connection while the caller's loop body runs.
-//     Keys written during a List may or may not be seen.
+//     Keys written during a List may or may not be seen. A prefix that no
+//     valid key can start with (NUL, or bytes that are not UTF-8 other than
+//     a character cut off at its end) yields nothing without a query.
 //   - ModTime is the server's clock (clock_timestamp()), the same for every
 //     machine.
 //   - Contract errors (memorybank.ErrNotFound, ErrConflict, ErrInvalidKey,
 //     ErrInvalidCondition, memories.ErrConflict) are returned as the
 //     in-memory stores return them; database failures come as [*OpError].
 //   - Table names are plain lower-case identifiers; to use another schema,
-//     set search_path in the DSN. Namespaces are any UTF-8 text without
+//     set search_path in the DSN. SchemaTable and names ending in
+//     "_version_seq" (pgstore's sequences) are refused, as is one table for
+//     both Table and MemoriesTable. Namespaces are any UTF-8 text without
 //     control characters. A memories file name follows the key rules.
 //   - Cancellation: [ParseConfig] (used by [Open]) makes a cancelled
 //     context cancel the statement on the server and wait for its answer,
@@ -62,7 +71,10 @@
 //
 // The tests need a PostgreSQL server whose DSN is in AGENTMEMORY_PG_DSN;
 // without it they skip, saying so. `bash .ci/run` installs PostgreSQL if
-// needed and starts a throwaway server (see .ci/postgres.sh). The tests run
+// needed and starts a throwaway server (see .ci/postgres.sh) whose test
+// database's default collation is ICU "en", not byte order, so that the
+// List tests fail if the columns' COLLATE "C" goes missing. Only
+// PostgreSQL 15 is tested. The tests run
 // [github.com/agentmemory/agentmemory/memorybank/storetest.TestStore] and
 // the memories conformance suite against the server, check with EXPLAIN
 // that List is an index scan, and run two OS processes that increment one

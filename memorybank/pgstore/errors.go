@@ -30,7 +30,7 @@ func (e *OptionError) Unwrap() error { return ErrInvalidOptions }
 // ErrInvalidCondition) and memories.ErrConflict are returned as they are, not
 // wrapped in an OpError.
 type OpError struct {
-	Op        string // "get", "put", "delete", "list", "migrate", "load", "save", "append"
+	Op        string // "get", "put", "delete", "list", "migrate", "load", "size", "save", "append"
 	Table     string
 	Namespace string
 	Key       string // the key, prefix or memories file name; may be ""

@@ -13,10 +13,10 @@ import (
 	"github.com/agentmemory/agentmemory/memorybank"
 )
 
-// MemoriesStore is a memories.Store and memories.Appender holding one
-// memories file as one row (namespace, name) of the memories table, so the
-// agents of a team share learned memories through the same database as
-// their memory bank.
+// MemoriesStore is a memories.Store, memories.Appender and memories.Sizer
+// holding one memories file as one row (namespace, name) of the memories
+// table, so the agents of a team share learned memories through the same
+// database as their memory bank.
 //
 // Save is a compare-and-swap in one statement. Append is one statement too,
 // UPDATE ... SET data = data || entry (an upsert when the file does not exist
@@ -37,10 +37,11 @@ type MemoriesStore struct {
 var (
 	_ memories.Store    = (*MemoriesStore)(nil)
 	_ memories.Appender = (*MemoriesStore)(nil)
+	_ memories.Sizer    = (*MemoriesStore)(nil)
 )
 
 type memoriesQueries struct {
-	load, saveNew, saveIfVersion, append string
+	load, size, saveNew, saveIfVersion, append string
 }
 
 func newMemoriesQueries(table string) memoriesQueries {
@@ -51,6 +52,7 @@ func newMemoriesQueries(table string) memoriesQueries {
 	const base = `(CASE WHEN m.data = ''::bytea THEN $4::bytea ELSE m.data END)`
 	return memoriesQueries{
 		load: sqlf(`SELECT data, version FROM {t} WHERE namespace = $1 AND name = $2`, table),
+		size: sqlf(`SELECT octet_length(data) FROM {t} WHERE namespace = $1 AND name = $2`, table),
 		saveNew: sqlf(`INSERT INTO {t} (namespace, name, data, version, mod_time)
 			VALUES ($1, $2, $3, nextval({seq}), clock_timestamp())
 			ON CONFLICT (namespace, name) DO NOTHING
@@ -110,6 +112,7 @@ func (m *MemoriesStore) begin(ctx context.Context, op string) error {
 }
 
 func (m *MemoriesStore) fail(ctx context.Context, op string, err error) error {
+	m.once.forgetIfDropped(err)
 	return opError(ctx, op, m.table, m.ns, m.name, err)
 }
 
@@ -134,6 +137,24 @@ func (m *MemoriesStore) Load(ctx context.Context) ([]byte, string, error) {
 		data = []byte{}
 	}
 	return data, formatVersion(version), nil
+}
+
+// Size returns the file's size in bytes, 0 if it does not exist, in one
+// query that does not send the data (memories.Sizer): MemoryManager uses it
+// to enforce MaxBytes before an Append.
+func (m *MemoriesStore) Size(ctx context.Context) (int64, error) {
+	if err := m.begin(ctx, "size"); err != nil {
+		return 0, err
+	}
+	var size int64
+	err := m.pool.QueryRow(ctx, m.q.size, m.ns, m.name).Scan(&size)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, m.fail(ctx, "size", err)
+	}
+	return size, nil
 }
 
 // Save replaces the file if its version is ifVersion ("" = it must not

@@ -2,6 +2,7 @@ package pgstore_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -124,4 +125,78 @@ func TestMemoriesInvalidName(t *testing.T) {
 		_, err := s.Memories(name)
 		assert.ErrorIs(t, err, memorybank.ErrInvalidKey, "%q", name)
 	}
+}
+
+// Size is the stored length in bytes, 0 for a missing file, and sees only
+// its own file and namespace.
+func TestMemoriesSize(t *testing.T) {
+	ctx := context.Background()
+	s, pool, opts := newTestStore(t)
+	m, err := s.Memories("memories.md")
+	require.NoError(t, err)
+	other, err := pgstore.NewMemoriesStore(pool, "memories.md", &pgstore.Options{Table: opts.Table, MemoriesTable: opts.MemoriesTable, Namespace: "other"})
+	require.NoError(t, err)
+
+	size, err := m.Size(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, size, "missing file")
+
+	v, err := m.Save(ctx, []byte("héllo"), "")
+	require.NoError(t, err)
+	size, err = m.Size(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int64(len("héllo")), size, "bytes, not characters")
+
+	_, err = m.Save(ctx, []byte{}, v)
+	require.NoError(t, err)
+	size, err = m.Size(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, size, "empty file")
+
+	appended, _, err := m.Append(ctx, []byte("# H\n"), []byte("- e\n"))
+	require.NoError(t, err)
+	size, err = m.Size(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, appended, size)
+
+	size, err = other.Size(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, size, "another namespace's file")
+}
+
+// appendOnly is a MemoriesStore whose Save fails the test: a Manager with
+// MaxBytes must take the Size + Append path, never Load + Save.
+type appendOnly struct {
+	*pgstore.MemoriesStore
+	t *testing.T
+}
+
+func (a appendOnly) Save(context.Context, []byte, string) (string, error) {
+	a.t.Error("Manager.Add called Save: the store's Size was not used")
+	return "", errors.New("appendOnly: Save called")
+}
+
+func TestMemoriesMaxBytesUsesSize(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := newTestStore(t)
+	m, err := s.Memories("memories.md")
+	require.NoError(t, err)
+	mgr, err := memories.New(appendOnly{m, t}, &memories.Options{MaxBytes: 400})
+	require.NoError(t, err)
+
+	_, err = mgr.Add(ctx, "use table tests", "go")
+	require.NoError(t, err)
+	before, err := m.Size(ctx)
+	require.NoError(t, err)
+	require.Positive(t, before)
+
+	var added int
+	for err == nil && added < 20 {
+		_, err = mgr.Add(ctx, "another memory that takes some room in the file")
+		added++
+	}
+	require.ErrorIs(t, err, memories.ErrTooLarge, "after %d adds", added)
+	after, err := m.Size(ctx)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, after, int64(400), "MaxBytes was crossed")
 }

@@ -8,8 +8,10 @@ import (
 // prefixRange returns the key range [lo, hi) holding every key that starts
 // with prefix, for an index range scan under byte-order (COLLATE "C")
 // comparison. hasHi is false when the range is unbounded above. ok is false
-// when no valid key can start with prefix (it contains NUL, which a valid key
-// never does and PostgreSQL text cannot hold).
+// when no valid key can start with prefix: it contains NUL (which a valid key
+// never does and PostgreSQL text cannot hold), or a byte sequence that is not
+// UTF-8 and is not the start of a character cut off at the end of prefix
+// ("a\xffb", "\xc3a"), so List answers at once without reading the table.
 //
 // PostgreSQL text must be valid UTF-8, so the bounds are too: lo is prefix
 // cut at its first invalid byte (a valid key can still start with prefix if
@@ -27,6 +29,13 @@ func prefixRange(prefix string) (lo, hi string, hasHi, ok bool) {
 	for i := 0; i < len(lo); {
 		r, size := utf8.DecodeRuneInString(lo[i:])
 		if r == utf8.RuneError && size <= 1 {
+			// utf8.FullRuneInString is false only for the first bytes of
+			// a valid encoding with the rest missing: anything else here
+			// (an invalid byte, a truncated character followed by more
+			// bytes) cannot occur in a valid key.
+			if utf8.FullRuneInString(lo[i:]) {
+				return "", "", false, false
+			}
 			lo = lo[:i]
 			break
 		}

@@ -27,6 +27,18 @@ func TestPrefixRange(t *testing.T) {
 		{"a\U0010FFFF", "a\U0010FFFF", "b", true, true},
 		{"\U0010FFFF\U0010FFFF", "\U0010FFFF\U0010FFFF", "", false, true},
 		{"a\x00", "", "", false, false},
+		// Not UTF-8 and not a character cut off at the end: no key matches.
+		{"\xff", "", "", false, false},
+		{"a\xffb", "", "", false, false},
+		{"a\xff", "", "", false, false},
+		{"\xc3a", "", "", false, false},    // a truncated character, then more
+		{"\xc3\xc3", "", "", false, false}, // two leading bytes
+		{"\xe0\x80", "", "", false, false}, // overlong: E0 must be followed by A0..BF
+		{"\xed\xa0", "", "", false, false}, // a surrogate
+		{"\xf4\x90", "", "", false, false}, // past U+10FFFF
+		{"\xc0", "", "", false, false},     // never valid
+		{"\xe6\x97", "", "", false, true},  // 日 cut short
+		{"\xf0\x9f\x98", "", "", false, true},
 	}
 	for _, tt := range tests {
 		lo, hi, hasHi, ok := pgstore.PrefixRange(tt.prefix)

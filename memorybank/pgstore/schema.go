@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -24,15 +25,20 @@ const SchemaTable = "agentmemory_schema_versions"
 // duplicate catalog entry). The value is "agmem" in ASCII.
 const migrationLock int64 = 0x61676d656d
 
-// maxTableLen keeps every derived name (the table plus "_version_seq") within
+// seqSuffix makes the name of a table's version sequence.
+const seqSuffix = "_version_seq"
+
+// maxTableLen keeps every derived name (the table plus seqSuffix) within
 // PostgreSQL's 63-byte identifier limit, past which it silently truncates
 // names (and two long names could then collide).
-const maxTableLen = 63 - len("_version_seq")
+const maxTableLen = 63 - len(seqSuffix)
 
 // validateTable checks a table name given in Options: a plain lower-case SQL
 // identifier, so that it needs no quoting rules of its own and means the same
 // thing quoted or not. To put the tables in another schema, set search_path
-// in the DSN.
+// in the DSN. Names pgstore uses for something else (SchemaTable, and any
+// name ending in "_version_seq", the suffix of the sequences) are refused,
+// so that creating the tables never collides with pgstore's own objects.
 func validateTable(field, name string) error {
 	bad := func(reason string) error {
 		return &OptionError{Field: field, Value: name, Reason: reason}
@@ -44,6 +50,10 @@ func validateTable(field, name string) error {
 		return bad(fmt.Sprintf("is %d bytes long, the maximum is %d", len(name), maxTableLen))
 	case name[0] >= '0' && name[0] <= '9':
 		return bad("starts with a digit")
+	case name == SchemaTable:
+		return bad("is the table where pgstore records schema versions; choose another name")
+	case strings.HasSuffix(name, seqSuffix):
+		return bad(fmt.Sprintf("ends in %q, which pgstore keeps for the sequences of its tables; choose another name", seqSuffix))
 	}
 	for i, r := range name {
 		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
@@ -65,12 +75,15 @@ type migration struct {
 }
 
 func objectsMigration(table string) migration {
-	t, seq := ident(table), ident(table+"_version_seq")
+	t, seq := ident(table), ident(table+seqSuffix)
 	return migration{table: table, steps: []string{
 		// Version 1. COLLATE "C" makes key comparisons byte order, so the
 		// primary key's btree both sorts List results and serves its prefix
 		// range (key >= $p AND key < $next) whatever the database's locale.
-		`CREATE SEQUENCE ` + seq + ` AS bigint;
+		// IF NOT EXISTS on the sequence only: when the table is re-created
+		// after being dropped (see apply), a sequence that survived it is
+		// kept, so versions still never repeat.
+		`CREATE SEQUENCE IF NOT EXISTS ` + seq + ` AS bigint;
 		CREATE TABLE ` + t + ` (
 			namespace text COLLATE "C" NOT NULL,
 			key       text COLLATE "C" NOT NULL,
@@ -84,9 +97,9 @@ func objectsMigration(table string) migration {
 }
 
 func memoriesMigration(table string) migration {
-	t, seq := ident(table), ident(table+"_version_seq")
+	t, seq := ident(table), ident(table+seqSuffix)
 	return migration{table: table, steps: []string{
-		`CREATE SEQUENCE ` + seq + ` AS bigint;
+		`CREATE SEQUENCE IF NOT EXISTS ` + seq + ` AS bigint;
 		CREATE TABLE ` + t + ` (
 			namespace text COLLATE "C" NOT NULL,
 			name      text COLLATE "C" NOT NULL,
@@ -134,6 +147,21 @@ func (m migration) apply(ctx context.Context, pool *pgxpool.Pool) (err error) {
 		return fmt.Errorf("table %s has schema version %d but this pgstore knows versions up to %d: upgrade the module (github.com/agentmemory/agentmemory/memorybank/pgstore)",
 			m.table, have, len(m.steps))
 	}
+	// The bookkeeping row and the table can disagree: someone dropped the
+	// table (the row stays), or a table of that name was made by something
+	// else (no row). to_regclass resolves the name through search_path, as
+	// the queries do.
+	var exists bool
+	if err = tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, ident(m.table)).Scan(&exists); err != nil {
+		return err
+	}
+	switch {
+	case have > 0 && !exists:
+		have = 0 // dropped: create it again from the first step
+	case have == 0 && exists:
+		return fmt.Errorf("table %s already exists but was not created by pgstore (it has no row in %s): set Options.Table or Options.MemoriesTable to another name, or drop that table if it is a leftover",
+			m.table, SchemaTable)
+	}
 	for v := have; v < len(m.steps); v++ {
 		if _, err = tx.Exec(ctx, m.steps[v]); err != nil {
 			return fmt.Errorf("migrating table %s to schema version %d: %w", m.table, v+1, err)
@@ -173,8 +201,21 @@ func (o *schemaOnce) ensure(ctx context.Context, pool *pgxpool.Pool, m migration
 	return nil
 }
 
+// undefinedTable is the SQLSTATE of a query on a table that does not exist.
+const undefinedTable = "42P01"
+
+// forgetIfDropped makes the next ensure run the migration again when err
+// says the table does not exist (someone dropped it while this process ran),
+// so the store re-creates it instead of failing until restarted.
+func (o *schemaOnce) forgetIfDropped(err error) {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == undefinedTable {
+		o.done.Store(false)
+	}
+}
+
 // sqlf replaces {t} and {seq} in a query template with the quoted table and
 // sequence names; done once per Store, not per call.
 func sqlf(template, table string) string {
-	return strings.NewReplacer("{t}", ident(table), "{seq}", "'"+ident(table+"_version_seq")+"'").Replace(template)
+	return strings.NewReplacer("{t}", ident(table), "{seq}", "'"+ident(table+seqSuffix)+"'").Replace(template)
 }

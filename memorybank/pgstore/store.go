@@ -216,7 +216,11 @@ const CancelTimeout = 5 * time.Second
 func ParseConfig(dsn string) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		// pgx's message does not echo the DSN, which may hold a password.
+		// pgx's message quotes the DSN with its passwords masked (user:xxxxx@,
+		// password=xxxxx, ?password=xxxxx), which helps the reader find the
+		// mistake; pgx says the masking is best effort for a DSN so malformed
+		// that its parts cannot be told apart. The unmasked DSN stays in the
+		// wrapped *pgconn.ParseConfigError's ConnString field only.
 		return nil, fmt.Errorf("pgstore: the DSN is not a PostgreSQL URL (postgres://user:password@host:5432/db) or key=value string (host=... dbname=...): %w", err)
 	}
 	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
@@ -262,6 +266,7 @@ func (s *Store) begin(ctx context.Context, op, key string) error {
 }
 
 func (s *Store) fail(ctx context.Context, op, key string, err error) error {
+	s.objects.forgetIfDropped(err)
 	return opError(ctx, op, s.opts.Table, s.opts.Namespace, key, err)
 }
 

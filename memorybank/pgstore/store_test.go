@@ -2,12 +2,14 @@ package pgstore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
@@ -169,10 +171,12 @@ func listKeys(t *testing.T, s memorybank.Store, prefix string) []string {
 // surrogate gap, and prefixes no key can start with.
 func TestListMatchesMemStore(t *testing.T) {
 	ctx := context.Background()
-	s, _, _ := newTestStore(t)
+	s, pool, _ := newTestStore(t)
 	var mem memorybank.MemStore
 	keys := []string{
 		"a.md", "a/b.md", "a/c/d.md", "ab.md", "b.md", "B.md", "_x.md", "z~.md",
+		// Byte order differs from most locales' here (see .ci/postgres.sh).
+		"a-b", "a/b", "aB", "ab", "a_b", "a_b/c.md", "a-b/c.md",
 		"é/1.md", "éa.md", "ê.md", "e.md", "日本/メモ.md", "日本語.md",
 		"\U0010FFFF/x.md", "\U0010FFFF\U0010FFFF.md", "\U0010FFFFa.md",
 		"\uD7FF.md", "\uE000.md", "\uFFFD.md", "x\u007e.md", "x\u00a1y.md",
@@ -187,7 +191,8 @@ func TestListMatchesMemStore(t *testing.T) {
 	prefixes := []string{
 		"", "a", "a/", "a/c/", "A", "b", "é", "é/", "\xc3", "\xe6\x97", "日本", "日本/",
 		"\U0010FFFF", "\U0010FFFF\U0010FFFF", "\uD7FF", "\uFFFD", "x", "x\u007e", "x\u0080", "x\u00a1", "x\xc2",
-		"\xff", "a\x00", "../", "zz", "~",
+		"\xff", "a\x00", "../", "zz", "~", "a-", "a_", "aB", "a-b/", "a_b",
+		"a\xffb", "\xc3a",
 	}
 	for _, p := range prefixes {
 		want := listKeys(t, &mem, p)
@@ -196,6 +201,14 @@ func TestListMatchesMemStore(t *testing.T) {
 	all := listKeys(t, s, "")
 	assert.True(t, slices.IsSorted(all), "List is not in byte order: %q", all)
 	assert.Len(t, all, len(keys))
+
+	// Say whether this server could tell: with a byte-order default
+	// collation, a missing COLLATE "C" would go unnoticed.
+	var localeOrder bool
+	require.NoError(t, pool.QueryRow(ctx, `SELECT 'a_b' < 'aB'`).Scan(&localeOrder))
+	if !localeOrder {
+		t.Logf("the database's default collation sorts like byte order: this test cannot show that List's order does not depend on it (.ci/postgres.sh creates an ICU database)")
+	}
 }
 
 // List pages through the table and holds no connection while the caller's
@@ -313,61 +326,6 @@ func TestListUsesIndex(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// Processes starting at once against an empty database all migrate without
-// error (the advisory lock serialises them), and migrating again is a no-op.
-func TestMigrateConcurrently(t *testing.T) {
-	ctx := context.Background()
-	dsn := requireDSN(t)
-	shared := testPool(t)
-	opts := freshOptions(t, shared)
-	const n = 6
-	var wg sync.WaitGroup
-	errs := make([]error, n)
-	for i := range n {
-		wg.Go(func() {
-			// Each with its own pool, as separate processes would be.
-			s, err := pgstore.Open(ctx, dsn, opts)
-			if err == nil {
-				err = s.Migrate(ctx)
-				s.Close()
-			}
-			errs[i] = err
-		})
-	}
-	wg.Wait()
-	for i, err := range errs {
-		assert.NoError(t, err, "migration %d", i)
-	}
-	var version int
-	err := shared.QueryRow(ctx, `SELECT version FROM `+pgstore.SchemaTable+` WHERE table_name = $1`, opts.Table).Scan(&version)
-	require.NoError(t, err)
-	assert.Equal(t, pgstore.SchemaVersion, version)
-
-	s, err := pgstore.New(shared, opts)
-	require.NoError(t, err)
-	require.NoError(t, s.Migrate(ctx), "migrating an up-to-date table again")
-}
-
-// A table migrated by a newer pgstore is refused with a message that says
-// what to do, rather than used with a schema this code does not know.
-func TestMigrateRefusesNewerSchema(t *testing.T) {
-	ctx := context.Background()
-	s, pool, opts := newTestStore(t)
-	require.NoError(t, s.Migrate(ctx))
-	table := opts.Table
-	_, err := pool.Exec(ctx, `UPDATE `+pgstore.SchemaTable+` SET version = version + 1 WHERE table_name = $1`, table)
-	require.NoError(t, err)
-
-	fresh, err := pgstore.New(pool, &pgstore.Options{Table: table, MemoriesTable: table + "_m"})
-	require.NoError(t, err)
-	t.Cleanup(func() { dropTables(t, pool, table+"_m") })
-	_, err = fresh.Get(ctx, "a.md")
-	require.Error(t, err)
-	var opErr *pgstore.OpError
-	require.ErrorAs(t, err, &opErr)
-	assert.Contains(t, err.Error(), "upgrade")
-}
-
 // A context cancelled before the first use fails without poisoning the
 // lazy migration: the next call with a live context works.
 func TestCancelledFirstUseDoesNotPoison(t *testing.T) {
@@ -411,7 +369,7 @@ func TestCancelWhileWaiting(t *testing.T) {
 		done <- err
 	}()
 	// Wait until the Put is blocked on the lock, as the server reports it.
-	waitForLockWaiter(t, pool, table)
+	waitForLockWaiter(t, pool, table, done)
 	cancel()
 	err = <-done
 	require.ErrorIs(t, err, context.Canceled)
@@ -423,22 +381,79 @@ func TestCancelWhileWaiting(t *testing.T) {
 	assert.Equal(t, o.Version, got.Version)
 }
 
-// waitForLockWaiter blocks until a backend running a statement on table
+// deadlineTB is a testing.TB that knows its deadline, as *testing.T does.
+type deadlineTB interface {
+	testing.TB
+	Deadline() (time.Time, bool)
+}
+
+// fatalRecorder records Fatalf instead of failing the test, and stops the
+// goroutine as Fatalf does.
+type fatalRecorder struct {
+	*testing.T
+	fatal string
+}
+
+func (r *fatalRecorder) Fatalf(format string, args ...any) {
+	r.fatal = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// When the write does not block (here: nothing holds the lock, and it has
+// already returned), waitForLockWaiter fails at once instead of polling the
+// server until the test times out.
+func TestWaitForLockWaiterStopsWhenWriteReturns(t *testing.T) {
+	pool := testPool(t)
+	done := make(chan error, 1)
+	done <- errors.New("write failed")
+	r := &fatalRecorder{T: t}
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		waitForLockWaiter(r, pool, "no_such_table_"+randomSuffix(t), done)
+	}()
+	<-finished
+	assert.Contains(t, r.fatal, "write failed")
+	assert.Contains(t, r.fatal, "before waiting for the lock")
+}
+
+// waitForLockWaiter returns once a backend running a statement on table
 // waits for a lock, as the server reports it (polling the server, not
-// sleeping).
-func waitForLockWaiter(t *testing.T, pool *pgxpool.Pool, table string) {
+// sleeping for the event). It fails the test if the write returns on done
+// first (it did not block, so the test cannot show what it means to), or if
+// the test's deadline comes near.
+func waitForLockWaiter(t deadlineTB, pool *pgxpool.Pool, table string, done <-chan error) {
 	t.Helper()
-	ctx := context.Background()
+	limit := time.Minute
+	if deadline, ok := t.Deadline(); ok {
+		limit = min(limit, time.Until(deadline)*9/10)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	const poll = 2 * time.Millisecond
+	timer := time.NewTimer(0)
+	defer timer.Stop()
 	for {
+		select {
+		case err := <-done:
+			t.Fatalf("the write returned (error: %v) before waiting for the lock on %s", err, table)
+		case <-ctx.Done():
+			t.Fatalf("no statement on %s waited for a lock within %v", table, limit)
+		case <-timer.C:
+		}
 		var waiting bool
 		err := pool.QueryRow(ctx, `SELECT EXISTS (
 			SELECT 1 FROM pg_stat_activity
 			WHERE datname = current_database() AND position($1 in query) > 0
 			AND cardinality(pg_blocking_pids(pid)) > 0)`, table).Scan(&waiting)
+		if ctx.Err() != nil {
+			continue // reported by the select
+		}
 		require.NoError(t, err)
 		if waiting {
 			return
 		}
+		timer.Reset(poll)
 	}
 }
 
@@ -455,6 +470,12 @@ func TestOptionsValidation(t *testing.T) {
 		{"table too long", pgstore.Options{Table: strings.Repeat("t", 52)}, "Table"},
 		{"memories table invalid", pgstore.Options{MemoriesTable: "mem-ories"}, "MemoriesTable"},
 		{"same tables", pgstore.Options{Table: "x", MemoriesTable: "x"}, "MemoriesTable"},
+		{"table is the default memories table", pgstore.Options{Table: pgstore.DefaultMemoriesTable}, "MemoriesTable"},
+		{"memories table is the default table", pgstore.Options{MemoriesTable: pgstore.DefaultTable}, "MemoriesTable"},
+		{"table is the schema table", pgstore.Options{Table: pgstore.SchemaTable}, "Table"},
+		{"memories table is the schema table", pgstore.Options{MemoriesTable: pgstore.SchemaTable}, "MemoriesTable"},
+		{"table is a sequence name", pgstore.Options{Table: pgstore.DefaultMemoriesTable + "_version_seq"}, "Table"},
+		{"memories table is the table's sequence", pgstore.Options{Table: "x", MemoriesTable: "x_version_seq"}, "MemoriesTable"},
 		{"namespace with NUL", pgstore.Options{Namespace: "a\x00b"}, "Namespace"},
 		{"namespace not UTF-8", pgstore.Options{Namespace: "a\xffb"}, "Namespace"},
 		{"namespace too long", pgstore.Options{Namespace: strings.Repeat("n", 256)}, "Namespace"},
@@ -483,6 +504,19 @@ func TestOpenBadDSN(t *testing.T) {
 	_, err := pgstore.Open(context.Background(), "host=127.0.0.1 port=notaport", nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "DSN")
+	// The message quotes the DSN (to show the mistake) with the password
+	// masked.
+	for _, dsn := range []string{
+		"postgres://agent:s3cr3t@dbhost7:notaport/bank",
+		"postgres://agent@dbhost7/bank?sslmode=bogus&password=s3cr3t",
+		"host=dbhost7 port=notaport password=s3cr3t",
+		"host=dbhost7 port=notaport password='s3cr3t x'",
+	} {
+		_, err := pgstore.Open(context.Background(), dsn, nil)
+		require.Error(t, err, dsn)
+		assert.NotContains(t, err.Error(), "s3cr3t", "the error shows the password of %s", dsn)
+		assert.Contains(t, err.Error(), "dbhost7", "the error does not quote the DSN")
+	}
 	_, err = pgstore.New(nil, nil)
 	require.Error(t, err)
 }
