@@ -82,6 +82,7 @@ func (ed *Editor) Apply(g *Graph, ops []Operation) (*Graph, *Result, error) {
 	}
 	out, v := s.materialize(g)
 	var rep Report
+	v.selfLoops(&rep) // only an input self-loop can survive: addEdge refuses new ones
 	v.check(&rep, true)
 	if len(rep.Errors) > 0 {
 		return nil, nil, s.invariantError(rep.Errors)

@@ -48,6 +48,12 @@ const (
 	CodeInvalidNodeType    Code = "INVALID_NODE_TYPE"
 	CodeMissingToolName    Code = "MISSING_TOOL_NAME"
 	CodeUnexpectedToolName Code = "UNEXPECTED_TOOL_NAME"
+	// CodeInvalidID: a node id, edge id or skillId holds a control character.
+	CodeInvalidID Code = "INVALID_ID"
+	// CodeInvalidToolName: a toolName holds a control character.
+	CodeInvalidToolName Code = "INVALID_TOOL_NAME"
+	// CodeInvalidJSON: a node's position or an edge's metadata is not valid JSON.
+	CodeInvalidJSON Code = "INVALID_JSON"
 
 	// Warning codes.
 	CodeIsolatedNode       Code = "ISOLATED_NODE"

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -90,7 +91,49 @@ func fuzzGraph() *Graph {
 	return g
 }
 
-// FuzzApply: random batches never panic; a successful result satisfies
+// fuzzInputGraph turns bytes into an input graph: three times in four the
+// valid fuzzGraph, else random nodes and edges over a vocabulary that
+// includes self-loops, parallel and dangling edges, duplicate, empty, blank
+// and control-character ids, and invalid positions and metadata. It returns
+// the bytes it did not use.
+func fuzzInputGraph(data []byte) (*Graph, []byte) {
+	if len(data) == 0 || data[0]%4 != 0 {
+		return fuzzGraph(), data
+	}
+	i := 1
+	pick := func(n int) int {
+		if i >= len(data) {
+			return 0
+		}
+		i++
+		return int(data[i-1]) % n
+	}
+	ids := []string{"n1", "n2", "n3", "n4", "n5", "n1", "", " ", "n\n6", "N1"}
+	ends := append(ids[:6:6], "ghost")
+	edgeIDs := []string{"e1", "e2", "e3", "e4", "e1", "", "e\t5", "n1"}
+	types := []NodeType{TypeInstruction, TypeInstruction, TypeExample, TypeTool, TypeDecision, "bogus"}
+	labels := []string{"x", "step", "", " "}
+	tools := []string{"", "Read", "Bash(go test:*)", "Read\nname: evil"}
+	raws := []json.RawMessage{nil, nil, json.RawMessage(`{"x":1}`), json.RawMessage(`nope`), json.RawMessage(`[]`)}
+	g := &Graph{SkillID: []string{"demo", "", "a\nb"}[pick(3)], Version: pick(3)}
+	for range pick(7) {
+		n := Node{ID: ids[pick(len(ids))], Type: types[pick(len(types))], Data: NodeData{Label: labels[pick(len(labels))]}, Position: raws[pick(len(raws))]}
+		if n.Type == TypeTool || pick(6) == 0 {
+			n.Data.ToolName = tools[pick(len(tools))]
+		}
+		g.Nodes = append(g.Nodes, n)
+	}
+	for range pick(9) {
+		e := Edge{ID: edgeIDs[pick(len(edgeIDs))], Source: ends[pick(len(ends))], Target: ends[pick(len(ends))], Metadata: raws[pick(len(raws))]}
+		if pick(4) == 0 {
+			e.Target = e.Source // a self-loop
+		}
+		g.Edges = append(g.Edges, e)
+	}
+	return g, data[min(i, len(data)):]
+}
+
+// FuzzApply: random input graphs and batches never panic; a successful result satisfies
 // every invariant; a failure returns no graph and leaves the input as it was.
 func FuzzApply(f *testing.F) {
 	f.Add([]byte{0, 0, 1, 0, 1, 1, 0, 1, 2, 3})
@@ -98,9 +141,9 @@ func FuzzApply(f *testing.F) {
 	f.Add([]byte{5, 1, 1, 2, 2, 8, 2, 2, 7, 7, 7, 1, 3, 0, 1, 0, 9})
 	f.Add([]byte("the quick brown fox jumps over the lazy dog"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in := fuzzGraph()
+		in, rest := fuzzInputGraph(data)
 		before := in.Clone()
-		ops := fuzzOps(data)
+		ops := fuzzOps(rest)
 		opsBefore, err := json.Marshal(ops)
 		require.NoError(t, err)
 		opts := &Options{RejectDuplicateEdges: len(data) > 0 && data[0]%2 == 1}
@@ -122,6 +165,12 @@ func FuzzApply(f *testing.F) {
 		if err != nil {
 			assert.Nil(t, out)
 			assert.Nil(t, res)
+			var ge *GraphError
+			if errors.As(err, &ge) {
+				require.NotEmpty(t, ge.Report.Errors)
+				assert.NotEmpty(t, Validate(in).Errors, "Apply refused a graph Validate accepts: %v", err)
+				return
+			}
 			var oe *OperationError
 			require.True(t, errors.As(err, &oe), "unexpected error type %T: %v", err, err)
 			assert.NotEmpty(t, oe.Message)
@@ -132,11 +181,20 @@ func FuzzApply(f *testing.F) {
 		}
 		rep := Validate(out)
 		require.Empty(t, rep.Errors, "result breaks invariants after %v", ops)
+		b, err := json.Marshal(out)
+		require.NoError(t, err, "the result must be writable as JSON")
+		var back Graph
+		require.NoError(t, json.Unmarshal(b, &back))
 		assert.Len(t, res.Changes, len(ops))
 		if len(ops) > 0 {
 			assert.Equal(t, in.Version+1, out.Version)
 		}
-		_, err = SkillMD(out, &SkillMDOptions{Description: "d"})
-		assert.NoError(t, err)
+		md, err := SkillMD(out, &SkillMDOptions{Description: "d"})
+		if out.SkillID == "" { // SKILL.md needs a name
+			assert.ErrorIs(t, err, ErrInvalidGraph)
+		} else {
+			assert.NoError(t, err)
+			assert.False(t, strings.ContainsFunc(md, func(r rune) bool { return r < 0x20 && r != '\n' }), "control character in %q", md)
+		}
 	})
 }

@@ -201,6 +201,14 @@ func (s *state) addNode(op *Operation) error {
 	if !n.Type.Valid() {
 		return s.fail(CodeInvalidOperation, "node.type %q unknown; types are %s", n.Type, joinTypes())
 	}
+	if n.Position != nil && !json.Valid(n.Position) {
+		return s.fail(CodeInvalidOperation, "node.position is not valid JSON: %.40q; give an object such as {\"x\": 0, \"y\": 0} or leave it out", n.Position)
+	}
+	if n.ID != "" {
+		if is, bad := idIssue(n.ID, "node.id"); bad {
+			return s.fail(CodeInvalidOperation, "%s; pick another id or omit node.id to have one generated", is.Message)
+		}
+	}
 	after, err := s.optionalNode("insertAfter", op.InsertAfter)
 	if err != nil {
 		return err
@@ -325,7 +333,12 @@ func (s *state) deleteNode(op *Operation) error {
 		return s.fail(CodeInvalidOperation, "edgePolicy %q unknown; policies are cascade (the default), reconnect, error", op.EdgePolicy)
 	}
 	ins := append([]int32(nil), s.ins(n)...)
-	outs := append([]int32(nil), s.outs(n)...)
+	var outs []int32
+	for _, e := range s.outs(n) {
+		if s.edst[e] != n { // a self-loop (input only) is already in ins
+			outs = append(outs, e)
+		}
+	}
 	if policy == PolicyError && len(ins)+len(outs) > 0 {
 		return s.fail(CodeHasEdges, "node %s has %d edges: %s; delete them first, or use edgePolicy cascade (remove them with the node) or reconnect (also link its predecessors to its successors)",
 			op.NodeID, len(ins)+len(outs), s.edgeList(append(ins, outs...)))
@@ -335,7 +348,7 @@ func (s *state) deleteNode(op *Operation) error {
 			p := s.esrc[in]
 			for _, out := range outs {
 				q := s.edst[out]
-				if p == q {
+				if p == q || p == n || q == n { // a self-loop of n (input only) leads nowhere new
 					continue
 				}
 				if _, ok := s.findPair(p, q); ok {
@@ -418,6 +431,9 @@ func (s *state) addEdge(op *Operation) error {
 		return s.fail(CodeInvalidOperation, "metadata must be a JSON object, got %.40s", op.Metadata)
 	}
 	if op.ID != "" {
+		if is, bad := idIssue(op.ID, "id"); bad {
+			return s.fail(CodeInvalidOperation, "%s; pick another id or omit id to have one generated", is.Message)
+		}
 		if other, used := s.edgeIdx[op.ID]; used && (s.esrc[other] != src || s.edst[other] != dst) {
 			return s.fail(CodeDuplicateID, "edge id %q is already used by %s; pick another id or omit id to have one generated", op.ID, s.edgeRef(other))
 		}

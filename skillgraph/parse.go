@@ -53,7 +53,7 @@ func ParseEnvelope(data []byte) (*Envelope, error) {
 		return nil, fmt.Errorf("skillgraph: compiling the embedded schema: %w", err)
 	}
 	var (
-		problems []SchemaProblem
+		problems = duplicateKeys(data)
 		rawOps   []any
 		summary  string
 	)
@@ -82,10 +82,20 @@ func ParseEnvelope(data []byte) (*Envelope, error) {
 		}
 		if p := validate(c.head, raw, i, opID, ""); len(p) > 0 {
 			problems = append(problems, p...)
+			if m, ok := raw.(map[string]any); ok {
+				problems = append(problems, unknownHeadFields(m, i, opID)...)
+			}
 			continue
 		}
 		kind := Kind(raw.(map[string]any)["kind"].(string))
 		problems = append(problems, validate(c.kinds[kind], raw, i, opID, string(kind))...)
+	}
+	for k := range problems {
+		if p := &problems[k]; p.Index >= 0 && p.Index < len(rawOps) && p.OperationID == "" {
+			if m, ok := rawOps[p.Index].(map[string]any); ok {
+				p.OperationID, _ = m["operationId"].(string)
+			}
+		}
 	}
 	if len(problems) > 0 {
 		sort.SliceStable(problems, func(a, b int) bool { return problems[a].Index < problems[b].Index })
@@ -215,16 +225,7 @@ func describe(re gojsonschema.ResultError, index int, def string) SchemaProblem 
 	msg := re.Description()
 	switch re.Type() {
 	case "additional_property_not_allowed":
-		prop := fmt.Sprint(d["property"])
-		msg = fmt.Sprintf("unknown field %q", prop)
-		if allowed := fields[obj]; len(allowed) > 0 {
-			for _, a := range allowed {
-				if strings.EqualFold(a, prop) {
-					msg += fmt.Sprintf(" (field names are case-sensitive: did you mean %q?)", a)
-				}
-			}
-			msg += "; allowed fields are " + strings.Join(allowed, ", ")
-		}
+		msg = unknownField(fmt.Sprint(d["property"]), fields[obj])
 	case "required":
 		msg = fmt.Sprintf("missing required field %q", fmt.Sprint(d["property"]))
 	case "invalid_type":
@@ -235,6 +236,10 @@ func describe(re gojsonschema.ResultError, index int, def string) SchemaProblem 
 	case "enum", "const":
 		allowed := fmt.Sprint(d["allowed"])
 		got := fmt.Sprint(re.Value())
+		if re.Value() == nil {
+			msg = fmt.Sprintf("got null; allowed values are %s", strings.Trim(allowed, "[]"))
+			break
+		}
 		msg = fmt.Sprintf("%q is not allowed; allowed values are %s", got, strings.Trim(allowed, "[]"))
 		for _, a := range strings.Split(strings.Trim(allowed, "[]"), ", ") {
 			if a = strings.Trim(a, `"`); strings.EqualFold(a, got) && a != got {
@@ -261,4 +266,110 @@ func jsonType(v any) string {
 		return "a string"
 	}
 	return "an unexpected value"
+}
+
+// unknownField names an unknown field, the allowed one it differs from only
+// in case, and the allowed fields.
+func unknownField(prop string, allowed []string) string {
+	msg := fmt.Sprintf("unknown field %q", prop)
+	if len(allowed) == 0 {
+		return msg
+	}
+	for _, a := range allowed {
+		if strings.EqualFold(a, prop) {
+			msg += fmt.Sprintf(" (field names are case-sensitive: did you mean %q?)", a)
+		}
+	}
+	return msg + "; allowed fields are " + strings.Join(allowed, ", ")
+}
+
+// unknownHeadFields reports the fields of an operation whose operationId or
+// kind is missing or wrong: often the same mistake, such as "operationID" or
+// "Kind", which the kind's schema is never reached to report. The fields of
+// the kind are allowed when it is known, else those of any kind.
+func unknownHeadFields(m map[string]any, index int, opID string) []SchemaProblem {
+	allowed := fields[fmt.Sprint(m["kind"])]
+	if k, _ := m["kind"].(string); !Kind(k).valid() {
+		allowed = nil
+		seen := map[string]bool{}
+		for _, k := range kinds {
+			for _, f := range fields[string(k)] {
+				if !seen[f] {
+					seen[f] = true
+					allowed = append(allowed, f)
+				}
+			}
+		}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []SchemaProblem
+	for _, k := range keys {
+		known := false
+		for _, a := range allowed {
+			known = known || a == k
+		}
+		if !known {
+			out = append(out, SchemaProblem{Index: index, OperationID: opID, Path: prefix(index) + "." + k, Message: unknownField(k, allowed)})
+		}
+	}
+	return out
+}
+
+// duplicateKeys reports every object key given twice, anywhere in data
+// (which has already decoded): encoding/json would silently keep the last.
+func duplicateKeys(data []byte) []SchemaProblem {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var out []SchemaProblem
+	var walk func(path string, index int) error
+	walk = func(path string, index int) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				k, _ := kt.(string)
+				child := k
+				if path != "" {
+					child = path + "." + k
+				}
+				if seen[k] {
+					out = append(out, SchemaProblem{Index: index, Path: child, Message: fmt.Sprintf("field %q is given more than once; give each field once", k)})
+				}
+				seen[k] = true
+				if err := walk(child, index); err != nil {
+					return err
+				}
+			}
+		case json.Delim('['):
+			for i := 0; dec.More(); i++ {
+				child, ci := fmt.Sprintf("%s[%d]", path, i), index
+				if path == "" || path == "operations" && index < 0 {
+					child, ci = fmt.Sprintf("operations[%d]", i), i
+				}
+				if err := walk(child, ci); err != nil {
+					return err
+				}
+			}
+		default:
+			return nil
+		}
+		_, err = dec.Token() // the closing delimiter
+		return err
+	}
+	if walk("", -1) != nil {
+		return nil // not reached: the caller decoded data already
+	}
+	return out
 }

@@ -11,8 +11,9 @@ import (
 // ([stadium]), tool [[subroutine]], decision {rhombus}. Ids that Mermaid
 // would misread (not a letter followed by letters, digits and _, or a
 // keyword such as end) are replaced by safe ones, kept unique; labels are
-// quoted with entity codes for " # < > and `. An edge whose metadata has a
-// string "label" or "condition" shows it as the edge text.
+// quoted with entity codes for " # & < > and `. An edge whose metadata has
+// a string "label" or "condition" shows it as the edge text. An edge whose
+// source or target is not a node (DANGLING_EDGE) is left out, as in DOT.
 func Mermaid(g *Graph) string {
 	var b strings.Builder
 	b.WriteString("flowchart TD\n")
@@ -53,7 +54,7 @@ func Mermaid(g *Graph) string {
 
 func mermaidText(s string) string {
 	return strings.NewReplacer(
-		"#", "#35;", `"`, "#quot;", "<", "#lt;", ">", "#gt;", "`", "#96;",
+		"#", "#35;", "&", "#38;", `"`, "#quot;", "<", "#lt;", ">", "#gt;", "`", "#96;",
 		"\r\n", "<br/>", "\n", "<br/>", "\r", "<br/>",
 	).Replace(s)
 }
@@ -138,7 +139,8 @@ func edgeLabel(meta json.RawMessage) string {
 // DOT renders g in the Graphviz DOT language. Every id and label is a
 // quoted, escaped DOT string, so any id is safe. Shapes: instruction box,
 // example note, tool component, decision diamond. Edge metadata "label" or
-// "condition" becomes the edge label.
+// "condition" becomes the edge label. An edge whose source or target is not
+// a node is left out, as in Mermaid.
 func DOT(g *Graph) string {
 	var b strings.Builder
 	name := "skill"
@@ -166,7 +168,14 @@ func DOT(g *Graph) string {
 		}
 		fmt.Fprintf(&b, "    %s [label=%s, shape=%s];\n", dotString(n.ID), dotString(text), shape)
 	}
+	known := make(map[string]bool, len(g.Nodes))
+	for _, n := range g.Nodes {
+		known[n.ID] = true
+	}
 	for _, e := range g.Edges {
+		if !known[e.Source] || !known[e.Target] {
+			continue // a dangling edge: DOT would invent the missing node
+		}
 		fmt.Fprintf(&b, "    %s -> %s", dotString(e.Source), dotString(e.Target))
 		if l := edgeLabel(e.Metadata); l != "" {
 			fmt.Fprintf(&b, " [label=%s]", dotString(l))

@@ -1,8 +1,6 @@
 package skillgraph
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -145,23 +143,69 @@ func inline(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-var yamlPlain = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9 _.,()*/+-]*(:[^ ][A-Za-z0-9 _.,()*/+-]*)*$`)
-
 var yamlNumber = regexp.MustCompile(`^[-+]?[0-9][0-9_.,eExXoOa-fA-F+-]*$`)
 
-// yamlScalar writes s as a YAML plain scalar when that is unambiguous, else
-// double-quoted (a JSON string is a valid YAML double-quoted scalar).
-func yamlScalar(s string, quote bool) string {
-	if !quote && yamlPlain.MatchString(s) && !yamlNumber.MatchString(s) && !strings.HasSuffix(s, " ") && !strings.Contains(s, " #") {
-		switch strings.ToLower(s) {
-		case "true", "false", "yes", "no", "on", "off", "null", "~":
-		default:
-			return s
+// yamlPlainSafe is an allow-list: s may be written as a plain YAML scalar
+// when it starts with a letter or digit, holds only letters, digits, space
+// and _ . , ( ) * / + - :, every colon is followed by a non-space character
+// (": " and a final ":" would start a mapping), it does not end in a space,
+// and it does not read as a number, boolean or null.
+func yamlPlainSafe(s string) bool {
+	if s == "" || s[len(s)-1] == ' ' || yamlNumber.MatchString(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		switch {
+		case alnum:
+		case i == 0:
+			return false
+		case c == ':':
+			if i+1 == len(s) || s[i+1] == ' ' {
+				return false
+			}
+		case !strings.ContainsRune(" _.,()*/+-", rune(c)):
+			return false
 		}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return strings.TrimSuffix(buf.String(), "\n")
+	switch strings.ToLower(s) {
+	case "true", "false", "yes", "no", "on", "off", "null", "y", "n":
+		return false
+	}
+	return true
+}
+
+// yamlScalar writes s as a plain YAML scalar when yamlPlainSafe allows it
+// (and quote is false), else as a double-quoted one in which ", \ and every
+// character outside YAML's printable set (C0 and C1 controls, DEL) are
+// escaped; invalid UTF-8 becomes U+FFFD.
+func yamlScalar(s string, quote bool) string {
+	if !quote && yamlPlainSafe(s) {
+		return s
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r >= 0x7f && r < 0xa0:
+			fmt.Fprintf(&b, `\x%02X`, r)
+		case r == 0xfeff || r == 0xfffe || r == 0xffff:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r) // includes U+FFFD for invalid UTF-8
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }

@@ -74,7 +74,7 @@ func newState(ed *Editor, g *Graph, ops []Operation) (*state, error) {
 		changes:   make([]Change, 0, len(ops)),
 		liveNodes: nn, liveEdges: ne,
 	}
-	var rep Report
+	rep := Report{Errors: rawIssues(g)}
 	for i := range g.Nodes {
 		id := g.Nodes[i].ID
 		s.nodeAlive[i], s.nodeOp[i] = true, -1
@@ -82,6 +82,11 @@ func newState(ed *Editor, g *Graph, ops []Operation) (*state, error) {
 		if id == "" {
 			rep.Errors = append(rep.Errors, Issue{Code: CodeEmptyID, Message: fmt.Sprintf("nodes[%d] has an empty id", i)})
 			continue
+		}
+		if badID(id) {
+			is, _ := idIssue(id, fmt.Sprintf("nodes[%d]", i))
+			is.NodeIDs = []string{id}
+			rep.Errors = append(rep.Errors, is)
 		}
 		// One map operation per id: a duplicate does not grow the map.
 		before := len(s.nodeIdx)
@@ -110,6 +115,11 @@ func newState(ed *Editor, g *Graph, ops []Operation) (*state, error) {
 		if len(s.edgeIdx) == before {
 			rep.Errors = append(rep.Errors, Issue{Code: CodeDuplicateID, Message: fmt.Sprintf("edge id %s is used more than once (again at edges[%d])", e.ID, i), EdgeIDs: []string{e.ID}})
 			continue
+		}
+		if badID(e.ID) {
+			is, _ := idIssue(e.ID, fmt.Sprintf("edges[%d]", i))
+			is.EdgeIDs = []string{e.ID}
+			rep.Errors = append(rep.Errors, is)
 		}
 		if !okS || !okT {
 			rep.Errors = append(rep.Errors, Issue{Code: CodeDanglingEdge, Message: fmt.Sprintf("edge %s (%s→%s) points to a node that does not exist", e.ID, e.Source, e.Target), EdgeIDs: []string{e.ID}})
@@ -349,7 +359,12 @@ func (s *state) addEdgeSlot(id string, src, dst int32, meta []byte, generated bo
 	return slot
 }
 
+// removeEdgeSlot removes edge e; removing a removed edge does nothing (a
+// self-loop from the input is in both the ins and the outs of its node).
 func (s *state) removeEdgeSlot(e int32) {
+	if !s.edgeAlive[e] {
+		return
+	}
 	s.edgeAlive[e] = false
 	ed := s.ed(e)
 	delete(s.edgeIdx, ed.ID)

@@ -1,8 +1,11 @@
 package skillgraph
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Issue is one invariant violation (in Report.Errors) or one thing worth a
@@ -46,12 +49,18 @@ func Validate(g *Graph) Report {
 	if g == nil {
 		return r
 	}
+	r.Errors = append(r.Errors, rawIssues(g)...)
 	pos := make(map[string]int32, len(g.Nodes))
 	for i := range g.Nodes {
 		id := g.Nodes[i].ID
 		if id == "" {
 			r.Errors = append(r.Errors, Issue{Code: CodeEmptyID, Message: fmt.Sprintf("nodes[%d] has an empty id", i)})
 			continue
+		}
+		if badID(id) {
+			is, _ := idIssue(id, fmt.Sprintf("nodes[%d]", i))
+			is.NodeIDs = []string{id}
+			r.Errors = append(r.Errors, is)
 		}
 		if _, dup := pos[id]; dup {
 			r.Errors = append(r.Errors, Issue{Code: CodeDuplicateID, Message: fmt.Sprintf("node id %s is used more than once (again at nodes[%d])", id, i), NodeIDs: []string{id}})
@@ -71,6 +80,11 @@ func Validate(g *Graph) Report {
 			r.Errors = append(r.Errors, Issue{Code: CodeDuplicateID, Message: fmt.Sprintf("edge id %s is used more than once (again at edges[%d])", e.ID, i), EdgeIDs: []string{e.ID}})
 		default:
 			edgeSeen[e.ID] = struct{}{}
+			if badID(e.ID) {
+				is, _ := idIssue(e.ID, fmt.Sprintf("edges[%d]", i))
+				is.EdgeIDs = []string{e.ID}
+				r.Errors = append(r.Errors, is)
+			}
 		}
 		s, okS := pos[e.Source]
 		t, okT := pos[e.Target]
@@ -90,6 +104,69 @@ func Validate(g *Graph) Report {
 	}
 	v.check(&r, true)
 	return r
+}
+
+// badID reports whether id is blank or holds a control character; ASCII ids
+// take a fast path, as it runs for every id of every graph Apply edits.
+func badID(id string) bool {
+	blank := true
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c >= 0x80 {
+			return strings.TrimSpace(id) == "" || strings.ContainsFunc(id, unicode.IsControl)
+		}
+		if c < 0x20 || c == 0x7f {
+			return true
+		}
+		blank = blank && c == ' '
+	}
+	return blank
+}
+
+// idIssue reports an id that is blank (only whitespace: EMPTY_ID) or holds
+// a control character (INVALID_ID); where names it for the message.
+func idIssue(id, where string) (Issue, bool) {
+	if strings.TrimSpace(id) == "" {
+		return Issue{Code: CodeEmptyID, Message: fmt.Sprintf("%s has the blank id %q; ids need a visible character", where, id)}, true
+	}
+	if i := strings.IndexFunc(id, unicode.IsControl); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(id[i:])
+		return Issue{Code: CodeInvalidID, Message: fmt.Sprintf("%s has the id %q, which holds the control character %U; ids are one line of printable text", where, id, r)}, true
+	}
+	return Issue{}, false
+}
+
+// rawIssues reports what no operation can repair and encoding/json cannot
+// write: a skillId with a control character, and positions and metadata
+// that are not valid JSON.
+func rawIssues(g *Graph) []Issue {
+	var out []Issue
+	if i := strings.IndexFunc(g.SkillID, unicode.IsControl); i >= 0 {
+		out = append(out, Issue{Code: CodeInvalidID, Message: fmt.Sprintf("skillId %q holds a control character; it is the skill's name, one line of printable text", g.SkillID)})
+	}
+	for i := range g.Nodes {
+		if p := g.Nodes[i].Position; p != nil && !json.Valid(p) {
+			out = append(out, Issue{Code: CodeInvalidJSON, Message: fmt.Sprintf("node %s has a position that is not valid JSON: %.40q", g.Nodes[i].ID, p), NodeIDs: []string{g.Nodes[i].ID}})
+		}
+	}
+	for i := range g.Edges {
+		if m := g.Edges[i].Metadata; m != nil && !json.Valid(m) {
+			out = append(out, Issue{Code: CodeInvalidJSON, Message: fmt.Sprintf("edge %s has metadata that is not valid JSON: %.40q", g.Edges[i].ID, m), EdgeIDs: []string{g.Edges[i].ID}})
+		}
+	}
+	return out
+}
+
+// selfLoops reports every self-loop of v and leaves it out of the rest of
+// the checks (it would otherwise also be a cycle).
+func (v *view) selfLoops(r *Report) {
+	for i := range v.src {
+		if v.src[i] >= 0 && v.src[i] == v.dst[i] {
+			e := &v.edges[i]
+			r.Errors = append(r.Errors, Issue{Code: CodeSelfLoop, Message: fmt.Sprintf("edge %s connects node %s to itself", e.ID, e.Source), EdgeIDs: []string{e.ID}, NodeIDs: []string{e.Source}})
+			v.src[i], v.dst[i] = -1, -1
+		}
+	}
 }
 
 // view is a graph whose edge endpoints are resolved to node positions;
@@ -146,6 +223,8 @@ func (v *view) check(r *Report, parallel bool) {
 			r.Errors = append(r.Errors, Issue{Code: CodeEmptyLabel, Message: fmt.Sprintf("node %s has no label; every node needs one", n.ID), NodeIDs: []string{n.ID}})
 		}
 		switch {
+		case strings.ContainsFunc(n.Data.ToolName, unicode.IsControl):
+			r.Errors = append(r.Errors, Issue{Code: CodeInvalidToolName, Message: fmt.Sprintf("node %s has toolName %q, which holds a control character; a tool name or pattern is one line, such as Read or Bash(npm:*)", n.ID, n.Data.ToolName), NodeIDs: []string{n.ID}})
 		case n.Type == TypeTool && strings.TrimSpace(n.Data.ToolName) == "":
 			r.Errors = append(r.Errors, Issue{Code: CodeMissingToolName, Message: fmt.Sprintf("tool node %s has no toolName; give a tool name or pattern such as Read or Bash(npm:*)", n.ID), NodeIDs: []string{n.ID}})
 		case n.Type != TypeTool && n.Data.ToolName != "":
