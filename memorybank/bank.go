@@ -54,7 +54,10 @@ const (
 	DefaultMaxDocumentBytes = 1 << 20
 	DefaultMaxPatchOps      = 256
 	DefaultMaxTags          = 64
-	DefaultMaxRetries       = 16
+	DefaultMaxRetries       = 32
+	// DefaultIndexMaxAge bounds how stale SearchByTags may be about
+	// changes made outside any Bank (see Options.IndexMaxAge).
+	DefaultIndexMaxAge = 2 * time.Second
 )
 
 // DefaultBranchCoreFiles are the core files of a branch bank, created from
@@ -96,9 +99,18 @@ type Options struct {
 	// MaxTags limits the tags of a document. Default 64.
 	MaxTags int
 	// MaxRetries bounds how often a write without IfVersion is recomputed on
-	// the latest version after the store reports a concurrent change.
-	// Default 16.
+	// the latest version after the store reports a concurrent change by
+	// another Bank or process (this Bank's own goroutines queue on a per-key
+	// lock instead). Retries wait a jittered pause growing from 1 ms to 50 ms
+	// (about 1 s in all at the default). Default 32.
 	MaxRetries int
+	// IndexMaxAge bounds how long SearchByTags trusts its index without
+	// listing the store: writes through any Bank are seen at once (through
+	// the generation marker), changes made outside any Bank (a person
+	// editing the folder, git pull) once the last full reconcile is older
+	// than this, by the Bank's Clock. List and ReadContext always reconcile.
+	// Zero means DefaultIndexMaxAge; negative means every search reconciles.
+	IndexMaxAge time.Duration
 	// ContextBudget is ReadContext's default byte budget for memory files
 	// (0: unlimited). ReadContextRequest.MaxBytes overrides it.
 	ContextBudget int
@@ -112,6 +124,8 @@ type Bank struct {
 	store Store
 	opts  Options
 
+	locks *keyLocks // serialise this Bank's writers of one key
+
 	mu       sync.Mutex
 	branches map[string]string // branch dir -> branch name, verified
 	indexes  map[string]*scopeIndex
@@ -119,7 +133,7 @@ type Bank struct {
 
 // New returns a Bank over store. opts may be nil.
 func New(store Store, opts *Options) *Bank {
-	b := &Bank{store: store, branches: map[string]string{}, indexes: map[string]*scopeIndex{}}
+	b := &Bank{store: store, locks: newKeyLocks(), branches: map[string]string{}, indexes: map[string]*scopeIndex{}}
 	if opts != nil {
 		b.opts = *opts
 	}
@@ -165,6 +179,9 @@ func New(store Store, opts *Options) *Bank {
 	}
 	if o.MaxRetries <= 0 {
 		o.MaxRetries = DefaultMaxRetries
+	}
+	if o.IndexMaxAge == 0 {
+		o.IndexMaxAge = DefaultIndexMaxAge
 	}
 	return b
 }

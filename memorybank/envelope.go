@@ -92,11 +92,23 @@ func (e *envelope) tags() []string {
 	return []string{}
 }
 
-// version returns metadata.version; a missing or unusable version reads as 1.
+// version returns metadata.version: a number, or a string holding an
+// integer (as some existing banks store it); a missing or unusable version
+// reads as 1.
 func (e *envelope) version() int64 {
+	v, ok := e.meta["version"]
+	if !ok {
+		return 1
+	}
 	var f float64
-	if v, ok := e.meta["version"]; ok && json.Unmarshal(v, &f) == nil && f >= 1 && f == float64(int64(f)) {
+	if json.Unmarshal(v, &f) == nil && f >= 1 && f == float64(int64(f)) {
 		return int64(f)
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil && n >= 1 {
+			return n
+		}
 	}
 	return 1
 }

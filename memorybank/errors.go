@@ -131,7 +131,16 @@ type ForbiddenPatchError struct {
 func (e *ForbiddenPatchError) Error() string {
 	return fmt.Sprintf("%s: operation %d (%s %s) touches %s, which the bank maintains; "+
 		"maintained fields are /schema, /metadata/id, /metadata/path, /metadata/createdAt, /metadata/version and /metadata/lastModified",
-		ErrForbiddenPatch.Error(), e.Index, e.Op, e.Path, e.Field)
+		ErrForbiddenPatch.Error(), e.Index, e.Op, pointerText(e.Path), e.Field)
+}
+
+// pointerText shows a JSON Pointer in a message; the empty pointer (the
+// whole document) would otherwise be invisible.
+func pointerText(p string) string {
+	if p == "" {
+		return `"" (the document root)`
+	}
+	return p
 }
 
 // Unwrap returns ErrForbiddenPatch.

@@ -54,5 +54,5 @@ func ExampleValidateKey() {
 	// Output:
 	// <nil>
 	// memorybank: invalid key "../secrets": segment ".." is not allowed; a key is a relative slash-separated path such as "global-memory-bank/notes.md"
-	// memorybank: invalid key "notes/CON.md": segment "CON.md" is a reserved device name on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with or without an extension); a key is a relative slash-separated path such as "global-memory-bank/notes.md"
+	// memorybank: invalid key "notes/CON.md": segment "CON.md" is a reserved device name on Windows (CON, PRN, AUX, NUL, CONIN$, CONOUT$, COM0-9, LPT0-9, with or without an extension); a key is a relative slash-separated path such as "global-memory-bank/notes.md"
 }

@@ -39,8 +39,9 @@ func (e *KeyError) Unwrap() error { return ErrInvalidKey }
 // MaxSegmentLen bytes. Rejected are: a leading or trailing slash, empty
 // segments ("a//b"), "." and ".." segments, backslashes, control characters
 // (including NUL), the characters < > : " | ? * that Windows forbids in file
-// names, Windows device names (CON, PRN, AUX, NUL, COM1-COM9, LPT1-LPT9, in
-// any case and with any extension, such as "nul.txt"), and segments ending in
+// names, Windows device names (CON, PRN, AUX, NUL, CONIN$, CONOUT$,
+// COM0-COM9, LPT0-LPT9, in any case and with any extension, such as
+// "nul.txt"), and segments ending in
 // a dot or a space, which Windows silently strips (so "a." and "a" would be
 // the same file there).
 //
@@ -124,7 +125,7 @@ func segmentProblem(seg string) string {
 		return fmt.Sprintf("segment %q ends with a dot or space, which Windows strips", seg)
 	}
 	if isWindowsDeviceName(seg) {
-		return fmt.Sprintf("segment %q is a reserved device name on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with or without an extension)", seg)
+		return fmt.Sprintf("segment %q is a reserved device name on Windows (CON, PRN, AUX, NUL, CONIN$, CONOUT$, COM0-9, LPT0-9, with or without an extension)", seg)
 	}
 	return ""
 }
@@ -136,19 +137,19 @@ func isWindowsDeviceName(seg string) bool {
 	base, _, _ := strings.Cut(seg, ".")
 	base = strings.TrimRight(base, " ")
 	switch len(base) {
-	case 3:
-		for _, name := range []string{"CON", "PRN", "AUX", "NUL"} {
+	case 3, 6, 7:
+		for _, name := range []string{"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"} {
 			if strings.EqualFold(base, name) {
 				return true
 			}
 		}
 		return false
-	case 4, 5: // COM1, LPT9, and COM¹ (superscript digits are 2 bytes)
+	case 4, 5: // COM0, LPT9, and COM¹ (superscript digits are 2 bytes)
 		if !strings.EqualFold(base[:3], "COM") && !strings.EqualFold(base[:3], "LPT") {
 			return false
 		}
 		switch base[3:] {
-		case "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³":
+		case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³":
 			return true
 		}
 	}

@@ -24,8 +24,9 @@ func TestValidateKeyAccepts(t *testing.T) {
 		"..a",
 		"a..b",
 		"CONSOLE.md",   // only the exact device names are reserved
-		"com10",        // COM1-COM9 only
-		"lpt0",         // LPT1-LPT9 only
+		"com10",        // COM0-COM9 only
+		"CONIN",        // CONIN$ is the device
+		"conout$x.md",  // the whole base must match
 		"xnul",         // reserved name must be the whole base
 		"notes/日本語.md", // non-ASCII is fine
 		"with space/a b.md",
@@ -72,6 +73,12 @@ func TestValidateKeyRejects(t *testing.T) {
 		{"NUL", "device name"},
 		{"nul .md", "device name"},
 		{"COM1", "device name"},
+		{"COM0", "device name"},
+		{"lpt0.md", "device name"},
+		{"CONIN$", "device name"},
+		{"conin$.txt", "device name"},
+		{"dir/CONOUT$", "device name"},
+		{"conout$ .md", "device name"},
 		{"com9.json", "device name"},
 		{"LPT5/x", "device name"},
 		{"COM¹", "device name"},

@@ -110,7 +110,17 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 	if err != nil {
 		return err
 	}
+	unlock, err := b.locks.lock(ctx, l.key)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			if err := backoff(ctx, attempt-1); err != nil {
+				return err
+			}
+		}
 		obj, err := b.store.Get(ctx, l.key)
 		if errors.Is(err, ErrNotFound) {
 			if req.IfVersion != 0 {
@@ -153,7 +163,7 @@ func (b *Bank) List(ctx context.Context, req ListRequest) ([]ListEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	idx, err := b.index(ctx, prefix)
+	idx, err := b.index(ctx, prefix, true)
 	if err != nil {
 		return nil, err
 	}

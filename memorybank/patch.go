@@ -48,6 +48,13 @@ func (b *Bank) applyPatches(p string, old *envelope, patch jsonpatch.Patch) (*en
 	if !metaOK {
 		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/metadata", Message: "the patched document must keep metadata as an object"}}}
 	}
+	// The canonical form has no top-level documentType, so a patch put one
+	// there. Reading would move it into metadata only when metadata has
+	// none, dropping it otherwise: refuse rather than guess.
+	if _, ok := top["documentType"]; ok {
+		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/documentType",
+			Message: "documentType belongs in metadata; patch /metadata/documentType instead"}}}
+	}
 	return next, nil
 }
 

@@ -21,8 +21,13 @@ type ReadContextRequest struct {
 	IncludeBranchMemory *bool `json:"includeBranchMemory,omitempty"`
 	IncludeGlobalMemory *bool `json:"includeGlobalMemory,omitempty"`
 	// MaxBytes budgets the memory sections (0: Options.ContextBudget, which
-	// defaults to unlimited). Core files come first, in order, while they
-	// fit; then the paths of the other documents; Truncated reports that
+	// defaults to unlimited). It counts the bytes encoding/json writes for
+	// each included memory file entry ("path":{...} in branchMemory or
+	// globalMemory) plus each listed path (a JSON string in
+	// otherBranchFiles/otherGlobalFiles); the rules, section names,
+	// separators and the truncated flag are not counted. Core files come
+	// first, in order, while they fit; then the paths of core files left
+	// out; then the paths of the other documents; Truncated reports that
 	// something was left out.
 	MaxBytes int `json:"maxBytes,omitempty"`
 }
@@ -147,7 +152,7 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 			}
 			cf := ContextFile{Path: p, Content: d.Content, Tags: d.Tags, LastModified: d.LastModified}
 			enc, _ := json.Marshal(cf)
-			if !fits(len(enc) + len(p) + 4) {
+			if !fits(jsonLen(p) + 1 + len(enc)) { // "path":{...}
 				skipped[i] = append(skipped[i], p)
 				continue
 			}
@@ -155,15 +160,17 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 		}
 	}
 	for i, s := range sections {
-		names := append(skipped[i], s.other...)
-		slices.Sort(names)
+		// Core files left out are listed before the other paths.
 		var kept []string
-		for _, p := range names {
-			if !fits(len(p) + 3) {
-				break
+		for _, names := range [][]string{skipped[i], s.other} {
+			for _, p := range names {
+				if !fits(jsonLen(p)) {
+					break
+				}
+				kept = append(kept, p)
 			}
-			kept = append(kept, p)
 		}
+		slices.Sort(kept)
 		if s.scope == ScopeBranch {
 			res.OtherBranchFiles = kept
 		} else {
@@ -175,13 +182,20 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 
 func flag(p *bool) bool { return p == nil || *p }
 
+// jsonLen is the length of s encoded as a JSON string, as encoding/json
+// writes it.
+func jsonLen(s string) int {
+	b, _ := json.Marshal(s)
+	return len(b)
+}
+
 // bankPaths lists the document paths of a bank through its index.
 func (b *Bank) bankPaths(ctx context.Context, scope Scope, branch string) ([]string, error) {
 	prefix, err := b.bankPrefix(ctx, scope, branch, false)
 	if err != nil {
 		return nil, err
 	}
-	idx, err := b.index(ctx, prefix)
+	idx, err := b.index(ctx, prefix, true)
 	if err != nil {
 		return nil, err
 	}

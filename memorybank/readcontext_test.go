@@ -2,6 +2,7 @@ package memorybank_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -160,7 +161,7 @@ func TestRulesOverride(t *testing.T) {
 func TestReadContextCoreFilesAndBudget(t *testing.T) {
 	b := newBank(&memorybank.MemStore{})
 	g := memorybank.ScopeGlobal
-	for _, p := range []string{"core/a.md", "core/b.json", "tech-stack.md", "notes/x.md", "notes/y.json"} {
+	for _, p := range []string{"core/a.md", "core/b.json", "tech-stack.md", "notes/x.md", "notes/y.json", "notes/q&a&&&&&&&&.md"} {
 		c := memorybank.TextContent("# " + p + "\n" + strings.Repeat("text ", 20))
 		if strings.HasSuffix(p, ".json") {
 			c = raw(`{"k":"` + strings.Repeat("v", 100) + `"}`)
@@ -174,30 +175,34 @@ func TestReadContextCoreFilesAndBudget(t *testing.T) {
 	res, err := b.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "md", IncludeRules: no})
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"core/a.md", "core/b.json", "tech-stack.md"}, mapKeys(res.GlobalMemory))
-	assert.Equal(t, []string{"notes/x.md", "notes/y.json"}, res.OtherGlobalFiles)
+	assert.Equal(t, []string{"notes/q&a&&&&&&&&.md", "notes/x.md", "notes/y.json"}, res.OtherGlobalFiles)
 	assert.Equal(t, []string{"branchContext.md"}, mapKeys(res.BranchMemory), "a non-empty branch bank is not initialised")
 	assert.Equal(t, []string{"scratch.md"}, res.OtherBranchFiles)
 	assert.False(t, res.Truncated)
 
 	full := len(must(json.Marshal(res)))
-	// A budget that fits the branch core file and part of the global ones.
-	res, err = b.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "md", IncludeRules: no, MaxBytes: 500})
-	require.NoError(t, err)
-	assert.True(t, res.Truncated)
-	assert.Contains(t, res.BranchMemory, "branchContext.md", "branch core files come first")
-	assert.Less(t, len(res.GlobalMemory), 3)
-	assert.Less(t, len(must(json.Marshal(res))), full)
-	// Core files that did not fit are listed by path so the agent can read them.
-	for _, p := range []string{"core/a.md", "core/b.json", "tech-stack.md"} {
-		_, inMemory := res.GlobalMemory[p]
-		listed := false
-		for _, o := range res.OtherGlobalFiles {
-			listed = listed || o == p
+	used := budgetUsed(res)
+	// Budgets that fit the branch core file and part of the global ones.
+	for _, budget := range []int{used / 2, used * 3 / 5, used * 7 / 10, used * 3 / 4} {
+		res, err = b.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "md", IncludeRules: no, MaxBytes: budget})
+		require.NoError(t, err)
+		assert.True(t, res.Truncated)
+		assert.Contains(t, res.BranchMemory, "branchContext.md", "branch core files come first")
+		assert.Less(t, len(res.GlobalMemory), 3)
+		assert.Less(t, len(must(json.Marshal(res))), full)
+		assert.LessOrEqual(t, budgetUsed(res), budget, "the encoded memory files and paths fit the budget")
+		// Core files that did not fit are listed by path so the agent can read them.
+		for _, p := range []string{"core/a.md", "core/b.json", "tech-stack.md"} {
+			_, inMemory := res.GlobalMemory[p]
+			assert.True(t, inMemory || slices.Contains(res.OtherGlobalFiles, p), "budget %d: core file %s is neither included nor listed", budget, p)
 		}
-		if !inMemory && !listed {
-			// Only allowed when even the names ran out of budget.
-			assert.True(t, res.Truncated)
-		}
+		assert.True(t, slices.IsSorted(res.OtherGlobalFiles))
+	}
+	for _, budget := range []int{1, 10, 50, 100, 300, used - 20, used - 1} {
+		res, err = b.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "md", IncludeRules: no, MaxBytes: budget})
+		require.NoError(t, err)
+		assert.LessOrEqual(t, budgetUsed(res), budget)
+		assert.True(t, res.Truncated)
 	}
 	// A tiny budget still answers, with nothing but the flag.
 	res, err = b.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "md", IncludeRules: no, MaxBytes: 1})
@@ -211,6 +216,21 @@ func TestReadContextCoreFilesAndBudget(t *testing.T) {
 	res, err = b2.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "md", IncludeRules: no})
 	require.NoError(t, err)
 	assert.True(t, res.Truncated)
+}
+
+// budgetUsed is what ReadContext's MaxBytes counts: the JSON of every
+// memory file entry ("path":{...}) and of every listed path.
+func budgetUsed(res *memorybank.ReadContextResult) int {
+	n := 0
+	for _, m := range []map[string]memorybank.ContextFile{res.BranchMemory, res.GlobalMemory} {
+		for p, cf := range m {
+			n += len(must(json.Marshal(p))) + 1 + len(must(json.Marshal(cf)))
+		}
+	}
+	for _, p := range append(slices.Clone(res.OtherBranchFiles), res.OtherGlobalFiles...) {
+		n += len(must(json.Marshal(p)))
+	}
+	return n
 }
 
 func mapKeys(m map[string]memorybank.ContextFile) []string {

@@ -71,7 +71,7 @@ func (b *Bank) SearchByTags(ctx context.Context, req SearchRequest) ([]SearchHit
 		if err != nil {
 			return nil, err
 		}
-		idx, err := b.index(ctx, prefix)
+		idx, err := b.index(ctx, prefix, false)
 		if err != nil {
 			return nil, err
 		}

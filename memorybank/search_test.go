@@ -6,6 +6,7 @@ import (
 	"iter"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -214,7 +215,8 @@ func (s *countingStore) reset() { s.gets.Store(0); s.lists.Store(0); s.puts.Stor
 func TestSearchCost(t *testing.T) {
 	mem := &memorybank.MemStore{}
 	store := &countingStore{Store: mem}
-	b := memorybank.New(store, nil)
+	// A fixed clock: IndexMaxAge never passes, so only the marker matters.
+	b := memorybank.New(store, &memorybank.Options{Clock: func() time.Time { return t0 }})
 	for i := range 50 {
 		mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: fmt.Sprintf("d%02d.json", i), Content: raw(`{"k":1}`), Tags: []string{"x"}})
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // The tag index.
@@ -26,11 +27,27 @@ import (
 // the documents whose store version changed. A Bank that rewrites the marker
 // with a compare-and-swap from the version it last saw knows nobody else
 // wrote in between, and keeps its index without a refresh; when the swap
-// fails it writes the marker anyway and refreshes on the next search.
+// fails it writes the marker anyway and refreshes on the next search. The
+// marker is written even when the writer's context is cancelled after its
+// document was stored (context.WithoutCancel), so a caller giving up at that
+// instant does not leave other Banks stale.
+//
+// Changes that bypass every Bank (a person editing the folder, git pull,
+// another tool) do not touch the marker. List and ReadContext therefore
+// always reconcile: one Store.List, compared by store version, re-reading
+// only changed documents and dropping vanished ones. SearchByTags keeps the
+// marker fast path and reconciles the same way when its last reconcile is
+// older than Options.IndexMaxAge (by the Bank's Clock), which bounds how
+// stale a search can be about such changes.
 //
 // A writer that dies between its document write and its marker write leaves
-// other processes' indexes stale until the next write to that bank (or until
-// they are recreated); the document itself is always read fresh by Read.
+// other processes' searches stale until the next write to that bank or
+// IndexMaxAge, whichever comes first; the document itself is always read
+// fresh by Read, List and ReadContext.
+//
+// Indexes are kept only for banks that exist: an index that, after a
+// refresh, has no documents and no marker is dropped, so searching many
+// branch names without banks does not grow the Bank.
 
 const generationMarker = ".generation"
 
@@ -46,6 +63,7 @@ type scopeIndex struct {
 	dirty    bool   // the Bank's own update could not be applied: refresh
 	genSeen  string // store version of the marker at the last refresh ("" = absent)
 	genKnown bool
+	lastFull time.Time // Bank clock at the last refresh
 	entries  map[string]*indexEntry
 	byTag    map[string]map[string]struct{}
 }
@@ -63,8 +81,10 @@ func (b *Bank) indexFor(prefix string) *scopeIndex {
 }
 
 // index returns the up-to-date index of a bank, locked: the caller unlocks
-// idx.mu.
-func (b *Bank) index(ctx context.Context, prefix string) (*scopeIndex, error) {
+// idx.mu. With full, it always reconciles with a Store.List (List,
+// ReadContext); without, it trusts the generation marker unless the last
+// reconcile is older than Options.IndexMaxAge (SearchByTags).
+func (b *Bank) index(ctx context.Context, prefix string, full bool) (*scopeIndex, error) {
 	idx := b.indexFor(prefix)
 	idx.mu.Lock()
 	gen, err := b.generation(ctx, prefix)
@@ -72,7 +92,7 @@ func (b *Bank) index(ctx context.Context, prefix string) (*scopeIndex, error) {
 		idx.mu.Unlock()
 		return nil, err
 	}
-	if idx.built && !idx.dirty && idx.genKnown && gen == idx.genSeen {
+	if !full && idx.built && !idx.dirty && idx.genKnown && gen == idx.genSeen && !b.aged(idx) {
 		return idx, nil
 	}
 	if err := b.refresh(ctx, idx); err != nil {
@@ -80,7 +100,25 @@ func (b *Bank) index(ctx context.Context, prefix string) (*scopeIndex, error) {
 		return nil, err
 	}
 	idx.genSeen, idx.genKnown, idx.built, idx.dirty = gen, true, true, false
+	idx.lastFull = b.opts.Clock()
+	if gen == "" && len(idx.entries) == 0 {
+		// No bank here: do not keep an index for it.
+		b.mu.Lock()
+		if b.indexes[prefix] == idx {
+			delete(b.indexes, prefix)
+		}
+		b.mu.Unlock()
+	}
 	return idx, nil
+}
+
+// aged reports whether the index's last reconcile is older than
+// Options.IndexMaxAge.
+func (b *Bank) aged(idx *scopeIndex) bool {
+	if b.opts.IndexMaxAge < 0 {
+		return true
+	}
+	return b.opts.Clock().Sub(idx.lastFull) >= b.opts.IndexMaxAge
 }
 
 func (b *Bank) generation(ctx context.Context, prefix string) (string, error) {
@@ -234,6 +272,8 @@ func (b *Bank) unindexed(ctx context.Context, l loc, prev string) {
 }
 
 func (b *Bank) bumpGeneration(ctx context.Context, idx *scopeIndex) {
+	// The document is stored: signal it even if the caller has given up.
+	ctx = context.WithoutCancel(ctx)
 	idx.mu.Lock()
 	seen, known := idx.genSeen, idx.genKnown
 	idx.mu.Unlock()

@@ -266,8 +266,8 @@ func legacyTags(body string) []string {
 		}
 		tags := []string{}
 		for f := range strings.FieldsSeq(v) {
-			if tag := strings.TrimLeft(f, "#"); tag != "" {
-				tags = append(tags, strings.TrimRight(tag, ","))
+			if tag := strings.TrimRight(strings.TrimLeft(f, "#"), ","); tag != "" {
+				tags = append(tags, tag)
 			}
 		}
 		return tags
@@ -278,7 +278,9 @@ func legacyTags(body string) []string {
 // setLegacyTags rewrites an existing "tags: #a #b" line so it agrees with
 // the front matter; a body without one is returned unchanged.
 func setLegacyTags(body string, tags []string) string {
-	if old := legacyTags(body); old == nil || slices.Equal(old, tags) {
+	// Compared as reads show them (deduplicated), so a line repeating a tag
+	// is left as written when the tags did not change.
+	if old := legacyTags(body); old == nil || slices.Equal(dedupe(old), tags) {
 		return body
 	}
 	lines := strings.SplitN(body, "\n", 12)

@@ -159,8 +159,8 @@ func readContextSchema() jsonObj {
 			"type":    "integer",
 			"minimum": 0,
 			"maximum": maxSafeInteger,
-			"description": `Optional budget in bytes for the memory sections: core files are included in order while they fit, ` +
-				`then the paths of the other documents; "truncated" says something was left out. 0 or absent: the server's default (unlimited unless configured).`,
+			"description": `Optional budget in bytes for the memory sections, counting the JSON of each included file entry and each listed path: ` +
+				`core files are included in order while they fit, then the paths of core files left out, then the paths of the other documents; "truncated" says something was left out. 0 or absent: the server's default (unlimited unless configured).`,
 		},
 	})
 }

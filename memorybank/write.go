@@ -98,12 +98,20 @@ func (b *Bank) Write(ctx context.Context, req WriteRequest) (*WriteResult, error
 	if err := validateTags(req.Path, req.Tags); err != nil {
 		return nil, err
 	}
-	// The branch is checked now but claimed only when something is written,
-	// so a failed first write leaves no trace.
+	// The branch is checked now but claimed only once the document is
+	// valid, so a first write refused for its input leaves no trace. A first
+	// write whose document Put then fails in the store (I/O, cancellation)
+	// may leave the branch marker: it names the branch that wrote it, so it
+	// is correct, only premature.
 	l, err := b.locate(ctx, req.Scope, req.Branch, req.Path, false)
 	if err != nil {
 		return nil, err
 	}
+	unlock, err := b.locks.lock(ctx, l.key)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	for attempt := 0; ; attempt++ {
 		res, err := b.writeOnce(ctx, l, req)
 		if err == nil || !errors.Is(err, errRetry) {
@@ -114,6 +122,9 @@ func (b *Bank) Write(ctx context.Context, req WriteRequest) (*WriteResult, error
 				ErrConflict, req.Path, attempt+1)
 		}
 		b.opts.Logger.DebugContext(ctx, "memorybank: write conflict, retrying on the latest version", "key", l.key, "attempt", attempt+1)
+		if err := backoff(ctx, attempt); err != nil {
+			return nil, err
+		}
 	}
 }
 
@@ -163,7 +174,7 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest) (*WriteRe
 	if err != nil {
 		return nil, err
 	}
-	b.maintain(next, old, l.path, req.Tags)
+	b.maintain(next, old, l.path, req.Tags, req.Patches == nil)
 	if n := len(next.tags()); n > b.opts.MaxTags {
 		return nil, &LimitError{Limit: "tags", Max: b.opts.MaxTags, Got: n, Path: l.path}
 	}
@@ -221,6 +232,10 @@ func contentEnvelope(format Format, p string, content json.RawMessage) (*envelop
 		return nil, invalidRequest("write %q: content of a text document must be a JSON string holding the text (or an envelope whose content is that string)", p)
 	}
 	if isString {
+		var inner string // also "\"\"": an empty string sent as a JSON string
+		if strings.TrimSpace(s) == "" || json.Unmarshal([]byte(s), &inner) == nil && strings.TrimSpace(inner) == "" {
+			return nil, invalidRequest("write %q: content is an empty string; give a JSON object (a memory_document_v2 envelope or the bare content object)", p)
+		}
 		content = []byte(s) // JSON sent as a string, as agents often do
 	}
 	e, ok := parseEnvelopeJSON(content)
@@ -252,9 +267,13 @@ func isBare(e *envelope, data []byte) bool {
 }
 
 // maintain sets the metadata the Bank owns and fills what is missing.
-func (b *Bank) maintain(next, old *envelope, p string, tags []string) {
-	// Fields not given fall back to the stored document.
-	if old != nil {
+// keepStored is true for a full content write: title, documentType and tags
+// it does not give fall back to the stored document. A patch starts from the
+// stored document, so a field missing after it was removed on purpose: it
+// gets the default of normalize (title from the file name, documentType
+// from it, tags []), never the stored value back (the origin server's bug).
+func (b *Bank) maintain(next, old *envelope, p string, tags []string, keepStored bool) {
+	if old != nil && keepStored {
 		for _, k := range []string{"title", "documentType", "tags"} {
 			if _, ok := next.meta[k]; !ok {
 				if _, top := next.top[k]; k == "documentType" && top {

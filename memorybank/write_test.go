@@ -368,7 +368,7 @@ func TestConcurrentPatchesLoseNothing(t *testing.T) {
 		errs := make(chan error, writers*each)
 		for w := range writers {
 			// Each writer is its own Bank, as separate agents would be.
-			b := memorybank.New(store, &memorybank.Options{MaxRetries: 1000})
+			b := memorybank.New(store, nil) // default options: no retry budget to raise
 			go func() {
 				for i := range each {
 					_, err := b.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "log.json",
@@ -413,7 +413,7 @@ func TestConcurrentContentWritesKeepVersionsMonotonic(t *testing.T) {
 	const writers = 8
 	errs := make(chan error, writers)
 	for i := range writers {
-		b := memorybank.New(store, &memorybank.Options{MaxRetries: 1000})
+		b := memorybank.New(store, nil) // default options: no retry budget to raise
 		go func() {
 			_, err := b.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "p.json",
 				Content: raw(`{"status":"writer ` + string(rune('a'+i)) + `"}`), Tags: []string{"w"}})

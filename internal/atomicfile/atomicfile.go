@@ -10,7 +10,7 @@
 // Temporary files are named ".atomicfile-<random>.tmp" (see [IsTemp]), so
 // a reader listing a directory can skip the ones a killed writer left
 // behind. Removing leftovers is the caller's business (only the caller
-// knows when no writer is running); [RemoveTemp] helps.
+// knows when no writer is running); [RemoveTemp] and [RemoveTempBefore] help.
 //
 // The package does not lock: two concurrent writers of the same name both
 // succeed and the last rename wins. Callers that need compare-and-swap hold
@@ -28,6 +28,7 @@ import (
 	"path"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Name pattern of temporary files: TempPrefix + 16 hex digits + TempSuffix.
@@ -177,18 +178,32 @@ func SyncDir(root *os.Root, dir string) error {
 // when a writer was killed, and returns how many it removed. Call it only
 // when no Write into dir can be in progress (e.g. under the caller's lock).
 func RemoveTemp(root *os.Root, dir string) (int, error) {
+	return RemoveTempBefore(root, dir, time.Time{})
+}
+
+// RemoveTempBefore is RemoveTemp for the temporary files last modified
+// before cutoff only (every one when cutoff is zero). With a cutoff well in
+// the past, a Write still in progress keeps its file even without a lock.
+func RemoveTempBefore(root *os.Root, dir string, cutoff time.Time) (int, error) {
 	entries, err := fs.ReadDir(root.FS(), dir)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, e := range entries {
-		if e.Type().IsRegular() && IsTemp(e.Name()) {
-			if err := root.Remove(path.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return n, err
-			}
-			n++
+		if !e.Type().IsRegular() || !IsTemp(e.Name()) {
+			continue
 		}
+		if !cutoff.IsZero() {
+			fi, err := e.Info()
+			if err != nil || !fi.ModTime().Before(cutoff) {
+				continue // gone already, or recent
+			}
+		}
+		if err := root.Remove(path.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return n, err
+		}
+		n++
 	}
 	if n > 0 {
 		return n, SyncDir(root, dir)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -120,4 +121,20 @@ func TestIsTempAndRemoveTemp(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
 	assert.Equal(t, []string{"keep.md"}, entries(t, root))
+}
+
+// RemoveTempBefore removes only leftovers last modified before the cutoff,
+// so a write still in progress keeps its temporary file.
+func TestRemoveTempBefore(t *testing.T) {
+	root := openRoot(t)
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, root.WriteFile(".atomicfile-00.tmp", []byte("torn"), 0o644))
+	require.NoError(t, root.Chtimes(".atomicfile-00.tmp", old, old))
+	require.NoError(t, root.WriteFile(".atomicfile-01.tmp", []byte("in progress"), 0o644))
+	require.NoError(t, root.WriteFile("keep.md", []byte("x"), 0o644))
+	require.NoError(t, root.Chtimes("keep.md", old, old))
+	n, err := atomicfile.RemoveTempBefore(root, ".", time.Now().Add(-time.Minute))
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.Equal(t, []string{".atomicfile-01.tmp", "keep.md"}, entries(t, root))
 }

@@ -19,7 +19,9 @@
 // internal/atomicfile). A process killed at any instant leaves the old file
 // or the new one, never a torn one. A killed writer may leave a temporary
 // file named ".atomicfile-<hex>.tmp"; such names are not keys, List skips
-// them, and they are harmless (delete them when no writer runs).
+// them, and Open removes those older than a minute (under the store lock,
+// spending at most about a second walking the directory; what it does not
+// reach waits for the next Open).
 // Directories are created as needed; Delete removes the parent directories
 // it leaves empty.
 //

@@ -66,7 +66,9 @@ type Store struct {
 var _ memorybank.Store = (*Store)(nil)
 
 // Open returns a Store on dir, creating the directory (and its parents) if
-// it does not exist. Close the Store when done.
+// it does not exist, and removes the temporary files killed writers left
+// there more than a minute ago (best effort, at most about a second, under
+// the store lock). Close the Store when done.
 func Open(dir string, opts *Options) (*Store, error) {
 	var o Options
 	if opts != nil {
@@ -88,7 +90,9 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fsstore: open %s: %w", dir, err)
 	}
-	return &Store{dir: dir, root: root, opts: o, sem: make(chan struct{}, 1)}, nil
+	s := &Store{dir: dir, root: root, opts: o, sem: make(chan struct{}, 1)}
+	s.removeStaleTemp()
+	return s, nil
 }
 
 // Close releases the directory. Methods called after Close return errors.

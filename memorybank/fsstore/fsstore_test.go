@@ -285,3 +285,30 @@ func TestUseAfterClose(t *testing.T) {
 	_, err = s.Put(ctx, "doc", []byte("x"), memorybank.Condition{})
 	assert.Error(t, err)
 }
+
+// Open removes the temporary files killed writers left behind, once they
+// are old enough that no write can still be using them; newer ones stay.
+func TestOpenRemovesStaleTempFiles(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-2 * time.Minute)
+	stale := []string{".atomicfile-00000000000000aa.tmp", "global-memory-bank/.atomicfile-00000000000000bb.tmp", "branch-memory-bank/main/deep/.atomicfile-00000000000000cc.tmp"}
+	fresh := "global-memory-bank/.atomicfile-00000000000000dd.tmp"
+	for _, p := range append([]string{fresh, "global-memory-bank/keep.md"}, stale...) {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(t, os.WriteFile(full, []byte("torn"), 0o644))
+	}
+	for _, p := range append([]string{"global-memory-bank/keep.md"}, stale...) {
+		require.NoError(t, os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), old, old))
+	}
+	s := open(t, dir, nil)
+	for _, p := range stale {
+		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p)))
+		assert.ErrorIs(t, err, os.ErrNotExist, "stale %s removed", p)
+	}
+	for _, p := range []string{fresh, "global-memory-bank/keep.md"} {
+		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p)))
+		assert.NoError(t, err, "%s kept", p)
+	}
+	assert.Equal(t, []string{"global-memory-bank/keep.md"}, listKeys(t, s, ""))
+}

@@ -1,0 +1,9 @@
+package memorybank
+
+// IndexCount returns how many bank indexes b holds, to show the map stays
+// bounded.
+func IndexCount(b *Bank) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.indexes)
+}
