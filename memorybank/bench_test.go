@@ -1,6 +1,7 @@
 package memorybank_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -100,20 +101,55 @@ func BenchmarkSearchByTags10000(b *testing.B) {
 }
 
 // BenchmarkSearchByTagsCold: the first search of a fresh Bank (a new
-// process) over 10,000 documents, which builds the index: one List and one
-// Get and decode per document. Later searches cost what
-// BenchmarkSearchByTags10000 shows.
+// process) over 10,000 documents. "snapshot": the bank holds an index
+// snapshot (as any bank of 128+ documents does once indexed), so the search
+// reads the marker and the snapshot and lists the bank, reading no document.
+// "no-snapshot": the store hides the snapshot, so the search reads every
+// document (one List, one Get and decode each) and encodes a snapshot. Later
+// searches cost what BenchmarkSearchByTags10000 shows.
 func BenchmarkSearchByTagsCold(b *testing.B) {
-	store := &memorybank.MemStore{}
-	populate(b, store, 10_000)
+	mem := &memorybank.MemStore{}
+	populate(b, mem, 10_000)
 	req := memorybank.SearchRequest{Tags: []string{"t7"}, Scope: memorybank.ScopeGlobal}
-	b.ResetTimer()
-	for b.Loop() {
-		hits, err := memorybank.New(store, nil).SearchByTags(ctx, req)
-		if err != nil || len(hits) != 100 {
-			b.Fatal(len(hits), err)
-		}
+	hits, err := memorybank.New(mem, nil).SearchByTags(ctx, req) // stores the snapshot
+	require.NoError(b, err)
+	require.Len(b, hits, 100)
+	for _, tc := range []struct {
+		name  string
+		store memorybank.Store
+	}{
+		{"snapshot", mem},
+		{"no-snapshot", hideSnapshot{mem}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			store := &countingStore{Store: tc.store}
+			for b.Loop() {
+				hits, err := memorybank.New(store, nil).SearchByTags(ctx, req)
+				if err != nil || len(hits) != 100 {
+					b.Fatal(len(hits), err)
+				}
+			}
+			b.ReportMetric(float64(store.gets.Load())/float64(b.N), "gets/op")
+		})
 	}
+}
+
+// hideSnapshot is a store without index snapshots: it reports them absent
+// and drops their writes.
+type hideSnapshot struct{ memorybank.Store }
+
+func (s hideSnapshot) Get(ctx context.Context, key string) (memorybank.Object, error) {
+	if strings.HasSuffix(key, "/.tagindex.json") {
+		return memorybank.Object{}, memorybank.ErrNotFound
+	}
+	return s.Store.Get(ctx, key)
+}
+
+func (s hideSnapshot) Put(ctx context.Context, key string, data []byte, cond memorybank.Condition) (memorybank.Object, error) {
+	if strings.HasSuffix(key, "/.tagindex.json") {
+		return memorybank.Object{Key: key, Version: "hidden"}, nil
+	}
+	return s.Store.Put(ctx, key, data, cond)
 }
 
 // BenchmarkWriteBankSize: the same patch write in banks of 100 and 10,000

@@ -109,10 +109,22 @@
 //
 // [Bank.SearchByTags] and [Bank.List] are served by an in-memory index per
 // bank, updated in place by the Bank's own writes, so a write costs the
-// same at any bank size (see tagindex.go). The first search or List of a
-// bank in a fresh process builds the index by reading every document of
-// that bank (one List and one Get each: BenchmarkSearchByTagsCold measures
-// it over 10,000 documents); afterwards only changed documents are re-read.
+// same at any bank size (see tagindex.go). A fresh process does not read
+// every document on its first search or List: each bank of 128 or more
+// documents holds a snapshot of its index (".tagindex.json": per document,
+// the store version it was read at, title, documentType, tags,
+// lastModified, version and size). A cold index loads it (one Get) and
+// reconciles it with one Store.List, re-reading only documents whose store
+// version differs and dropping vanished ones; a bank without a usable
+// snapshot is read in full (one Get per document). BenchmarkSearchByTagsCold
+// measures both over 10,000 documents. The snapshot is a cache checked
+// against store versions, never trusted on its own: a corrupt, foreign or
+// outdated one is ignored or corrected, never an error. Writes do not update
+// it (their cost must not grow with the bank); the reconcile rewrites it,
+// unconditionally and best effort (failures are logged), after re-reading
+// or dropping 128 or more documents, including a full build. So a read (a
+// search, List, ReadContext, or a failed call listing the documents) may
+// store the snapshot; it is hidden like the other dot-names.
 // Writes through any Bank, in any process, are noticed through a per-bank
 // generation marker (".generation"), so a warm search costs one small read
 // per bank plus the matching. Changes made outside any Bank (a person

@@ -2,6 +2,7 @@ package memorybank_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/agentmemory/agentmemory/jsonpatch"
 	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/fsstore"
 )
 
 func seedSearch(t *testing.T, b *memorybank.Bank) {
@@ -246,4 +248,144 @@ func TestSearchCost(t *testing.T) {
 	require.Equal(t, 50, search())
 	assert.Equal(t, int64(1), store.lists.Load(), "another process's write: one List")
 	assert.Equal(t, int64(2), store.gets.Load(), "the marker and the one changed document")
+}
+
+const snapshotKey = "global-memory-bank/.tagindex.json"
+
+// noteDoc is document i as populate stores it, with the given tags.
+func noteDoc(i int, tags string) []byte {
+	return fmt.Appendf(nil, `{"schema":"memory_document_v2","metadata":{"id":"d%d","title":"Document %d","documentType":"note","path":"docs/%05d.json","tags":%s,"lastModified":"2025-03-17T09:00:00.000Z","createdAt":"2025-03-17T09:00:00.000Z","version":1},"content":{"text":"note %d"}}`, i, i, i, tags, i)
+}
+
+func searchPaths(t *testing.T, b *memorybank.Bank, tag string) []string {
+	t.Helper()
+	hits, err := b.SearchByTags(ctx, memorybank.SearchRequest{Tags: []string{tag}, Scope: memorybank.ScopeGlobal})
+	require.NoError(t, err)
+	out := []string{}
+	for _, h := range hits {
+		out = append(out, h.Path)
+	}
+	return out
+}
+
+// A fresh Bank (a new process) over a bank with an index snapshot reads the
+// snapshot, lists the bank once and re-reads only the documents changed since
+// the snapshot, on MemStore and on a reopened fsstore.
+func TestColdBankReadsSnapshot(t *testing.T) {
+	for _, kind := range []struct {
+		name string
+		open func(t *testing.T) (first, reopen func() memorybank.Store)
+	}{
+		{"mem", func(t *testing.T) (func() memorybank.Store, func() memorybank.Store) {
+			s := &memorybank.MemStore{}
+			return func() memorybank.Store { return s }, func() memorybank.Store { return s }
+		}},
+		{"fs", func(t *testing.T) (func() memorybank.Store, func() memorybank.Store) {
+			dir := t.TempDir()
+			open := func() memorybank.Store {
+				s, err := fsstore.Open(dir, nil)
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = s.Close() })
+				return s
+			}
+			return open, open
+		}},
+	} {
+		t.Run(kind.name, func(t *testing.T) {
+			first, reopen := kind.open(t)
+			store := first()
+			populate(t, store, 300) // t7 on docs 7, 107, 207
+			require.Equal(t, []string{"docs/00007.json", "docs/00107.json", "docs/00207.json"}, searchPaths(t, memorybank.New(store, nil), "t7"))
+			snap, err := store.Get(ctx, snapshotKey)
+			require.NoError(t, err, "building the index of 300 documents stores a snapshot")
+
+			// Changes after the snapshot, made outside any Bank.
+			_, err = store.Put(ctx, "global-memory-bank/docs/00007.json", noteDoc(7, `["moved"]`), memorybank.Condition{})
+			require.NoError(t, err)
+			require.NoError(t, store.Delete(ctx, "global-memory-bank/docs/00107.json", memorybank.Condition{}))
+			_, err = store.Put(ctx, "global-memory-bank/docs/00300.json", noteDoc(300, `["t7"]`), memorybank.Condition{})
+			require.NoError(t, err)
+
+			counting := &countingStore{Store: reopen()}
+			// A fixed clock: IndexMaxAge never passes between the searches.
+			b := memorybank.New(counting, &memorybank.Options{Clock: func() time.Time { return t0 }})
+			assert.Equal(t, []string{"docs/00207.json", "docs/00300.json"}, searchPaths(t, b, "t7"))
+			assert.Equal(t, []string{"docs/00007.json"}, searchPaths(t, b, "moved"))
+			assert.Equal(t, int64(1), counting.lists.Load(), "one List")
+			// The marker, the snapshot, the changed and the new document
+			// (the second search reads the marker again).
+			assert.Equal(t, int64(5), counting.gets.Load())
+			assert.Equal(t, int64(0), counting.puts.Load(), "a few changes do not rewrite the snapshot")
+
+			list, err := b.List(ctx, memorybank.ListRequest{Scope: memorybank.ScopeGlobal})
+			require.NoError(t, err)
+			assert.Len(t, list, 300)
+			for _, e := range list {
+				assert.NotContains(t, e.Path, ".tagindex", "the snapshot is not a document")
+			}
+			now, err := counting.Get(ctx, snapshotKey)
+			require.NoError(t, err)
+			assert.Equal(t, snap.Version, now.Version)
+		})
+	}
+}
+
+// A snapshot that is corrupt, of another format or bank, or wrong about a
+// document is never believed: results are those of the store, and a full
+// build replaces the snapshot.
+func TestBadSnapshotIgnored(t *testing.T) {
+	for _, tc := range []struct{ name, data string }{
+		{"not JSON", `{"format":`},
+		{"not an object", `[1,2,3]`},
+		{"other format", `{"format":"something-else","bank":"global-memory-bank/","entries":[]}`},
+		{"other bank", `{"format":"agentmemory-tagindex-v1","bank":"branch-memory-bank/x/","entries":[{"storeVersion":"1","path":"docs/00000.json","tags":["t7"]}]}`},
+		{"entry without version", `{"format":"agentmemory-tagindex-v1","bank":"global-memory-bank/","entries":[{"path":"docs/00000.json","tags":["t7"]}]}`},
+		{"stale versions and ghosts", `{"format":"agentmemory-tagindex-v1","bank":"global-memory-bank/","entries":[{"storeVersion":"no-such-version","path":"docs/00000.json","title":"lie","tags":["t7"]},{"storeVersion":"9","path":"ghost.json","tags":["t7"]}]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := &memorybank.MemStore{}
+			populate(t, store, 200)
+			_, err := store.Put(ctx, snapshotKey, []byte(tc.data), memorybank.Condition{})
+			require.NoError(t, err)
+			b := memorybank.New(store, nil)
+			assert.Equal(t, []string{"docs/00007.json", "docs/00107.json"}, searchPaths(t, b, "t7"))
+			list, err := b.List(ctx, memorybank.ListRequest{Scope: memorybank.ScopeGlobal})
+			require.NoError(t, err)
+			require.Len(t, list, 200)
+			assert.Equal(t, "Document 0", list[0].Title)
+
+			obj, err := store.Get(ctx, snapshotKey)
+			require.NoError(t, err)
+			var snap struct {
+				Format  string `json:"format"`
+				Entries []any  `json:"entries"`
+			}
+			require.NoError(t, json.Unmarshal(obj.Data, &snap), "the snapshot was rewritten")
+			assert.Equal(t, "agentmemory-tagindex-v1", snap.Format)
+			assert.Len(t, snap.Entries, 200)
+		})
+	}
+}
+
+// Writes never rewrite the snapshot: their cost must not grow with the bank.
+func TestWritesDoNotTouchSnapshot(t *testing.T) {
+	mem := &memorybank.MemStore{}
+	populate(t, mem, 200)
+	store := &countingStore{Store: mem}
+	b := memorybank.New(store, &memorybank.Options{Clock: func() time.Time { return t0 }})
+	require.Len(t, searchPaths(t, b, "t7"), 2) // builds the index and the snapshot
+	before, err := mem.Get(ctx, snapshotKey)
+	require.NoError(t, err)
+	store.reset()
+	for i := range 5 {
+		mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: fmt.Sprintf("docs/%05d.json", i),
+			Patches: jsonpatch.Patch{op("replace", "/metadata/tags", `["t7"]`)}})
+	}
+	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "new.md", Content: memorybank.TextContent("n"), Tags: []string{"t7"}})
+	require.NoError(t, b.Delete(ctx, memorybank.DeleteRequest{Scope: memorybank.ScopeGlobal, Path: "docs/00107.json"}))
+	assert.Equal(t, int64(6+7), store.puts.Load(), "each write stores its document, each write and delete the marker")
+	assert.Len(t, searchPaths(t, b, "t7"), 7)
+	after, err := mem.Get(ctx, snapshotKey)
+	require.NoError(t, err)
+	assert.Equal(t, before.Version, after.Version)
 }

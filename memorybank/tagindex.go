@@ -2,7 +2,9 @@ package memorybank
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -48,8 +50,32 @@ import (
 // Indexes are kept only for banks that exist: an index that, after a
 // refresh, has no documents and no marker is dropped, so searching many
 // branch names without banks does not grow the Bank.
+//
+// A fresh process does not read every document to build an index: each bank
+// holds a snapshot of its index, the key ".tagindex.json", with each
+// document's index entry and the store version it was derived from. A cold
+// index loads it (one Get) and then reconciles as above (one Store.List),
+// re-reading only documents whose store version differs from the
+// snapshot's and dropping vanished ones, so the snapshot is a cache checked
+// by store versions and never decides a result on its own. A corrupt or
+// foreign snapshot is ignored as if absent. Writes never touch it (write
+// cost must not grow with the bank); a reconcile rewrites it instead, best
+// effort (failures are only logged), whenever a reconcile re-read or
+// dropped at least snapshotRewriteMin (128) documents, which includes
+// building the index of a bank of 128 or more documents without a usable
+// snapshot. Smaller banks get no snapshot: reading them costs a few
+// milliseconds. So a cold index re-reads fewer than 128 documents plus those
+// changed since the snapshot, and the rewrite (proportional to the bank) is
+// paid at most once per 128 documents re-read.
 
-const generationMarker = ".generation"
+const (
+	generationMarker = ".generation"
+	indexSnapshotKey = ".tagindex.json"
+	// indexSnapshotFormat names the snapshot's layout; any other value
+	// makes the snapshot ignored.
+	indexSnapshotFormat = "agentmemory-tagindex-v1"
+	snapshotRewriteMin  = 128
+)
 
 type indexEntry struct {
 	storeVersion string
@@ -95,9 +121,17 @@ func (b *Bank) index(ctx context.Context, prefix string, full bool) (*scopeIndex
 	if !full && idx.built && !idx.dirty && idx.genKnown && gen == idx.genSeen && !b.aged(idx) {
 		return idx, nil
 	}
-	if err := b.refresh(ctx, idx); err != nil {
+	if !idx.built && len(idx.entries) == 0 {
+		b.loadSnapshot(ctx, idx)
+	}
+	changed, err := b.refresh(ctx, idx)
+	if err != nil {
 		idx.mu.Unlock()
 		return nil, err
+	}
+	// Without a usable snapshot, every document was read: changed == n.
+	if len(idx.entries) > 0 && changed >= snapshotRewriteMin {
+		b.saveSnapshot(ctx, idx)
 	}
 	idx.genSeen, idx.genKnown, idx.built, idx.dirty = gen, true, true, false
 	idx.lastFull = b.opts.Clock()
@@ -133,8 +167,9 @@ func (b *Bank) generation(ctx context.Context, prefix string) (string, error) {
 }
 
 // refresh brings the index in line with the store: one List, and one Get
-// per document whose store version changed.
-func (b *Bank) refresh(ctx context.Context, idx *scopeIndex) error {
+// per document whose store version changed. It returns how many documents
+// it re-read or dropped.
+func (b *Bank) refresh(ctx context.Context, idx *scopeIndex) (int, error) {
 	if idx.entries == nil {
 		idx.entries = map[string]*indexEntry{}
 		idx.byTag = map[string]map[string]struct{}{}
@@ -143,7 +178,7 @@ func (b *Bank) refresh(ctx context.Context, idx *scopeIndex) error {
 	read := 0
 	for obj, err := range b.store.List(ctx, idx.prefix) {
 		if err != nil {
-			return err
+			return 0, err
 		}
 		p := strings.TrimPrefix(obj.Key, idx.prefix)
 		if reserved(p) {
@@ -159,18 +194,100 @@ func (b *Bank) refresh(ctx context.Context, idx *scopeIndex) error {
 			continue
 		}
 		if err != nil {
-			return err
+			return 0, err
 		}
 		read++
 		idx.put(p, full.Version, b.entryFromStored(p, full))
 	}
+	dropped := 0
 	for p := range idx.entries {
 		if !seen[p] {
 			idx.remove(p)
+			dropped++
 		}
 	}
-	b.opts.Logger.DebugContext(ctx, "memorybank: index refreshed", "bank", idx.prefix, "documents", len(idx.entries), "read", read)
-	return nil
+	b.opts.Logger.DebugContext(ctx, "memorybank: index refreshed", "bank", idx.prefix, "documents", len(idx.entries), "read", read, "dropped", dropped)
+	return read + dropped, nil
+}
+
+// indexSnapshot is the stored form of a bank's index (".tagindex.json").
+type indexSnapshot struct {
+	Format  string          `json:"format"`
+	Bank    string          `json:"bank"`
+	Entries []snapshotEntry `json:"entries"`
+}
+
+type snapshotEntry struct {
+	StoreVersion string `json:"storeVersion"`
+	ListEntry
+}
+
+// loadSnapshot fills an empty index from the bank's snapshot. A missing,
+// unreadable, corrupt or foreign snapshot leaves the index empty: the
+// reconcile that follows then reads every document.
+func (b *Bank) loadSnapshot(ctx context.Context, idx *scopeIndex) {
+	key := idx.prefix + indexSnapshotKey
+	obj, err := b.store.Get(ctx, key)
+	if err != nil {
+		if !errors.Is(err, ErrNotFound) {
+			b.opts.Logger.DebugContext(ctx, "memorybank: cannot read the index snapshot; reading every document", "key", key, "err", err)
+		}
+		return
+	}
+	snap, reason := decodeSnapshot(obj.Data, idx.prefix)
+	if reason != "" {
+		b.opts.Logger.WarnContext(ctx, "memorybank: ignoring the index snapshot; reading every document", "key", key, "reason", reason)
+		return
+	}
+	idx.entries = make(map[string]*indexEntry, len(snap.Entries))
+	idx.byTag = map[string]map[string]struct{}{}
+	for _, e := range snap.Entries {
+		idx.put(e.Path, e.StoreVersion, e.ListEntry)
+	}
+}
+
+// decodeSnapshot parses a snapshot of the bank at prefix, or says why it
+// cannot be used.
+func decodeSnapshot(data []byte, prefix string) (indexSnapshot, string) {
+	var snap indexSnapshot
+	if err := json.Unmarshal(data, &snap); err != nil {
+		return snap, "not valid JSON: " + err.Error()
+	}
+	if snap.Format != indexSnapshotFormat {
+		return snap, fmt.Sprintf("format is %q, want %q", snap.Format, indexSnapshotFormat)
+	}
+	if snap.Bank != prefix {
+		return snap, fmt.Sprintf("it describes bank %q, not %q", snap.Bank, prefix)
+	}
+	for i := range snap.Entries {
+		e := &snap.Entries[i]
+		if e.Path == "" || reserved(e.Path) || e.StoreVersion == "" {
+			return snap, "an entry has no path, a reserved path or no store version"
+		}
+		if e.Tags == nil {
+			e.Tags = []string{}
+		}
+	}
+	return snap, ""
+}
+
+// saveSnapshot stores the index as the bank's snapshot, unconditionally and
+// best effort: the snapshot is only a cache, so a failure is logged.
+func (b *Bank) saveSnapshot(ctx context.Context, idx *scopeIndex) {
+	ctx = context.WithoutCancel(ctx)
+	key := idx.prefix + indexSnapshotKey
+	snap := indexSnapshot{Format: indexSnapshotFormat, Bank: idx.prefix, Entries: make([]snapshotEntry, 0, len(idx.entries))}
+	for _, e := range idx.entries {
+		snap.Entries = append(snap.Entries, snapshotEntry{StoreVersion: e.storeVersion, ListEntry: e.ListEntry})
+	}
+	slices.SortFunc(snap.Entries, func(a, b snapshotEntry) int { return strings.Compare(a.Path, b.Path) })
+	data, err := json.Marshal(snap)
+	if err == nil {
+		_, err = b.store.Put(ctx, key, data, Condition{})
+	}
+	if err != nil {
+		b.opts.Logger.WarnContext(ctx, "memorybank: cannot store the index snapshot; the next process will read more documents", "key", key, "err", err)
+	}
 }
 
 // reserved reports whether a path inside a bank is one of the Bank's own
