@@ -295,32 +295,15 @@ func planSchemaProblems(action PlanAction, data []byte) ([]Problem, error) {
 		if re.Type() == "number_all_of" || re.Type() == "condition_then" {
 			continue // summaries of the problems reported beside them
 		}
-		ptr := planPointer(re.Context())
+		ptr := pointerOf(re.Context())
 		if re.Type() == "required" || re.Type() == "additional_property_not_allowed" {
 			if prop, ok := re.Details()["property"].(string); ok {
-				ptr += "/" + planEscape(prop)
+				ptr += "/" + escapePointer(prop)
 			}
 		}
 		out = append(out, Problem{Pointer: ptr, Message: re.Description()})
 	}
 	return out, nil
-}
-
-// planPointer turns gojsonschema's context "(root).a.0.b" into "/a/0/b".
-func planPointer(ctx *gojsonschema.JsonContext) string {
-	if ctx == nil {
-		return ""
-	}
-	parts := strings.Split(ctx.String("\x00"), "\x00")
-	var b strings.Builder
-	for _, p := range parts[1:] { // parts[0] is "(root)"
-		b.WriteString("/" + planEscape(p))
-	}
-	return b.String()
-}
-
-func planEscape(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 func planSortProblems(ps []Problem) {
