@@ -25,6 +25,10 @@ type WriteRequest struct {
 	// string holding the text (see TextContent); a front matter block at the
 	// start of the text is read as metadata and removed.
 	Content json.RawMessage `json:"content,omitempty"`
+	// Text is the whole text of a text document (every path not ending in
+	// .json), written when neither Content nor Patches is given. A front
+	// matter block at its start is read as metadata and removed.
+	Text string `json:"text,omitempty"`
 	// Patches is an RFC 6902 patch applied to the canonical envelope (the
 	// Content of Read). Text documents are patched as
 	// {"schema":...,"metadata":{...},"content":"<text>"}.
@@ -64,6 +68,11 @@ func TextContent(s string) json.RawMessage {
 func (b *Bank) Write(ctx context.Context, req WriteRequest) (*WriteResult, error) {
 	if c := bytes.TrimSpace(req.Content); len(c) == 0 || string(c) == "null" {
 		req.Content = nil // JSON null, as tool layers send for "absent"
+	}
+	if req.Content == nil && req.Patches == nil && formatOf(req.Path) == FormatText {
+		req.Content = TextContent(req.Text)
+	} else if req.Text != "" {
+		return nil, invalidRequest("write %q: text is only for text documents written without content or patches", req.Path)
 	}
 	if req.Content != nil && len(req.Patches) == 0 {
 		req.Patches = nil // "patches": [] beside content means no patches
