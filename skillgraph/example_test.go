@@ -26,7 +26,7 @@ func ExampleEditor_Apply() {
 	reply := []byte(`{
 	  "operations": [
 	    {"operationId": "op1", "kind": "addNode", "humanReadableDescription": "run the tests before reviewing",
-	     "node": {"type": "tool", "label": "Run tests", "toolName": "Bash(go test:*)"}, "insertAfter": "n1"},
+	     "node": {"type": "tool", "label": "Run tests", "toolName": "Bash(go:*)"}, "insertAfter": "n1"},
 	    {"operationId": "op2", "kind": "updateNode", "nodeId": "n2", "markdown": "Cite file and line."}
 	  ],
 	  "summary": "Adds a test run."
@@ -86,7 +86,7 @@ func ExampleMermaid() {
 
 func ExampleSkillMD() {
 	g := reviewSkill()
-	g.Nodes = append(g.Nodes, skillgraph.Node{ID: "t", Type: skillgraph.TypeTool, Data: skillgraph.NodeData{Label: "Diff", ToolName: "Bash(git diff:*)"}})
+	g.Nodes = append(g.Nodes, skillgraph.Node{ID: "t", Type: skillgraph.TypeTool, Data: skillgraph.NodeData{Label: "Diff", ToolName: "Bash(git:*)"}})
 	g.Edges = append(g.Edges, skillgraph.Edge{ID: "e2", Source: "n1", Target: "t"})
 	md, err := skillgraph.SkillMD(g, &skillgraph.SkillMDOptions{Description: "Review a change.", Lang: skillgraph.LangEN})
 	if err != nil {
@@ -97,14 +97,15 @@ func ExampleSkillMD() {
 	// Output:
 	// ---
 	// name: code-review
-	// description: "Review a change."
-	// allowed-tools: Bash(git diff:*)
+	// description: Review a change.
+	// allowed-tools: Bash(git:*)
 	// ---
 	//
 	// ## Instructions
 	//
 	// 1. **Read the diff**
 	// 2. **Write the review**
+	// 3. **Diff** — `Bash(git:*)`
 }
 
 func ExampleValidate() {

@@ -26,7 +26,7 @@ func fuzzOps(data []byte) []Operation {
 	edgeIDs := []string{"e1", "e2", "e3", "e4", "e9", "", "n1"}
 	types := []NodeType{TypeInstruction, TypeExample, TypeTool, TypeDecision, TypeInstruction, TypeExample, TypeDecision, "", "Tool"}
 	labels := []*string{nil, ptr("x"), ptr("step"), ptr("y"), ptr("")}
-	patches := []StringPatch{{}, ClearString(), SetString("Read"), SetString("")}
+	patches := []StringPatch{{}, ClearString(), SetString("Read"), SetString(""), SetString("Bash(go test:*)")}
 	policies := []EdgePolicy{"", PolicyCascade, PolicyReconnect, PolicyError, "x"}
 	metas := []json.RawMessage{nil, nil, json.RawMessage(`{"condition":"c"}`), nil, json.RawMessage(`[]`)}
 	hint := func(i *int) string { // present one time in three
@@ -85,7 +85,7 @@ func fuzzOps(data []byte) []Operation {
 
 func fuzzGraph() *Graph {
 	g := graph([]string{"n1", "n2", "n3", "n4", "n5"}, "n1>n2", "n2>n3", "n2>n4", "n4>n5")
-	g.Nodes[2].Type, g.Nodes[2].Data.ToolName = TypeTool, "Bash(go test:*)"
+	g.Nodes[2].Type, g.Nodes[2].Data.ToolName = TypeTool, "Bash(go:*)"
 	g.Nodes[0].Position = json.RawMessage(`{"x":0}`)
 	g.Edges[1].Metadata = json.RawMessage(`{"condition":"yes"}`)
 	return g
@@ -113,7 +113,7 @@ func fuzzInputGraph(data []byte) (*Graph, []byte) {
 	edgeIDs := []string{"e1", "e2", "e3", "e4", "e1", "", "e\t5", "n1"}
 	types := []NodeType{TypeInstruction, TypeInstruction, TypeExample, TypeTool, TypeDecision, "bogus"}
 	labels := []string{"x", "step", "", " "}
-	tools := []string{"", "Read", "Bash(go test:*)", "Read\nname: evil"}
+	tools := []string{"", "Read", "Bash(go test:*)", "Read\nname: evil", "Bash(go:*)"}
 	raws := []json.RawMessage{nil, nil, json.RawMessage(`{"x":1}`), json.RawMessage(`nope`), json.RawMessage(`[]`)}
 	g := &Graph{SkillID: []string{"demo", "", "a\nb"}[pick(3)], Version: pick(3)}
 	for range pick(7) {
@@ -173,6 +173,9 @@ func FuzzApply(f *testing.F) {
 			}
 			var oe *OperationError
 			require.True(t, errors.As(err, &oe), "unexpected error type %T: %v", err, err)
+			if oe.Code == CodeToolNameSeparator { // only a new toolName is refused
+				assert.Contains(t, []Kind{KindAddNode, KindUpdateNode}, oe.Kind)
+			}
 			assert.NotEmpty(t, oe.Message)
 			if oe.Index >= 0 {
 				assert.Equal(t, ops[oe.Index].OperationID, oe.OperationID)
@@ -190,7 +193,11 @@ func FuzzApply(f *testing.F) {
 			assert.Equal(t, in.Version+1, out.Version)
 		}
 		md, err := SkillMD(out, &SkillMDOptions{Description: "d"})
-		if out.SkillID == "" { // SKILL.md needs a name
+		spaced := false // a tool name allowed-tools cannot list, kept from the input
+		for _, w := range rep.Warnings {
+			spaced = spaced || w.Code == CodeToolNameSeparator
+		}
+		if out.SkillID == "" || spaced { // SKILL.md needs a name and listable tools
 			assert.ErrorIs(t, err, ErrInvalidGraph)
 		} else {
 			assert.NoError(t, err)

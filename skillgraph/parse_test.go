@@ -224,9 +224,10 @@ func FuzzParseOperations(f *testing.F) {
 			assert.Nil(t, ops)
 			var se *SyntaxError
 			var sc *SchemaError
+			var le *LimitError
 			if errors.As(err, &se) {
 				assert.LessOrEqual(t, se.Offset, int64(len(data)))
-			} else if !errors.As(err, &sc) {
+			} else if !errors.As(err, &sc) && !errors.As(err, &le) {
 				t.Fatalf("error of unexpected type %T: %v", err, err)
 			}
 			return
