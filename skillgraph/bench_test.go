@@ -106,3 +106,20 @@ func BenchmarkParseOperations(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReconnectRefused: deleteNode with reconnect on a node with 2,000
+// predecessors and 2,000 successors (4 M new edges) is refused by MaxEdges
+// after counting past the limit, without adding an edge.
+func BenchmarkReconnectRefused(b *testing.B) {
+	g := star(2000)
+	ops := reconnect("x")
+	ed := NewEditor(nil)
+	b.ReportAllocs()
+	start := cpuTime()
+	for b.Loop() {
+		if _, _, err := ed.Apply(g, ops); err == nil {
+			b.Fatal("want a limit error")
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+}

@@ -147,6 +147,10 @@ func FuzzApply(f *testing.F) {
 		opsBefore, err := json.Marshal(ops)
 		require.NoError(t, err)
 		opts := &Options{RejectDuplicateEdges: len(data) > 0 && data[0]%2 == 1}
+		if len(data) > 1 && data[1]%4 == 0 { // small limits, so that batches reach them
+			opts.MaxNodes, opts.MaxEdges = 1+int(data[1]/4)%6, 1+int(data[1]/16)%6
+			opts.MaxOperations, opts.MaxRawJSONBytes = 1+int(data[1])%40, 1+int(data[1])%60
+		}
 		out, res, err := testEditor(opts).Apply(in, ops)
 		assert.Equal(t, before, in, "Apply changed its input")
 		opsAfter, _ := json.Marshal(ops)
@@ -171,8 +175,18 @@ func FuzzApply(f *testing.F) {
 				assert.NotEmpty(t, Validate(in).Errors, "Apply refused a graph Validate accepts: %v", err)
 				return
 			}
+			var le *LimitError
+			if errors.As(err, &le) {
+				assert.ErrorIs(t, err, ErrLimit)
+				assert.Greater(t, le.Value, le.Max, "%v", err)
+			}
+			if le != nil && le.Limit == "MaxOperations" {
+				assert.Greater(t, len(ops), opts.MaxOperations)
+				return
+			}
 			var oe *OperationError
 			require.True(t, errors.As(err, &oe), "unexpected error type %T: %v", err, err)
+			assert.Equal(t, oe.Code == CodeLimitExceeded, le != nil)
 			if oe.Code == CodeToolNameSeparator { // only a new toolName is refused
 				assert.Contains(t, []Kind{KindAddNode, KindUpdateNode}, oe.Kind)
 			}
@@ -184,6 +198,11 @@ func FuzzApply(f *testing.F) {
 		}
 		rep := Validate(out)
 		require.Empty(t, rep.Errors, "result breaks invariants after %v", ops)
+		if opts.MaxNodes > 0 { // no operation grows the graph past a limit
+			assert.LessOrEqual(t, len(out.Nodes), max(opts.MaxNodes, len(in.Nodes)))
+			assert.LessOrEqual(t, len(out.Edges), max(opts.MaxEdges, len(in.Edges)))
+			assert.LessOrEqual(t, rawBytes(out), max(opts.MaxRawJSONBytes, rawBytes(in)))
+		}
 		b, err := json.Marshal(out)
 		require.NoError(t, err, "the result must be writable as JSON")
 		var back Graph
@@ -204,4 +223,16 @@ func FuzzApply(f *testing.F) {
 			assert.False(t, strings.ContainsFunc(md, func(r rune) bool { return r < 0x20 && r != '\n' }), "control character in %q", md)
 		}
 	})
+}
+
+// rawBytes is what MaxRawJSONBytes bounds: positions and metadata together.
+func rawBytes(g *Graph) int {
+	n := 0
+	for _, nd := range g.Nodes {
+		n += len(nd.Position)
+	}
+	for _, e := range g.Edges {
+		n += len(e.Metadata)
+	}
+	return n
 }

@@ -137,3 +137,25 @@ func TestSkillMDRefusesInvalid(t *testing.T) {
 	require.ErrorAs(t, err, &ge)
 	assert.Equal(t, CodeEmptyID, ge.Report.Errors[0].Code)
 }
+
+// Ids that share a safe base (every two-rune Japanese id becomes id___)
+// get suffixes in one pass, not by rescanning the taken ones: the
+// allocations grow linearly with the number of nodes.
+func TestSafeIDsLinear(t *testing.T) {
+	var ids []string
+	for r := rune(0x4e00); len(ids) < 3000; r++ {
+		ids = append(ids, string([]rune{r, r + 1}))
+	}
+	g := graph(ids)
+	var got map[string]string
+	allocs := testing.AllocsPerRun(1, func() { got = safeIDs(g, mermaidID) })
+	assert.Less(t, allocs, float64(10*len(ids)), "allocations for %d ids", len(ids))
+	seen := map[string]bool{}
+	for _, v := range got {
+		assert.False(t, seen[v], "safe ids must be unique: %s", v)
+		seen[v] = true
+	}
+	assert.Len(t, seen, len(ids))
+	assert.Equal(t, "id___", got[ids[0]])
+	assert.Equal(t, "id____3", got[ids[2]])
+}

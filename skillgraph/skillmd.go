@@ -54,7 +54,7 @@ type SkillMDOptions struct {
 // first, so equal graphs render to equal bytes. Empty sections and an empty
 // allowed-tools are left out. The frontmatter is written by a YAML library,
 // so every value reads back as the same string (yes, on, null, 123 and
-// 2024-01-01 are quoted); invalid UTF-8 becomes U+FFFD.
+// 2024-01-01 are quoted); invalid UTF-8 anywhere becomes U+FFFD.
 //
 // The format's rules are checked: the skillId, which is the name, must be
 // 1-64 lowercase letters, digits and hyphens, with no hyphen at either end
@@ -138,7 +138,7 @@ func SkillMD(g *Graph, opts *SkillMDOptions) (string, error) {
 		Name         string `yaml:"name"`
 		Description  string `yaml:"description"`
 		AllowedTools string `yaml:"allowed-tools,omitempty"`
-	}{g.SkillID, desc, strings.Join(tools, " ")}
+	}{g.SkillID, desc, strings.ToValidUTF8(strings.Join(tools, " "), "\uFFFD")}
 	if err := enc.Encode(fm); err != nil {
 		return "", fmt.Errorf("skillgraph: writing the SKILL.md frontmatter: %w", err)
 	}
@@ -175,7 +175,7 @@ func SkillMD(g *Graph, opts *SkillMDOptions) (string, error) {
 			}
 		}
 	}
-	return b.String(), nil
+	return strings.ToValidUTF8(b.String(), "\uFFFD"), nil
 }
 
 // Limits of the Agent Skills format.

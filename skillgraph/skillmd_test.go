@@ -166,7 +166,7 @@ func FuzzSkillMDFrontmatter(f *testing.F) {
 		fm := frontmatter(t, md)
 		assert.Equal(t, name, fm["name"])
 		assert.Equal(t, strings.ToValidUTF8(desc, "\uFFFD"), fm["description"])
-		assert.Equal(t, tool, fm["allowed-tools"])
+		assert.Equal(t, strings.ToValidUTF8(tool, "\uFFFD"), fm["allowed-tools"])
 		assert.Len(t, fm, 3)
 	})
 }
