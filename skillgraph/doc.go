@@ -138,7 +138,7 @@
 // degree of the nodes it touches (a source with more than 16 outgoing edges
 // gets a lazily built target map), then checks the invariants once in
 // O(V+E) with Kahn's algorithm. A 1,000-operation batch on a 10,000-node
-// graph takes 18-27 ms of CPU time (cpu-ns/op) on a shared 2-core machine
+// graph (with MaxNodes raised past its default) takes 18-27 ms of CPU time (cpu-ns/op) on a shared 2-core machine
 // at load average 5-11; wall time there (ns/op) ranged from 18 to 200 ms
 // with the load. Cost grows linearly with graph and batch size
 // (BenchmarkApply). Parsing the same

@@ -178,3 +178,41 @@ func TestNegativeLimitIsAnOptionError(t *testing.T) {
 		assert.ErrorIs(t, err, ErrInvalidOption)
 	}
 }
+
+// The model-reply form of the reconnect blow-up: one reply within the
+// default limits (1,000 operations, 102 KB) that builds 300 predecessors
+// and 398 successors around x and then deletes x with reconnect (119,400
+// new edges, 129 MB before the limit) is refused at that operation.
+func TestReplyThatWouldExplodeIsRefused(t *testing.T) {
+	var ops []Operation
+	add := func(op Operation) {
+		op.OperationID = fmt.Sprintf("op%d", len(ops)+1)
+		ops = append(ops, op)
+	}
+	node := func(id string) *Node { return &Node{ID: id, Type: TypeInstruction, Data: NodeData{Label: id}} }
+	add(Operation{Kind: KindAddNode, Node: node("x")})
+	for i := range 300 {
+		p := fmt.Sprintf("p%d", i)
+		add(Operation{Kind: KindAddNode, Node: node(p)})
+		add(Operation{Kind: KindAddEdge, Source: p, Target: "x"})
+	}
+	for i := range 398 {
+		add(Operation{Kind: KindAddNode, ParentHint: "x", Node: node(fmt.Sprintf("s%d", i))})
+	}
+	add(Operation{Kind: KindDeleteNode, NodeID: "x", EdgePolicy: PolicyReconnect})
+	reply, err := json.Marshal(Envelope{Operations: ops})
+	require.NoError(t, err)
+	parsed, err := ParseOperations(reply)
+	require.NoError(t, err, "the reply itself is within the limits")
+	require.Len(t, parsed, DefaultMaxOperations)
+
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	_, _, err = NewEditor(nil).Apply(nil, parsed)
+	runtime.ReadMemStats(&m1)
+	var oe *OperationError
+	require.ErrorAs(t, err, &oe)
+	assert.Equal(t, len(ops)-1, oe.Index)
+	requireLimit(t, err, "MaxEdges", DefaultMaxEdges)
+	assert.Less(t, m1.TotalAlloc-m0.TotalAlloc, uint64(32<<20), "allocated %d bytes", m1.TotalAlloc-m0.TotalAlloc)
+}

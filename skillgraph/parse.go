@@ -26,7 +26,8 @@ type Envelope struct {
 // the graph's invariants, is GraphEditor.Apply.
 //
 // The input must be JSON only: Markdown code fences or prose around it are a
-// syntax error at their offset.
+// syntax error at their offset. The default limits apply (see
+// ParseEnvelopeWithOptions): at most 1 MiB and 1,000 operations.
 func ParseOperations(data []byte) ([]Operation, error) {
 	env, err := ParseEnvelope(data)
 	if err != nil {

@@ -411,10 +411,13 @@ func (s *state) room(dn, de, dr int, atLeast bool, hint string) error {
 			continue
 		}
 		le := &LimitError{Limit: c.limit, What: c.what, Value: c.cur + c.d, AtLeast: atLeast, Max: c.max}
-		err := s.fail(CodeLimitExceeded, "%s would be %s%d after this operation, over the limit of %d (Options.%s)%s",
-			c.what, map[bool]string{true: "at least ", false: ""}[atLeast], le.Value, c.max, c.limit, hint)
-		err.(*OperationError).Err = le
-		return err
+		value := strconv.Itoa(le.Value)
+		if atLeast {
+			value = "at least " + value
+		}
+		op := &s.ops[s.cur.Index]
+		return &OperationError{Index: s.cur.Index, OperationID: op.OperationID, Kind: op.Kind, Code: CodeLimitExceeded, Err: le,
+			Message: fmt.Sprintf("%s would be %s after this operation, over the limit of %d (Options.%s)%s", c.what, value, c.max, c.limit, hint)}
 	}
 	return nil
 }
