@@ -132,3 +132,26 @@ func ExampleParseOperations() {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Limits are checked before the work they bound: deleteNode with reconnect
+// counts the edges it would add (each predecessor times each successor)
+// before adding any.
+func ExampleLimitError() {
+	g := &skillgraph.Graph{SkillID: "fan", Version: 1}
+	for _, id := range []string{"a1", "a2", "a3", "hub", "b1", "b2", "b3"} {
+		g.Nodes = append(g.Nodes, skillgraph.Node{ID: id, Type: skillgraph.TypeInstruction, Data: skillgraph.NodeData{Label: id}})
+	}
+	for i, p := range [][2]string{{"a1", "hub"}, {"a2", "hub"}, {"a3", "hub"}, {"hub", "b1"}, {"hub", "b2"}, {"hub", "b3"}} {
+		g.Edges = append(g.Edges, skillgraph.Edge{ID: fmt.Sprintf("e%d", i+1), Source: p[0], Target: p[1]})
+	}
+	ed := skillgraph.NewEditor(&skillgraph.Options{MaxEdges: 8})
+	_, _, err := ed.Apply(g, []skillgraph.Operation{{OperationID: "op1", Kind: skillgraph.KindDeleteNode, NodeID: "hub", EdgePolicy: skillgraph.PolicyReconnect}})
+	var le *skillgraph.LimitError
+	if errors.As(err, &le) {
+		fmt.Println(le.Limit, le.Value, le.Max, errors.Is(err, skillgraph.ErrLimit))
+	}
+	fmt.Println(err)
+	// Output:
+	// MaxEdges 9 8 true
+	// skillgraph: operations[0] "op1" (deleteNode): LIMIT_EXCEEDED: edges in the graph would be 9 after this operation, over the limit of 8 (Options.MaxEdges); reconnect links each of the 3 predecessors of hub to each of its 3 successors, up to 9 new edges: use edgePolicy cascade and add the edges that matter with addEdge
+}
