@@ -55,11 +55,17 @@ func benchOps(n int) []Operation {
 	return ops
 }
 
+// benchOptions raises the limits to the benchmarks' largest graph, far
+// past the defaults, which are sized for real skills.
+func benchOptions() *Options {
+	return &Options{MaxNodes: 200000, MaxEdges: 400000, MaxOperations: 10000, MaxRawJSONBytes: 64 << 20, MaxInputBytes: 64 << 20}
+}
+
 func TestBenchBatchApplies(t *testing.T) {
 	g := benchGraph(10000)
 	ops := benchOps(10000)
 	require.Len(t, ops, 1000)
-	out, res, err := NewEditor(nil).Apply(g, ops)
+	out, res, err := NewEditor(benchOptions()).Apply(g, ops)
 	require.NoError(t, err)
 	require.Len(t, res.Changes, 1000)
 	require.Equal(t, 10000+250+150-150, len(out.Nodes))
@@ -74,7 +80,7 @@ func BenchmarkApply(b *testing.B) {
 	} {
 		g := benchGraph(size.nodes)
 		ops := benchOps(size.nodes)[:size.ops]
-		ed := NewEditor(nil)
+		ed := NewEditor(benchOptions())
 		b.Run(fmt.Sprintf("nodes=%d/ops=%d", size.nodes, size.ops), func(b *testing.B) {
 			b.ReportAllocs()
 			start := cpuTime()
@@ -95,8 +101,25 @@ func BenchmarkParseOperations(b *testing.B) {
 	require.NoError(b, err)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := ParseOperations(data); err != nil {
+		if _, err := ParseEnvelopeWithOptions(data, benchOptions()); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkReconnectRefused: deleteNode with reconnect on a node with 2,000
+// predecessors and 2,000 successors (4 M new edges) is refused by MaxEdges
+// after counting past the limit, without adding an edge.
+func BenchmarkReconnectRefused(b *testing.B) {
+	g := star(2000)
+	ops := reconnect("x")
+	ed := NewEditor(nil)
+	b.ReportAllocs()
+	start := cpuTime()
+	for b.Loop() {
+		if _, _, err := ed.Apply(g, ops); err == nil {
+			b.Fatal("want a limit error")
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 }

@@ -101,12 +101,35 @@
 //   - Unknown JSON fields of a graph are not kept. position and metadata are
 //     json.RawMessage values whose bytes no operation touches; encoding/json
 //     drops their insignificant whitespace when it writes them.
-//   - SkillMD: instruction and decision nodes are the numbered steps, example
-//     nodes the examples, tool nodes feed allowed-tools (comma-separated);
-//     headings default to Japanese. A frontmatter value is written plain
-//     only when an allow-list says YAML reads it back unchanged (letters,
-//     digits, space and _ . , ( ) * / + - :, no ": " or final colon, not a
-//     number or boolean); anything else is double-quoted with escapes.
+//   - SkillMD writes the Agent Skills format: instruction, decision and
+//     tool nodes are the numbered steps (a tool step names its tool), example
+//     nodes the examples, tool nodes also feed allowed-tools
+//     (space-delimited); headings default to Japanese. The frontmatter is
+//     written with go.yaml.in/yaml/v3, so every value reads back as the same
+//     string. The skillId must be a valid name (1-64 lowercase letters,
+//     digits and single hyphens: INVALID_SKILL_NAME) and the description
+//     1-1,024 characters (*OptionError).
+//   - A tool name holds no whitespace or comma (TOOL_NAME_SEPARATOR), as
+//     allowed-tools would cut it in two: write Bash(git:*), not
+//     Bash(git diff:*). addNode and updateNode refuse a new one and SkillMD
+//     refuses a graph that has one; Validate only warns, so a graph stored
+//     with one stays editable.
+//   - A nil *Editor is ErrNotInitialized; a zero Editor uses the defaults.
+//
+// # Limits
+//
+// Every input has a limit, in Options, checked before the work it bounds:
+// MaxOperations per batch (default 1,000), MaxNodes (2,000) and MaxEdges
+// (10,000) per graph, MaxRawJSONBytes (4 MiB) of positions and metadata,
+// and MaxInputBytes (1 MiB) per reply given to ParseEnvelopeWithOptions.
+// An operation that would grow the graph past one fails with
+// LIMIT_EXCEEDED and a *LimitError naming the limit, the value and the
+// maximum (errors.Is ErrLimit). deleteNode with reconnect counts the edges
+// it would add (up to predecessors × successors) before adding any, and
+// stops counting once the limit is passed: refusing k = 2,000 predecessors
+// and successors (4 M edges) costs 1.4-2.6 ms of CPU time and 0.9 MB
+// (BenchmarkReconnectRefused, load average 7) where applying it took 37 s
+// and 1.5 GB. A graph already past a limit can still shrink.
 //
 // # Performance
 //
@@ -115,7 +138,7 @@
 // degree of the nodes it touches (a source with more than 16 outgoing edges
 // gets a lazily built target map), then checks the invariants once in
 // O(V+E) with Kahn's algorithm. A 1,000-operation batch on a 10,000-node
-// graph takes 18-27 ms of CPU time (cpu-ns/op) on a shared 2-core machine
+// graph (with MaxNodes raised past its default) takes 18-27 ms of CPU time (cpu-ns/op) on a shared 2-core machine
 // at load average 5-11; wall time there (ns/op) ranged from 18 to 200 ms
 // with the load. Cost grows linearly with graph and batch size
 // (BenchmarkApply). Parsing the same

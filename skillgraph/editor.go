@@ -1,6 +1,9 @@
 package skillgraph
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // GraphEditor applies a batch of operations to a graph, all or nothing.
 //
@@ -10,7 +13,9 @@ import "time"
 // *VersionConflictError. Operations apply in order, each seeing the effect of
 // the ones before; the graph's invariants (see Validate) are checked once,
 // on the graph after the whole batch, so a batch may pass through states
-// that would be invalid on their own. A nil g is the empty graph.
+// that would be invalid on their own. A nil g is the empty graph. A batch
+// that would go past a limit (see Options) fails with an error wrapping a
+// *LimitError (ErrLimit) before the work the limit bounds is done.
 // Implementations are safe for concurrent use.
 type GraphEditor interface {
 	Apply(g *Graph, ops []Operation) (*Graph, *Result, error)
@@ -36,9 +41,83 @@ type Options struct {
 	// RejectDuplicateEdges makes addEdge on an already connected pair fail
 	// with DUPLICATE_EDGE instead of overwriting that edge's metadata.
 	RejectDuplicateEdges bool
+
+	// Limits. Zero means the default; a negative value is an *OptionError.
+	// Apply refuses a batch of more than MaxOperations operations before
+	// applying any, and an operation that would take the graph past
+	// MaxNodes, MaxEdges or MaxRawJSONBytes fails with LIMIT_EXCEEDED
+	// before it adds anything; deleteNode with reconnect counts the edges it
+	// would add first. A graph already past a limit can still be edited by
+	// operations that do not make it larger. ParseEnvelopeWithOptions
+	// applies MaxInputBytes and MaxOperations.
+
+	// MaxNodes bounds the nodes of a graph. Default 2,000: the Agent Skills
+	// format asks for a SKILL.md under 500 lines, and each node is at least
+	// one line of it.
+	MaxNodes int
+	// MaxEdges bounds the edges of a graph. Default 10,000, five per node
+	// at the default MaxNodes; a graph of steps averages one or two.
+	MaxEdges int
+	// MaxOperations bounds the operations of one batch. Default 1,000:
+	// enough to rebuild a large skill in one reply.
+	MaxOperations int
+	// MaxRawJSONBytes bounds the bytes of all node positions and edge
+	// metadata of a graph together, which Apply copies into its result.
+	// Default 4 MiB, about 400 bytes per edge and node at the default limits.
+	MaxRawJSONBytes int
+	// MaxInputBytes bounds the size of a model's reply given to
+	// ParseEnvelopeWithOptions. Default 1 MiB, twice a 128k-token reply.
+	MaxInputBytes int
 }
 
-// Editor is the GraphEditor of this package.
+// Default limits; see Options.
+const (
+	DefaultMaxNodes        = 2000
+	DefaultMaxEdges        = 10000
+	DefaultMaxOperations   = 1000
+	DefaultMaxRawJSONBytes = 4 << 20
+	DefaultMaxInputBytes   = 1 << 20
+)
+
+// limits are the limits in force, defaults filled in.
+type limits struct {
+	nodes, edges, ops, raw, input int
+}
+
+// limits returns the limits of o (nil: the defaults), or an *OptionError
+// for a negative one.
+func (o *Options) limits() (limits, error) {
+	var l limits
+	if o == nil {
+		o = &Options{}
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+		def  int
+		dst  *int
+	}{
+		{"MaxNodes", o.MaxNodes, DefaultMaxNodes, &l.nodes},
+		{"MaxEdges", o.MaxEdges, DefaultMaxEdges, &l.edges},
+		{"MaxOperations", o.MaxOperations, DefaultMaxOperations, &l.ops},
+		{"MaxRawJSONBytes", o.MaxRawJSONBytes, DefaultMaxRawJSONBytes, &l.raw},
+		{"MaxInputBytes", o.MaxInputBytes, DefaultMaxInputBytes, &l.input},
+	} {
+		switch {
+		case f.v < 0:
+			return limits{}, &OptionError{Option: "Options." + f.name, Message: fmt.Sprintf("%d is negative; give a positive limit, or 0 for the default %d", f.v, f.def)}
+		case f.v == 0:
+			*f.dst = f.def
+		default:
+			*f.dst = f.v
+		}
+	}
+	return l, nil
+}
+
+// Editor is the GraphEditor of this package. Its zero value applies
+// operations with the default Options; a nil *Editor fails with
+// ErrNotInitialized.
 type Editor struct {
 	opts Options
 }
@@ -55,9 +134,6 @@ func NewEditor(opts *Options) GraphEditor {
 			e.opts.BaseVersion = &v
 		}
 	}
-	if e.opts.Now == nil {
-		e.opts.Now = time.Now
-	}
 	return e
 }
 
@@ -65,6 +141,16 @@ func NewEditor(opts *Options) GraphEditor {
 // graph at Version+1 with UpdatedAt from Options.Now; an empty batch returns
 // a copy with Version and UpdatedAt unchanged.
 func (ed *Editor) Apply(g *Graph, ops []Operation) (*Graph, *Result, error) {
+	if ed == nil {
+		return nil, nil, ErrNotInitialized
+	}
+	lim, err := ed.opts.limits()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(ops) > lim.ops {
+		return nil, nil, &LimitError{Limit: "MaxOperations", What: "operations in the batch", Value: len(ops), Max: lim.ops}
+	}
 	if g == nil {
 		g = &Graph{}
 	}
@@ -75,6 +161,7 @@ func (ed *Editor) Apply(g *Graph, ops []Operation) (*Graph, *Result, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	s.lim = lim
 	for i := range ops {
 		if err := s.apply(i); err != nil {
 			return nil, nil, err
@@ -88,8 +175,12 @@ func (ed *Editor) Apply(g *Graph, ops []Operation) (*Graph, *Result, error) {
 		return nil, nil, s.invariantError(rep.Errors)
 	}
 	if len(ops) > 0 {
+		now := ed.opts.Now
+		if now == nil {
+			now = time.Now
+		}
 		out.Version = g.Version + 1
-		out.UpdatedAt = ed.opts.Now()
+		out.UpdatedAt = now()
 	}
 	return out, s.result(g, out, rep.Warnings), nil
 }

@@ -26,6 +26,16 @@ var (
 	ErrInvalidGraph = errors.New("skillgraph: invalid graph")
 	// ErrVersionConflict: the graph is not at Options.BaseVersion (*VersionConflictError).
 	ErrVersionConflict = errors.New("skillgraph: version conflict")
+
+	// ErrLimit: an input or a batch would go past one of the limits of
+	// Options (*LimitError; inside an *OperationError with Code
+	// LIMIT_EXCEEDED when one operation is to blame).
+	ErrLimit = errors.New("skillgraph: limit exceeded")
+	// ErrInvalidOption: an option is out of range, such as a negative limit
+	// or a SKILL.md description over 1,024 characters (*OptionError).
+	ErrInvalidOption = errors.New("skillgraph: invalid option")
+	// ErrNotInitialized: a method was called on a nil *Editor.
+	ErrNotInitialized = errors.New("skillgraph: editor not initialised; create one with NewEditor")
 )
 
 // Code is a stable, machine-readable reason for an *OperationError or an Issue.
@@ -54,6 +64,18 @@ const (
 	CodeInvalidToolName Code = "INVALID_TOOL_NAME"
 	// CodeInvalidJSON: a node's position or an edge's metadata is not valid JSON.
 	CodeInvalidJSON Code = "INVALID_JSON"
+	// CodeLimitExceeded: the operation would take the graph past a limit of
+	// Options; the error wraps a *LimitError with the limit and the value.
+	CodeLimitExceeded Code = "LIMIT_EXCEEDED"
+	// CodeToolNameSeparator: a toolName holds whitespace or a comma, which
+	// allowed-tools in SKILL.md reads as the end of the name. An operation
+	// that sets such a toolName fails with it; SkillMD refuses a graph that
+	// has one; Validate warns about it.
+	CodeToolNameSeparator Code = "TOOL_NAME_SEPARATOR"
+	// CodeInvalidSkillName: SkillMD was given a skillId that is not a valid
+	// SKILL.md name (1-64 lowercase letters, digits and single hyphens, not
+	// at either end).
+	CodeInvalidSkillName Code = "INVALID_SKILL_NAME"
 
 	// Warning codes.
 	CodeIsolatedNode       Code = "ISOLATED_NODE"
@@ -78,8 +100,10 @@ func (c Code) sentinel() error {
 		return ErrDuplicateEdge
 	case CodeHasEdges:
 		return ErrHasEdges
-	case CodeInvalidOperation:
+	case CodeInvalidOperation, CodeToolNameSeparator:
 		return ErrInvalidOperation
+	case CodeLimitExceeded:
+		return ErrLimit
 	}
 	return ErrInvariant
 }
@@ -153,6 +177,9 @@ type OperationError struct {
 	Kind        Kind
 	Code        Code
 	Message     string // says what exists instead, for a model to fix its input
+	// Err is the cause, when there is more to it than Code: a *LimitError
+	// for LIMIT_EXCEEDED. Unwrap returns it instead of Code's sentinel.
+	Err error
 }
 
 func (e *OperationError) Error() string {
@@ -162,9 +189,15 @@ func (e *OperationError) Error() string {
 	return fmt.Sprintf("skillgraph: operations[%d] %q (%s): %s: %s", e.Index, e.OperationID, e.Kind, e.Code, e.Message)
 }
 
-// Unwrap returns the sentinel of e.Code: ErrNodeNotFound for NODE_NOT_FOUND,
+// Unwrap returns Err when set (a *LimitError, which unwraps to ErrLimit),
+// else the sentinel of e.Code: ErrNodeNotFound for NODE_NOT_FOUND,
 // ErrInvariant for CYCLE and the other invariant codes, and so on.
-func (e *OperationError) Unwrap() error { return e.Code.sentinel() }
+func (e *OperationError) Unwrap() error {
+	if e.Err != nil {
+		return e.Err
+	}
+	return e.Code.sentinel()
+}
 
 // GraphError says the graph given to Apply is too broken to edit (empty or
 // duplicate ids, edges to missing nodes). Report holds those problems.
@@ -195,6 +228,47 @@ func (e *VersionConflictError) Error() string {
 
 // Unwrap returns ErrVersionConflict.
 func (e *VersionConflictError) Unwrap() error { return ErrVersionConflict }
+
+// LimitError says an input or a batch would go past a limit of Options.
+// Apply checks a limit before doing the work it bounds: the operation count
+// before the first operation, the edges deleteNode with reconnect would add
+// before adding them.
+type LimitError struct {
+	// Limit is the Options field, such as "MaxEdges".
+	Limit string
+	// Value is what the input would reach. When AtLeast is set, counting
+	// stopped early and the input would reach at least Value.
+	Value   int
+	AtLeast bool
+	// Max is the limit in force (the default when the field was zero).
+	Max int
+	// What names what was counted, such as "edges in the graph".
+	What string
+}
+
+func (e *LimitError) Error() string {
+	atLeast := ""
+	if e.AtLeast {
+		atLeast = "at least "
+	}
+	return fmt.Sprintf("skillgraph: limit exceeded: %s would be %s%d, over the limit of %d (Options.%s)", e.What, atLeast, e.Value, e.Max, e.Limit)
+}
+
+// Unwrap returns ErrLimit.
+func (e *LimitError) Unwrap() error { return ErrLimit }
+
+// OptionError says an option is out of range.
+type OptionError struct {
+	Option  string // such as "Options.MaxNodes" or "SkillMDOptions.Description"
+	Message string
+}
+
+func (e *OptionError) Error() string {
+	return "skillgraph: invalid option " + e.Option + ": " + e.Message
+}
+
+// Unwrap returns ErrInvalidOption.
+func (e *OptionError) Unwrap() error { return ErrInvalidOption }
 
 // maxListed caps the ids an error message lists.
 const maxListed = 20

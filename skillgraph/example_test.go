@@ -26,7 +26,7 @@ func ExampleEditor_Apply() {
 	reply := []byte(`{
 	  "operations": [
 	    {"operationId": "op1", "kind": "addNode", "humanReadableDescription": "run the tests before reviewing",
-	     "node": {"type": "tool", "label": "Run tests", "toolName": "Bash(go test:*)"}, "insertAfter": "n1"},
+	     "node": {"type": "tool", "label": "Run tests", "toolName": "Bash(go:*)"}, "insertAfter": "n1"},
 	    {"operationId": "op2", "kind": "updateNode", "nodeId": "n2", "markdown": "Cite file and line."}
 	  ],
 	  "summary": "Adds a test run."
@@ -86,7 +86,7 @@ func ExampleMermaid() {
 
 func ExampleSkillMD() {
 	g := reviewSkill()
-	g.Nodes = append(g.Nodes, skillgraph.Node{ID: "t", Type: skillgraph.TypeTool, Data: skillgraph.NodeData{Label: "Diff", ToolName: "Bash(git diff:*)"}})
+	g.Nodes = append(g.Nodes, skillgraph.Node{ID: "t", Type: skillgraph.TypeTool, Data: skillgraph.NodeData{Label: "Diff", ToolName: "Bash(git:*)"}})
 	g.Edges = append(g.Edges, skillgraph.Edge{ID: "e2", Source: "n1", Target: "t"})
 	md, err := skillgraph.SkillMD(g, &skillgraph.SkillMDOptions{Description: "Review a change.", Lang: skillgraph.LangEN})
 	if err != nil {
@@ -97,14 +97,15 @@ func ExampleSkillMD() {
 	// Output:
 	// ---
 	// name: code-review
-	// description: "Review a change."
-	// allowed-tools: Bash(git diff:*)
+	// description: Review a change.
+	// allowed-tools: Bash(git:*)
 	// ---
 	//
 	// ## Instructions
 	//
 	// 1. **Read the diff**
 	// 2. **Write the review**
+	// 3. **Diff** — `Bash(git:*)`
 }
 
 func ExampleValidate() {
@@ -131,3 +132,26 @@ func ExampleParseOperations() {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Limits are checked before the work they bound: deleteNode with reconnect
+// counts the edges it would add (each predecessor times each successor)
+// before adding any.
+func ExampleLimitError() {
+	g := &skillgraph.Graph{SkillID: "fan", Version: 1}
+	for _, id := range []string{"a1", "a2", "a3", "hub", "b1", "b2", "b3"} {
+		g.Nodes = append(g.Nodes, skillgraph.Node{ID: id, Type: skillgraph.TypeInstruction, Data: skillgraph.NodeData{Label: id}})
+	}
+	for i, p := range [][2]string{{"a1", "hub"}, {"a2", "hub"}, {"a3", "hub"}, {"hub", "b1"}, {"hub", "b2"}, {"hub", "b3"}} {
+		g.Edges = append(g.Edges, skillgraph.Edge{ID: fmt.Sprintf("e%d", i+1), Source: p[0], Target: p[1]})
+	}
+	ed := skillgraph.NewEditor(&skillgraph.Options{MaxEdges: 8})
+	_, _, err := ed.Apply(g, []skillgraph.Operation{{OperationID: "op1", Kind: skillgraph.KindDeleteNode, NodeID: "hub", EdgePolicy: skillgraph.PolicyReconnect}})
+	var le *skillgraph.LimitError
+	if errors.As(err, &le) {
+		fmt.Println(le.Limit, le.Value, le.Max, errors.Is(err, skillgraph.ErrLimit))
+	}
+	fmt.Println(err)
+	// Output:
+	// MaxEdges 9 8 true
+	// skillgraph: operations[0] "op1" (deleteNode): LIMIT_EXCEEDED: edges in the graph would be 9 after this operation, over the limit of 8 (Options.MaxEdges); reconnect links each of the 3 predecessors of hub to each of its 3 successors, up to 9 new edges: use edgePolicy cascade and add the edges that matter with addEdge
+}

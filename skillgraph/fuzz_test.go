@@ -26,7 +26,7 @@ func fuzzOps(data []byte) []Operation {
 	edgeIDs := []string{"e1", "e2", "e3", "e4", "e9", "", "n1"}
 	types := []NodeType{TypeInstruction, TypeExample, TypeTool, TypeDecision, TypeInstruction, TypeExample, TypeDecision, "", "Tool"}
 	labels := []*string{nil, ptr("x"), ptr("step"), ptr("y"), ptr("")}
-	patches := []StringPatch{{}, ClearString(), SetString("Read"), SetString("")}
+	patches := []StringPatch{{}, ClearString(), SetString("Read"), SetString(""), SetString("Bash(go test:*)")}
 	policies := []EdgePolicy{"", PolicyCascade, PolicyReconnect, PolicyError, "x"}
 	metas := []json.RawMessage{nil, nil, json.RawMessage(`{"condition":"c"}`), nil, json.RawMessage(`[]`)}
 	hint := func(i *int) string { // present one time in three
@@ -85,7 +85,7 @@ func fuzzOps(data []byte) []Operation {
 
 func fuzzGraph() *Graph {
 	g := graph([]string{"n1", "n2", "n3", "n4", "n5"}, "n1>n2", "n2>n3", "n2>n4", "n4>n5")
-	g.Nodes[2].Type, g.Nodes[2].Data.ToolName = TypeTool, "Bash(go test:*)"
+	g.Nodes[2].Type, g.Nodes[2].Data.ToolName = TypeTool, "Bash(go:*)"
 	g.Nodes[0].Position = json.RawMessage(`{"x":0}`)
 	g.Edges[1].Metadata = json.RawMessage(`{"condition":"yes"}`)
 	return g
@@ -113,7 +113,7 @@ func fuzzInputGraph(data []byte) (*Graph, []byte) {
 	edgeIDs := []string{"e1", "e2", "e3", "e4", "e1", "", "e\t5", "n1"}
 	types := []NodeType{TypeInstruction, TypeInstruction, TypeExample, TypeTool, TypeDecision, "bogus"}
 	labels := []string{"x", "step", "", " "}
-	tools := []string{"", "Read", "Bash(go test:*)", "Read\nname: evil"}
+	tools := []string{"", "Read", "Bash(go test:*)", "Read\nname: evil", "Bash(go:*)"}
 	raws := []json.RawMessage{nil, nil, json.RawMessage(`{"x":1}`), json.RawMessage(`nope`), json.RawMessage(`[]`)}
 	g := &Graph{SkillID: []string{"demo", "", "a\nb"}[pick(3)], Version: pick(3)}
 	for range pick(7) {
@@ -147,6 +147,10 @@ func FuzzApply(f *testing.F) {
 		opsBefore, err := json.Marshal(ops)
 		require.NoError(t, err)
 		opts := &Options{RejectDuplicateEdges: len(data) > 0 && data[0]%2 == 1}
+		if len(data) > 1 && data[1]%4 == 0 { // small limits, so that batches reach them
+			opts.MaxNodes, opts.MaxEdges = 1+int(data[1]/4)%6, 1+int(data[1]/16)%6
+			opts.MaxOperations, opts.MaxRawJSONBytes = 1+int(data[1])%40, 1+int(data[1])%60
+		}
 		out, res, err := testEditor(opts).Apply(in, ops)
 		assert.Equal(t, before, in, "Apply changed its input")
 		opsAfter, _ := json.Marshal(ops)
@@ -171,8 +175,21 @@ func FuzzApply(f *testing.F) {
 				assert.NotEmpty(t, Validate(in).Errors, "Apply refused a graph Validate accepts: %v", err)
 				return
 			}
+			var le *LimitError
+			if errors.As(err, &le) {
+				assert.ErrorIs(t, err, ErrLimit)
+				assert.Greater(t, le.Value, le.Max, "%v", err)
+			}
+			if le != nil && le.Limit == "MaxOperations" {
+				assert.Greater(t, len(ops), opts.MaxOperations)
+				return
+			}
 			var oe *OperationError
 			require.True(t, errors.As(err, &oe), "unexpected error type %T: %v", err, err)
+			assert.Equal(t, oe.Code == CodeLimitExceeded, le != nil)
+			if oe.Code == CodeToolNameSeparator { // only a new toolName is refused
+				assert.Contains(t, []Kind{KindAddNode, KindUpdateNode}, oe.Kind)
+			}
 			assert.NotEmpty(t, oe.Message)
 			if oe.Index >= 0 {
 				assert.Equal(t, ops[oe.Index].OperationID, oe.OperationID)
@@ -181,6 +198,11 @@ func FuzzApply(f *testing.F) {
 		}
 		rep := Validate(out)
 		require.Empty(t, rep.Errors, "result breaks invariants after %v", ops)
+		if opts.MaxNodes > 0 { // no operation grows the graph past a limit
+			assert.LessOrEqual(t, len(out.Nodes), max(opts.MaxNodes, len(in.Nodes)))
+			assert.LessOrEqual(t, len(out.Edges), max(opts.MaxEdges, len(in.Edges)))
+			assert.LessOrEqual(t, rawBytes(out), max(opts.MaxRawJSONBytes, rawBytes(in)))
+		}
 		b, err := json.Marshal(out)
 		require.NoError(t, err, "the result must be writable as JSON")
 		var back Graph
@@ -190,11 +212,27 @@ func FuzzApply(f *testing.F) {
 			assert.Equal(t, in.Version+1, out.Version)
 		}
 		md, err := SkillMD(out, &SkillMDOptions{Description: "d"})
-		if out.SkillID == "" { // SKILL.md needs a name
+		spaced := false // a tool name allowed-tools cannot list, kept from the input
+		for _, w := range rep.Warnings {
+			spaced = spaced || w.Code == CodeToolNameSeparator
+		}
+		if out.SkillID == "" || spaced { // SKILL.md needs a name and listable tools
 			assert.ErrorIs(t, err, ErrInvalidGraph)
 		} else {
 			assert.NoError(t, err)
 			assert.False(t, strings.ContainsFunc(md, func(r rune) bool { return r < 0x20 && r != '\n' }), "control character in %q", md)
 		}
 	})
+}
+
+// rawBytes is what MaxRawJSONBytes bounds: positions and metadata together.
+func rawBytes(g *Graph) int {
+	n := 0
+	for _, nd := range g.Nodes {
+		n += len(nd.Position)
+	}
+	for _, e := range g.Edges {
+		n += len(e.Metadata)
+	}
+	return n
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // apply runs operation i against the state.
@@ -204,6 +205,9 @@ func (s *state) addNode(op *Operation) error {
 	if n.Position != nil && !json.Valid(n.Position) {
 		return s.fail(CodeInvalidOperation, "node.position is not valid JSON: %.40q; give an object such as {\"x\": 0, \"y\": 0} or leave it out", n.Position)
 	}
+	if err := s.checkToolName(n.Data.ToolName); err != nil {
+		return err
+	}
 	if n.ID != "" {
 		if is, bad := idIssue(n.ID, "node.id"); bad {
 			return s.fail(CodeInvalidOperation, "%s; pick another id or omit node.id to have one generated", is.Message)
@@ -239,6 +243,13 @@ func (s *state) addNode(op *Operation) error {
 		}
 	} else if old, dup := s.nodeIdx[n.ID]; dup {
 		return s.fail(CodeDuplicateID, "node id %q already exists (label %q); pick another id or omit node.id to have one generated", n.ID, s.nd(old).Data.Label)
+	}
+	edges := 0
+	if after >= 0 || before >= 0 || parent >= 0 {
+		edges = 1 // a new edge, or a split edge: one removed, two added
+	}
+	if err := s.room(1, edges, len(n.Position), false, ""); err != nil {
+		return err
 	}
 	place := s.tail
 	switch {
@@ -344,11 +355,18 @@ func (s *state) deleteNode(op *Operation) error {
 			op.NodeID, len(ins)+len(outs), s.edgeList(append(ins, outs...)))
 	}
 	if policy == PolicyReconnect {
-		for _, in := range ins {
+		// Each predecessor once (its first edge in gives the metadata), each
+		// successor once; a self-loop of n (input only) leads nowhere new.
+		preds := s.distinctEnds(ins, s.esrc, n)
+		succs := s.distinctEnds(outs, s.edst, n)
+		if err := s.reconnectRoom(n, ins, outs, preds, succs); err != nil {
+			return err
+		}
+		for _, in := range preds {
 			p := s.esrc[in]
-			for _, out := range outs {
+			for _, out := range succs {
 				q := s.edst[out]
-				if p == q || p == n || q == n { // a self-loop of n (input only) leads nowhere new
+				if p == q {
 					continue
 				}
 				if _, ok := s.findPair(p, q); ok {
@@ -370,6 +388,70 @@ func (s *state) deleteNode(op *Operation) error {
 	return nil
 }
 
+// checkToolName refuses a new toolName that SKILL.md's allowed-tools cannot
+// list (TOOL_NAME_SEPARATOR). One with a control character is left to the
+// invariant check, which reports it as INVALID_TOOL_NAME.
+func (s *state) checkToolName(name string) error {
+	if toolNameSeparator(name) < 0 || strings.ContainsFunc(name, unicode.IsControl) {
+		return nil
+	}
+	return s.fail(CodeToolNameSeparator, "%s", toolNameProblem(name))
+}
+
+// distinctEnds keeps the first edge of es for each distinct end node
+// (ends[e]), leaving out edges whose end is n.
+func (s *state) distinctEnds(es []int32, ends []int32, n int32) []int32 {
+	seen := make(map[int32]struct{}, len(es))
+	out := make([]int32, 0, len(es))
+	for _, e := range es {
+		x := ends[e]
+		if _, dup := seen[x]; dup || x == n {
+			continue
+		}
+		seen[x] = struct{}{}
+		out = append(out, e)
+	}
+	return out
+}
+
+// reconnectRoom counts the edges deleteNode with reconnect would add (and
+// the metadata they would copy) before any is added, and fails when the
+// graph would grow past a limit. Counting stops once the edge limit is
+// passed, so it costs at most the pairs already connected plus the limit.
+func (s *state) reconnectRoom(n int32, ins, outs, preds, succs []int32) error {
+	removedE, removedRaw := len(ins)+len(outs), len(s.nd(n).Position)
+	for _, e := range ins {
+		removedRaw += len(s.ed(e).Metadata)
+	}
+	for _, e := range outs {
+		removedRaw += len(s.ed(e).Metadata)
+	}
+	allowed := s.lim.edges - (s.liveEdges - removedE) // new edges that still fit
+	added, addedRaw, stopped := 0, 0, false
+count:
+	for i, in := range preds {
+		p, meta := s.esrc[in], len(s.ed(in).Metadata)
+		for j, out := range succs {
+			q := s.edst[out]
+			if p == q {
+				continue
+			}
+			if _, ok := s.findPair(p, q); ok {
+				continue
+			}
+			added++
+			addedRaw += meta
+			if added > removedE && added > allowed {
+				stopped = i < len(preds)-1 || j < len(succs)-1 // pairs left uncounted
+				break count
+			}
+		}
+	}
+	hint := fmt.Sprintf("; reconnect links each of the %d predecessors of %s to each of its %d successors, up to %d new edges: use edgePolicy cascade and add the edges that matter with addEdge",
+		len(preds), s.nd(n).ID, len(succs), len(preds)*len(succs))
+	return s.room(-1, added-removedE, addedRaw-removedRaw, stopped, hint)
+}
+
 func (s *state) updateNode(op *Operation) error {
 	n, err := s.node("nodeId", op.NodeID)
 	if err != nil {
@@ -380,6 +462,9 @@ func (s *state) updateNode(op *Operation) error {
 	}
 	if op.Type != "" && !op.Type.Valid() {
 		return s.fail(CodeInvalidOperation, "type %q unknown; types are %s", op.Type, joinTypes())
+	}
+	if err := s.checkToolName(op.ToolName.value()); err != nil {
+		return err
 	}
 	nd := s.nodeMut(n) // a copy: the input is not touched
 	var changed []string
@@ -447,11 +532,18 @@ func (s *state) addEdge(op *Operation) error {
 			s.warn(CodeEdgeIDIgnored, nil, "%s→%s is already connected by edge %s, which keeps its id; id %s was not used", op.Source, op.Target, id, op.ID)
 		}
 		if op.Metadata != nil {
+			if err := s.room(0, 0, len(op.Metadata)-len(s.ed(e).Metadata), false, ""); err != nil {
+				return err
+			}
+			s.raw += len(op.Metadata) - len(s.ed(e).Metadata)
 			s.edgeMut(e).Metadata = op.Metadata
 			s.edgeOp[e] = int32(s.cur.Index)
 			s.cur.EdgesReplaced = append(s.cur.EdgesReplaced, EdgeRef{ID: id, Source: op.Source, Target: op.Target})
 		}
 		return nil
+	}
+	if err := s.room(0, 1, len(op.Metadata), false, ""); err != nil {
+		return err
 	}
 	if op.ID == "" {
 		return s.newEdge(src, dst, op.Metadata)

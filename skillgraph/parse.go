@@ -26,7 +26,8 @@ type Envelope struct {
 // the graph's invariants, is GraphEditor.Apply.
 //
 // The input must be JSON only: Markdown code fences or prose around it are a
-// syntax error at their offset.
+// syntax error at their offset. The default limits apply (see
+// ParseEnvelopeWithOptions): at most 1 MiB and 1,000 operations.
 func ParseOperations(data []byte) ([]Operation, error) {
 	env, err := ParseEnvelope(data)
 	if err != nil {
@@ -38,6 +39,22 @@ func ParseOperations(data []byte) ([]Operation, error) {
 // ParseEnvelope is ParseOperations that also returns the model's summary
 // (empty for a bare array).
 func ParseEnvelope(data []byte) (*Envelope, error) {
+	return ParseEnvelopeWithOptions(data, nil)
+}
+
+// ParseEnvelopeWithOptions is ParseEnvelope with the limits of opts (nil:
+// the defaults): input over Options.MaxInputBytes is refused before it is
+// read, and more than Options.MaxOperations operations before any is
+// checked against the schema, each with a *LimitError (ErrLimit).
+// ParseOperations and ParseEnvelope apply the default limits.
+func ParseEnvelopeWithOptions(data []byte, opts *Options) (*Envelope, error) {
+	lim, err := opts.limits()
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > lim.input {
+		return nil, &LimitError{Limit: "MaxInputBytes", What: "bytes of input", Value: len(data), Max: lim.input}
+	}
 	var doc any
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -74,6 +91,9 @@ func ParseEnvelope(data []byte) (*Envelope, error) {
 	default:
 		problems = append(problems, SchemaProblem{Index: -1, Path: "(root)", Message: fmt.Sprintf(
 			`must be an array of operations or an object {"operations": [...], "summary": "..."}; got %s`, jsonType(doc))})
+	}
+	if len(rawOps) > lim.ops {
+		return nil, &LimitError{Limit: "MaxOperations", What: "operations in the reply", Value: len(rawOps), Max: lim.ops}
 	}
 	for i, raw := range rawOps {
 		opID := ""

@@ -220,13 +220,15 @@ func FuzzParseOperations(f *testing.F) {
 	f.Add([]byte(`[`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ops, err := ParseOperations(data)
+		checkParseLimits(t, data, ops, err)
 		if err != nil {
 			assert.Nil(t, ops)
 			var se *SyntaxError
 			var sc *SchemaError
+			var le *LimitError
 			if errors.As(err, &se) {
 				assert.LessOrEqual(t, se.Offset, int64(len(data)))
-			} else if !errors.As(err, &sc) {
+			} else if !errors.As(err, &sc) && !errors.As(err, &le) {
 				t.Fatalf("error of unexpected type %T: %v", err, err)
 			}
 			return
@@ -238,4 +240,33 @@ func FuzzParseOperations(f *testing.F) {
 		require.NoError(t, err, "%s", b)
 		assert.Equal(t, len(ops), len(again))
 	})
+}
+
+// checkParseLimits parses data again with small limits: either a
+// *LimitError that is true of data, or the same outcome as with the
+// defaults (ops, err).
+func checkParseLimits(t *testing.T, data []byte, ops []Operation, err error) {
+	t.Helper()
+	const maxOps, maxBytes = 2, 200
+	env, small := ParseEnvelopeWithOptions(data, &Options{MaxOperations: maxOps, MaxInputBytes: maxBytes})
+	var le *LimitError
+	if errors.As(small, &le) {
+		assert.Nil(t, env)
+		switch le.Limit {
+		case "MaxInputBytes":
+			assert.Greater(t, len(data), maxBytes)
+		case "MaxOperations":
+			assert.Greater(t, le.Value, maxOps)
+			assert.LessOrEqual(t, len(data), maxBytes)
+		default:
+			t.Fatalf("unexpected limit %s", le.Limit)
+		}
+		return
+	}
+	require.LessOrEqual(t, len(data), maxBytes, "input over MaxInputBytes was read")
+	assert.Equal(t, err == nil, small == nil, "default: %v; small limits: %v", err, small)
+	if small == nil {
+		assert.LessOrEqual(t, len(env.Operations), maxOps)
+		assert.Equal(t, ops, env.Operations)
+	}
 }

@@ -3,6 +3,7 @@ package skillgraph
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -86,6 +87,10 @@ func mermaidID(id string) bool {
 func safeIDs(g *Graph, ok func(string) bool) map[string]string {
 	out := make(map[string]string, len(g.Nodes))
 	used := make(map[string]bool, len(g.Nodes))
+	// next suffix to try per base: ids that share a base (every two-rune
+	// Japanese id is id___) would otherwise rescan the suffixes taken so
+	// far, quadratic in their number.
+	next := map[string]int{}
 	for _, n := range g.Nodes {
 		if ok(n.ID) && !used[n.ID] {
 			used[n.ID] = true
@@ -110,9 +115,11 @@ func safeIDs(g *Graph, ok func(string) bool) map[string]string {
 		}
 		base := b.String()
 		cand := base
-		for k := 2; used[cand]; k++ {
-			cand = fmt.Sprintf("%s_%d", base, k)
+		k := max(next[base], 2)
+		for ; used[cand]; k++ {
+			cand = base + "_" + strconv.Itoa(k)
 		}
+		next[base] = k
 		used[cand] = true
 		out[n.ID] = cand
 	}

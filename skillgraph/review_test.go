@@ -2,10 +2,7 @@ package skillgraph
 
 import (
 	"encoding/json"
-	"strconv"
-	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -44,119 +41,6 @@ func TestApplyKeptSelfLoopIsReported(t *testing.T) {
 	var oe *OperationError
 	require.ErrorAs(t, err, &oe)
 	assert.Equal(t, CodeSelfLoop, oe.Code)
-}
-
-// yamlUnquote decodes the scalars yamlScalar writes: plain, or double-quoted
-// with the escapes \\ \" \n \t \r \xXX \uXXXX.
-func yamlUnquote(t *testing.T, s string) string {
-	t.Helper()
-	if !strings.HasPrefix(s, `"`) {
-		return s
-	}
-	require.True(t, len(s) >= 2 && strings.HasSuffix(s, `"`), "unterminated: %s", s)
-	body := s[1 : len(s)-1]
-	var b strings.Builder
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		require.NotEqual(t, byte('"'), c, "unescaped quote in %s", s)
-		if c != '\\' {
-			b.WriteByte(c)
-			continue
-		}
-		i++
-		require.Less(t, i, len(body), "dangling backslash in %s", s)
-		switch body[i] {
-		case '\\', '"':
-			b.WriteByte(body[i])
-		case 'n':
-			b.WriteByte('\n')
-		case 't':
-			b.WriteByte('\t')
-		case 'r':
-			b.WriteByte('\r')
-		case 'x', 'u':
-			n := 2
-			if body[i] == 'u' {
-				n = 4
-			}
-			require.LessOrEqual(t, i+1+n, len(body), "short escape in %s", s)
-			v, err := strconv.ParseUint(body[i+1:i+1+n], 16, 32)
-			require.NoError(t, err)
-			b.WriteRune(rune(v))
-			i += n
-		default:
-			require.Failf(t, "unknown escape", "\\%c in %s", body[i], s)
-		}
-	}
-	return b.String()
-}
-
-// yamlPlainLooksSafe is the test's own idea of a plain scalar that YAML reads
-// back as the same string: no indicator that could start or end syntax.
-func yamlPlainLooksSafe(s string) bool {
-	if s == "" || strings.ContainsAny(s, "\"'#&!|>%@`{}[]\\") || strings.HasPrefix(s, "*") || strings.Contains(s, ": ") || strings.HasSuffix(s, ":") ||
-		strings.HasPrefix(s, "-") || strings.HasPrefix(s, "?") || strings.HasPrefix(s, ":") || strings.TrimSpace(s) != s {
-		return false
-	}
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return false
-		}
-	}
-	return true
-}
-
-func checkYAMLScalar(t *testing.T, s string) {
-	t.Helper()
-	got := yamlScalar(s, false)
-	for _, r := range got {
-		require.False(t, r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0), "raw control character %U in %q", r, got)
-	}
-	require.True(t, utf8.ValidString(got))
-	if !strings.HasPrefix(got, `"`) {
-		require.True(t, yamlPlainLooksSafe(got), "unsafe plain scalar %q", got)
-		require.Equal(t, s, got)
-		return
-	}
-	want := string([]rune(s)) // every invalid byte becomes U+FFFD
-	require.Equal(t, want, yamlUnquote(t, got), "round trip of %q", s)
-}
-
-func TestYAMLScalarQuotesWhatPlainCannotSay(t *testing.T) {
-	for _, tc := range []struct {
-		in    string
-		plain bool
-	}{
-		{"Read", true},
-		{"Bash(npm:*)", true},
-		{"Read, Bash(go test:*)", true},
-		{"my-skill", true},
-		{"Read:\nname:evil", false},
-		{"Read:\tx", false},
-		{"a: b", false},
-		{"a:", false},
-		{"a #b", false},
-		{"a#b", false},
-		{"true", false},
-		{"123", false},
-		{"a\x7fb", false},
-		{"a\u0085b", false},
-		{"日本語", false},
-		{"", false},
-		{"bad\xffutf8", false},
-	} {
-		t.Run(tc.in, func(t *testing.T) {
-			checkYAMLScalar(t, tc.in)
-			assert.Equal(t, tc.plain, !strings.HasPrefix(yamlScalar(tc.in, false), `"`))
-		})
-	}
-}
-
-func FuzzYAMLScalar(f *testing.F) {
-	for _, s := range []string{"Read", "Bash(npm:*)", "Read:\nname:evil", "a: b", "x #y", "\x00\x7f\u0085", "yes"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) { checkYAMLScalar(t, s) })
 }
 
 func TestValidateRefusesControlCharactersAndBlankIDs(t *testing.T) {

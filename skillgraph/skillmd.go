@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Lang selects the language of SKILL.md's headings.
@@ -18,24 +21,25 @@ const (
 // SkillMDOptions configure SkillMD. nil means the defaults.
 type SkillMDOptions struct {
 	// Description is the frontmatter description: what the skill does and
-	// when to use it. The graph has no field for it.
+	// when to use it, 1 to 1,024 characters. The graph has no field for it.
 	Description string
 	// Lang of the headings; empty means LangJA.
 	Lang Lang
 }
 
-// SkillMD renders g as a SKILL.md file:
+// SkillMD renders g as a SKILL.md file in the Agent Skills format:
 //
 //	---
 //	name: <skillId>
-//	description: "<Description>"
-//	allowed-tools: <toolName of each tool node, de-duplicated>
+//	description: <Description>
+//	allowed-tools: <toolName of each tool node, de-duplicated, space-delimited>
 //	---
 //
 //	## 指示            (## Instructions)
 //
 //	1. **<label>**
 //	   <markdown, indented>
+//	2. **<label>** — `<toolName>`
 //
 //	## 例              (## Examples)
 //
@@ -43,14 +47,24 @@ type SkillMDOptions struct {
 //
 //	<markdown>
 //
-// Instruction and decision nodes are the numbered steps; example nodes follow
-// as subsections; tool nodes only grant their tool in allowed-tools. All
-// three follow one topological order in which, among nodes ready at the same
-// time, the earlier in node order comes first, so equal graphs render to
-// equal bytes. Empty sections and an empty allowed-tools are left out.
+// Instruction, decision and tool nodes are the numbered steps (a tool step
+// names its tool); example nodes follow as subsections; tool nodes also
+// grant their tool in allowed-tools. All follow one topological order in
+// which, among nodes ready at the same time, the earlier in node order comes
+// first, so equal graphs render to equal bytes. Empty sections and an empty
+// allowed-tools are left out. The frontmatter is written by a YAML library,
+// so every value reads back as the same string (yes, on, null, 123 and
+// 2024-01-01 are quoted); invalid UTF-8 anywhere becomes U+FFFD.
 //
-// A graph with invariant errors (see Validate) or an empty SkillID is refused
-// with a *GraphError.
+// The format's rules are checked: the skillId, which is the name, must be
+// 1-64 lowercase letters, digits and hyphens, with no hyphen at either end
+// or next to another (INVALID_SKILL_NAME); a tool name must hold no
+// whitespace or comma, which allowed-tools would read as a separator
+// (TOOL_NAME_SEPARATOR); both come as a *GraphError, like a graph with
+// invariant errors (see Validate) or an empty skillId. The description must
+// be 1-1024 characters, else *OptionError (ErrInvalidOption). A nil g is
+// the empty graph, which has no name; nil opts means the defaults, which
+// have no description.
 func SkillMD(g *Graph, opts *SkillMDOptions) (string, error) {
 	if g == nil {
 		g = &Graph{}
@@ -65,11 +79,25 @@ func SkillMD(g *Graph, opts *SkillMDOptions) (string, error) {
 	}
 	h, ok := headings[o.Lang]
 	if !ok {
-		return "", fmt.Errorf("skillgraph: SKILL.md language %q unknown; languages are ja, en", o.Lang)
+		return "", &OptionError{Option: "SkillMDOptions.Lang", Message: fmt.Sprintf("language %q unknown; languages are ja, en", o.Lang)}
+	}
+	desc := strings.ToValidUTF8(o.Description, "\uFFFD")
+	if n := utf8.RuneCountInString(desc); strings.TrimSpace(desc) == "" || n > maxDescription {
+		return "", &OptionError{Option: "SkillMDOptions.Description", Message: fmt.Sprintf(
+			"the description has %d characters; SKILL.md needs one of 1 to %d that says what the skill does and when to use it", n, maxDescription)}
 	}
 	rep := Validate(g)
 	if g.SkillID == "" {
 		rep.Errors = append(rep.Errors, Issue{Code: CodeEmptyID, Message: "skillId is empty; SKILL.md needs it as the skill's name"})
+	} else if !skillName.MatchString(g.SkillID) || len(g.SkillID) > maxSkillName {
+		rep.Errors = append(rep.Errors, Issue{Code: CodeInvalidSkillName, Message: fmt.Sprintf(
+			"skillId %q is not a SKILL.md name: 1-%d lowercase letters, digits and hyphens, no hyphen at either end or next to another, such as %q",
+			g.SkillID, maxSkillName, suggestName(g.SkillID))})
+	}
+	for _, w := range rep.Warnings {
+		if w.Code == CodeToolNameSeparator {
+			rep.Errors = append(rep.Errors, w)
+		}
 	}
 	if !rep.OK() {
 		return "", &GraphError{Report: Report{Errors: rep.Errors}}
@@ -90,30 +118,42 @@ func SkillMD(g *Graph, opts *SkillMDOptions) (string, error) {
 	for _, p := range order {
 		n := &g.Nodes[p]
 		switch n.Type {
+		case TypeExample:
+			examples = append(examples, n)
+			continue
 		case TypeTool:
-			if t := strings.TrimSpace(n.Data.ToolName); !seenTool[t] {
+			if t := n.Data.ToolName; !seenTool[t] {
 				seenTool[t] = true
 				tools = append(tools, t)
 			}
-		case TypeExample:
-			examples = append(examples, n)
-		default:
-			steps = append(steps, n)
 		}
+		steps = append(steps, n)
 	}
 
 	var b strings.Builder
 	b.WriteString("---\n")
-	fmt.Fprintf(&b, "name: %s\n", yamlScalar(g.SkillID, false))
-	fmt.Fprintf(&b, "description: %s\n", yamlScalar(o.Description, true))
-	if len(tools) > 0 {
-		fmt.Fprintf(&b, "allowed-tools: %s\n", yamlScalar(strings.Join(tools, ", "), false))
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	fm := struct {
+		Name         string `yaml:"name"`
+		Description  string `yaml:"description"`
+		AllowedTools string `yaml:"allowed-tools,omitempty"`
+	}{g.SkillID, desc, strings.ToValidUTF8(strings.Join(tools, " "), "\uFFFD")}
+	if err := enc.Encode(fm); err != nil {
+		return "", fmt.Errorf("skillgraph: writing the SKILL.md frontmatter: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return "", fmt.Errorf("skillgraph: writing the SKILL.md frontmatter: %w", err)
 	}
 	b.WriteString("---\n")
 	if len(steps) > 0 {
 		fmt.Fprintf(&b, "\n%s\n\n", h[0])
 		for i, n := range steps {
-			fmt.Fprintf(&b, "%d. **%s**\n", i+1, inline(n.Data.Label))
+			fmt.Fprintf(&b, "%d. **%s**", i+1, inline(n.Data.Label))
+			if n.Type == TypeTool {
+				b.WriteString(" — " + codeSpan(n.Data.ToolName))
+			}
+			b.WriteByte('\n')
 			if md := strings.TrimSpace(n.Data.Markdown); md != "" {
 				indent := strings.Repeat(" ", len(fmt.Sprint(i+1))+2)
 				for _, line := range strings.Split(md, "\n") {
@@ -135,7 +175,42 @@ func SkillMD(g *Graph, opts *SkillMDOptions) (string, error) {
 			}
 		}
 	}
-	return b.String(), nil
+	return strings.ToValidUTF8(b.String(), "\uFFFD"), nil
+}
+
+// Limits of the Agent Skills format.
+const (
+	maxSkillName   = 64
+	maxDescription = 1024
+)
+
+var skillName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// suggestName turns id into a valid SKILL.md name for an error message:
+// lowercase ASCII letters and digits, every other run of characters one
+// hyphen, cut to the length limit ("skill" when nothing is left).
+func suggestName(id string) string {
+	var b strings.Builder
+	hyphen := false
+	for _, r := range strings.ToLower(id) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if hyphen && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			hyphen = false
+			b.WriteRune(r)
+		} else {
+			hyphen = true
+		}
+	}
+	s := b.String()
+	if len(s) > maxSkillName {
+		s = strings.TrimRight(s[:maxSkillName], "-")
+	}
+	if s == "" {
+		return "skill"
+	}
+	return s
 }
 
 // inline keeps a label on one line.
@@ -143,69 +218,21 @@ func inline(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-var yamlNumber = regexp.MustCompile(`^[-+]?[0-9][0-9_.,eExXoOa-fA-F+-]*$`)
-
-// yamlPlainSafe is an allow-list: s may be written as a plain YAML scalar
-// when it starts with a letter or digit, holds only letters, digits, space
-// and _ . , ( ) * / + - :, every colon is followed by a non-space character
-// (": " and a final ":" would start a mapping), it does not end in a space,
-// and it does not read as a number, boolean or null.
-func yamlPlainSafe(s string) bool {
-	if s == "" || s[len(s)-1] == ' ' || yamlNumber.MatchString(s) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-		switch {
-		case alnum:
-		case i == 0:
-			return false
-		case c == ':':
-			if i+1 == len(s) || s[i+1] == ' ' {
-				return false
-			}
-		case !strings.ContainsRune(" _.,()*/+-", rune(c)):
-			return false
-		}
-	}
-	switch strings.ToLower(s) {
-	case "true", "false", "yes", "no", "on", "off", "null", "y", "n":
-		return false
-	}
-	return true
-}
-
-// yamlScalar writes s as a plain YAML scalar when yamlPlainSafe allows it
-// (and quote is false), else as a double-quoted one in which ", \ and every
-// character outside YAML's printable set (C0 and C1 controls, DEL) are
-// escaped; invalid UTF-8 becomes U+FFFD.
-func yamlScalar(s string, quote bool) string {
-	if !quote && yamlPlainSafe(s) {
-		return s
-	}
-	var b strings.Builder
-	b.WriteByte('"')
+// codeSpan writes s as a Markdown code span, fenced with more backticks
+// than any run inside it.
+func codeSpan(s string) string {
+	longest, run := 0, 0
 	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r >= 0x7f && r < 0xa0:
-			fmt.Fprintf(&b, `\x%02X`, r)
-		case r == 0xfeff || r == 0xfffe || r == 0xffff:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r) // includes U+FFFD for invalid UTF-8
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
 		}
 	}
-	b.WriteByte('"')
-	return b.String()
+	fence := strings.Repeat("`", longest+1)
+	if longest > 0 {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
 }

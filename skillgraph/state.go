@@ -47,6 +47,8 @@ type state struct {
 	nextNum   map[string]int      // default generator: next number per prefix
 	liveNodes int
 	liveEdges int
+	raw       int // bytes of the live nodes' positions and edges' metadata
+	lim       limits
 
 	changes    []Change
 	cur        *Change
@@ -78,6 +80,7 @@ func newState(ed *Editor, g *Graph, ops []Operation) (*state, error) {
 	for i := range g.Nodes {
 		id := g.Nodes[i].ID
 		s.nodeAlive[i], s.nodeOp[i] = true, -1
+		s.raw += len(g.Nodes[i].Position)
 		s.next[i], s.prev[i] = int32(i+1), int32(i-1)
 		if id == "" {
 			rep.Errors = append(rep.Errors, Issue{Code: CodeEmptyID, Message: fmt.Sprintf("nodes[%d] has an empty id", i)})
@@ -104,6 +107,7 @@ func newState(ed *Editor, g *Graph, ops []Operation) (*state, error) {
 	for i := range g.Edges {
 		e := &g.Edges[i]
 		s.edgeAlive[i], s.edgeOp[i] = true, -1
+		s.raw += len(e.Metadata)
 		src, okS := s.nodeIdx[e.Source]
 		dst, okT := s.nodeIdx[e.Target]
 		if e.ID == "" {
@@ -296,6 +300,7 @@ func (s *state) addNodeSlot(n Node, after int32) int32 {
 	s.inE = append(s.inE, nil)
 	s.nodeIdx[n.ID] = slot
 	s.liveNodes++
+	s.raw += len(n.Position)
 	var nxt int32
 	if after < 0 {
 		nxt = s.head
@@ -331,6 +336,7 @@ func (s *state) removeNodeSlot(n int32) {
 	delete(s.nodeIdx, id)
 	s.reserve("n:" + id) // never hand a removed id to a new node of the same batch
 	s.liveNodes--
+	s.raw -= len(s.nd(n).Position)
 	s.cur.NodesRemoved = append(s.cur.NodesRemoved, id)
 }
 
@@ -344,6 +350,7 @@ func (s *state) addEdgeSlot(id string, src, dst int32, meta []byte, generated bo
 	s.edst = append(s.edst, dst)
 	s.edgeOp = append(s.edgeOp, int32(s.cur.Index))
 	s.edgeIdx[id] = slot
+	s.raw += len(meta)
 	if m := s.pairs[src]; m != nil {
 		if _, ok := m[dst]; !ok {
 			m[dst] = slot
@@ -370,6 +377,7 @@ func (s *state) removeEdgeSlot(e int32) {
 	delete(s.edgeIdx, ed.ID)
 	s.reserve("e:" + ed.ID)
 	s.liveEdges--
+	s.raw -= len(ed.Metadata)
 	src, dst := s.esrc[e], s.edst[e]
 	if m := s.pairs[src]; m != nil && m[dst] == e {
 		delete(m, dst)
@@ -383,6 +391,35 @@ func (s *state) removeEdgeSlot(e int32) {
 		}
 	}
 	s.cur.EdgesRemoved = append(s.cur.EdgesRemoved, EdgeRef{ID: ed.ID, Source: ed.Source, Target: ed.Target})
+}
+
+// room fails with LIMIT_EXCEEDED when adding dn nodes, de edges and dr
+// bytes of positions and metadata would take the graph past a limit. Only
+// growth is refused: an operation that does not make the graph larger has
+// room even when the input graph is already past a limit. atLeast says the
+// caller stopped counting early; hint tells the model what to do instead.
+func (s *state) room(dn, de, dr int, atLeast bool, hint string) error {
+	for _, c := range [...]struct {
+		d, cur, max int
+		limit, what string
+	}{
+		{dn, s.liveNodes, s.lim.nodes, "MaxNodes", "nodes in the graph"},
+		{de, s.liveEdges, s.lim.edges, "MaxEdges", "edges in the graph"},
+		{dr, s.raw, s.lim.raw, "MaxRawJSONBytes", "bytes of node positions and edge metadata in the graph"},
+	} {
+		if c.d <= 0 || c.cur+c.d <= c.max {
+			continue
+		}
+		le := &LimitError{Limit: c.limit, What: c.what, Value: c.cur + c.d, AtLeast: atLeast, Max: c.max}
+		value := strconv.Itoa(le.Value)
+		if atLeast {
+			value = "at least " + value
+		}
+		op := &s.ops[s.cur.Index]
+		return &OperationError{Index: s.cur.Index, OperationID: op.OperationID, Kind: op.Kind, Code: CodeLimitExceeded, Err: le,
+			Message: fmt.Sprintf("%s would be %s after this operation, over the limit of %d (Options.%s)%s", c.what, value, c.max, c.limit, hint)}
+	}
+	return nil
 }
 
 // newID returns an id for a node ("n") or edge ("e") that nothing uses.

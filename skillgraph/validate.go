@@ -106,6 +106,25 @@ func Validate(g *Graph) Report {
 	return r
 }
 
+// toolNameSeparator returns the index of the first whitespace or comma in a
+// tool name, or -1. allowed-tools in SKILL.md is a space-delimited list, and
+// readers of its older comma-separated form split at commas, so either
+// would cut the name in two.
+func toolNameSeparator(name string) int {
+	return strings.IndexFunc(name, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+}
+
+// toolNameProblem explains a tool name that toolNameSeparator refuses.
+func toolNameProblem(name string) string {
+	r, _ := utf8.DecodeRuneInString(name[toolNameSeparator(name):])
+	return fmt.Sprintf("toolName %q holds %q; allowed-tools in SKILL.md separates tools with spaces, so a tool name or pattern has no whitespace or comma: write Bash(git:*) rather than Bash(git diff:*)", name, r)
+}
+
+// toolNameIssue is the TOOL_NAME_SEPARATOR issue of node id.
+func toolNameIssue(id, name string) Issue {
+	return Issue{Code: CodeToolNameSeparator, NodeIDs: []string{id}, Message: "node " + id + ": " + toolNameProblem(name)}
+}
+
 // badID reports whether id is blank or holds a control character; ASCII ids
 // take a fast path, as it runs for every id of every graph Apply edits.
 func badID(id string) bool {
@@ -229,6 +248,8 @@ func (v *view) check(r *Report, parallel bool) {
 			r.Errors = append(r.Errors, Issue{Code: CodeMissingToolName, Message: fmt.Sprintf("tool node %s has no toolName; give a tool name or pattern such as Read or Bash(npm:*)", n.ID), NodeIDs: []string{n.ID}})
 		case n.Type != TypeTool && n.Data.ToolName != "":
 			r.Errors = append(r.Errors, Issue{Code: CodeUnexpectedToolName, Message: fmt.Sprintf("node %s is of type %s but has toolName %q; only tool nodes have one (clear it with toolName null or make the node a tool)", n.ID, n.Type, n.Data.ToolName), NodeIDs: []string{n.ID}})
+		case toolNameSeparator(n.Data.ToolName) >= 0:
+			r.Warnings = append(r.Warnings, toolNameIssue(n.ID, n.Data.ToolName))
 		}
 	}
 	if len(v.nodes) == 0 {

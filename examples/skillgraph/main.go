@@ -1,8 +1,8 @@
 // Command skillgraph shows a model's edit to an agent skill applied all or
 // nothing: a SkillGraph, an LLM-style JSON reply parsed and schema-checked,
 // applied with a version precondition, then the change summary, a Mermaid
-// flowchart and the SKILL.md it renders to. It also shows a faulty reply
-// being refused with an error a model can act on.
+// flowchart and the SKILL.md it renders to. It also shows faulty replies
+// being refused with errors a model can act on, and a limit at work.
 //
 //	go run ./examples/skillgraph
 package main
@@ -23,7 +23,7 @@ const reply = `{
   "operations": [
     {"operationId": "op1", "kind": "addNode",
      "humanReadableDescription": "テストをレビューの前に実行する",
-     "node": {"type": "tool", "label": "テスト実行", "toolName": "Bash(go test:*)"},
+     "node": {"type": "tool", "label": "テスト実行", "toolName": "Bash(go:*)"},
      "insertAfter": "read"},
     {"operationId": "op2", "kind": "addNode",
      "humanReadableDescription": "良いコメントの例を追加",
@@ -45,7 +45,7 @@ func skill() *skillgraph.Graph {
 			{ID: "read", Type: skillgraph.TypeInstruction, Data: skillgraph.NodeData{Label: "差分を読む", Markdown: "`git diff main...` で変更を確認する。"}},
 			{ID: "old", Type: skillgraph.TypeInstruction, Data: skillgraph.NodeData{Label: "古い手順"}},
 			{ID: "review", Type: skillgraph.TypeInstruction, Data: skillgraph.NodeData{Label: "レビューを書く"}},
-			{ID: "git", Type: skillgraph.TypeTool, Data: skillgraph.NodeData{Label: "差分取得", ToolName: "Bash(git diff:*)"}},
+			{ID: "git", Type: skillgraph.TypeTool, Data: skillgraph.NodeData{Label: "差分取得", ToolName: "Bash(git:*)"}},
 		},
 		Edges: []skillgraph.Edge{
 			{ID: "e1", Source: "read", Target: "old"},
@@ -104,5 +104,20 @@ func run(w io.Writer) error {
 	}
 	_, _, err = skillgraph.NewEditor(nil).Apply(next, ops)
 	fmt.Fprintln(w, err)
+
+	// allowed-tools is space-delimited, so a tool name holds no space.
+	spaced := []skillgraph.Operation{{OperationID: "op1", Kind: skillgraph.KindAddNode,
+		Node: &skillgraph.Node{Type: skillgraph.TypeTool, Data: skillgraph.NodeData{Label: "lint", ToolName: "Bash(go vet:*)"}}}}
+	_, _, err = skillgraph.NewEditor(nil).Apply(next, spaced)
+	fmt.Fprintln(w, err)
+
+	// Limits (Options.MaxNodes and friends) are checked before the work.
+	small := skillgraph.NewEditor(&skillgraph.Options{MaxNodes: len(next.Nodes)})
+	_, _, err = small.Apply(next, []skillgraph.Operation{{OperationID: "op1", Kind: skillgraph.KindAddNode,
+		Node: &skillgraph.Node{Type: skillgraph.TypeInstruction, Data: skillgraph.NodeData{Label: "one more"}}}})
+	var le *skillgraph.LimitError
+	if errors.As(err, &le) {
+		fmt.Fprintf(w, "limit %s: %d > %d (errors.Is ErrLimit: %v)\n", le.Limit, le.Value, le.Max, errors.Is(err, skillgraph.ErrLimit))
+	}
 	return nil
 }
