@@ -148,20 +148,6 @@
 // [AsToolError] does the same mapping for a host's own transport. Results
 // are JSON values: documents are objects, not strings holding JSON.
 //
-// # Plans (seed 002)
-//
-// [Bank.SelectFiles] picks the files to load under a budget (5 files, 500
-// lines by default), ordered by the caller's relevance, then fewer lines,
-// then newer, and [Bank.CheckSelection] holds a model's select_files output
-// to the true counts in the store. A memory_ops [WritePlan] is decoded
-// against its exported JSON Schema ([PlanSchema]), rendered for the user
-// ([WritePlan.Confirmation], in zh, en or ja), and the answer parsed with
-// [ParseAnswer]. [Bank.ApplyPlan] applies a confirmed plan one file at a
-// time with compare-and-swap; it refuses USER_BLOCK updates and any change
-// outside the MACHINE_BLOCK of a MEMORY.md ([ParseMemoryMD]). A plan
-// operation's "changes" stays the description the user confirms; the new
-// text travels in an added "content" field (see plan.go).
-//
 // # Testing
 //
 // The tests run every behaviour over MemStore and over fsstore in a
