@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/memorymd"
 	"github.com/agentmemory/agentmemory/memorybank/plan"
 )
 
@@ -105,6 +106,13 @@ func tourPlans(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintln(w, "   MEMORY.md now (everything outside the machine block byte for byte as before):")
 	fmt.Fprintln(w, indentLines(strings.TrimSuffix(doc.Text(), "\n"), "   | "))
+	md, err := memorymd.Parse(doc.Text())
+	if err != nil {
+		return err
+	}
+	focus, _ := md.Section("Current Focus")
+	user, _ := md.UserBlock()
+	fmt.Fprintf(w, "   memorymd reads it: Current Focus %q, user block %q\n", focus, user)
 
 	fmt.Fprintln(w, "\n4. A plan that touches the user block is refused, and nothing is written.")
 	_, err = plan.Apply(ctx, bank, plan.ApplyRequest{Root: root, Confirmed: true, Plan: &plan.WritePlan{
