@@ -206,3 +206,30 @@ func TestPlanMarshalFillsDefaults(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"schemaVersion":"2.0","action":"memory_ops","operations":[{"type":"delete","path":"old.md"}],"requiresConfirmation":false}`, string(out))
 }
+
+// Decoding a model's output never panics, and what it accepts survives a
+// round trip through its own encoding.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(specSelectFiles))
+	f.Add([]byte(specMemoryOps))
+	f.Add([]byte(`{"schemaVersion":"2.0","action":"memory_ops","operations":[{"type":"delete","path":"../x"}],"requiresConfirmation":false}`))
+	f.Add([]byte(`{`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if sel, err := plan.DecodeFileSelection(data); err == nil {
+			out, err := json.Marshal(sel)
+			require.NoError(t, err)
+			_, err = plan.DecodeFileSelection(out)
+			require.NoError(t, err, "%s", out)
+		} else {
+			require.ErrorIs(t, err, plan.ErrInvalid)
+		}
+		if wp, err := plan.DecodeWritePlan(data); err == nil {
+			out, err := json.Marshal(wp)
+			require.NoError(t, err)
+			_, err = plan.DecodeWritePlan(out)
+			require.NoError(t, err, "%s", out)
+		} else {
+			require.ErrorIs(t, err, plan.ErrInvalid)
+		}
+	})
+}

@@ -374,6 +374,9 @@ func FuzzToolHandle(f *testing.F) {
 	f.Add(uint8(6), `{"tags":["a"],"match":"and"}`)
 	f.Add(uint8(8), `{"scope":"global","path":"a.md","ifVersion":3}`)
 	f.Add(uint8(2), `[`)
+	f.Add(uint8(1), `{"path":"a.json","path":"b.json","content":{}}`)
+	f.Add(uint8(1), `{"path":"a.json","content":"{\"schema\":\"memory_document_v2\",\"content\":\"{}\"}","patches":[]}`)
+	f.Add(uint8(0), `{"branch":"main","path":"a.md","content":null,"patches":null}`)
 	store := &memorybank.MemStore{}
 	all := tools.For(memorybank.New(store, nil))
 	f.Fuzz(func(t *testing.T, which uint8, args string) {
