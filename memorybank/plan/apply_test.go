@@ -62,7 +62,7 @@ const fullPlan = `{
   "requiresConfirmation": true
 }`
 
-func TestApplyPlan(t *testing.T) {
+func TestApply(t *testing.T) {
 	forEachStore(t, func(t *testing.T, store memorybank.Store) {
 		for _, eol := range []string{"\n", "\r\n"} {
 			t.Run(fmt.Sprintf("%q", eol), func(t *testing.T) {
@@ -116,7 +116,7 @@ func TestApplyPlan(t *testing.T) {
 	})
 }
 
-func TestApplyPlanConfirmation(t *testing.T) {
+func TestApplyConfirmation(t *testing.T) {
 	store := &memorybank.MemStore{}
 	b := newBank(store)
 	writeMemoryBank(t, b, memoryMD)
@@ -132,7 +132,7 @@ func TestApplyPlanConfirmation(t *testing.T) {
 	assert.Len(t, res.Files, 4)
 }
 
-func TestApplyPlanRefused(t *testing.T) {
+func TestApplyRefused(t *testing.T) {
 	upd := func(o plan.Operation) plan.Operation {
 		o.Type = plan.OpUpdate
 		o.Changes = "c"
@@ -201,7 +201,7 @@ func TestApplyPlanRefused(t *testing.T) {
 	}
 }
 
-func TestApplyPlanInvalid(t *testing.T) {
+func TestApplyInvalid(t *testing.T) {
 	store := &memorybank.MemStore{}
 	b := newBank(store)
 	writeMemoryBank(t, b, memoryMD)
@@ -223,7 +223,7 @@ func TestApplyPlanInvalid(t *testing.T) {
 	assert.Equal(t, before, snapshot(t, store))
 }
 
-func TestApplyPlanWholeFileAndJSON(t *testing.T) {
+func TestApplyWholeFileAndJSON(t *testing.T) {
 	store := &memorybank.MemStore{}
 	b := newBank(store)
 	writeMemoryBank(t, b, memoryMD)
@@ -277,7 +277,7 @@ func (s *hookStore) Get(ctx context.Context, key string) (memorybank.Object, err
 	return s.Store.Get(ctx, key)
 }
 
-func TestApplyPlanConflict(t *testing.T) {
+func TestApplyConflict(t *testing.T) {
 	key := memorybank.BranchPrefix + "feature-refund/MEMORY.md"
 	concurrent := func(t *testing.T, other *memorybank.Bank) func() {
 		return func() {
@@ -290,7 +290,7 @@ func TestApplyPlanConflict(t *testing.T) {
 	t.Run("section updates are recomputed", func(t *testing.T) {
 		mem := &memorybank.MemStore{}
 		writeMemoryBank(t, newBank(mem), memoryMD)
-		hs := &hookStore{Store: mem, key: key, n: 2} // Get 1: ApplyPlan reads, Get 2: Write reads
+		hs := &hookStore{Store: mem, key: key, n: 2} // Get 1: Apply reads, Get 2: Write reads
 		hs.hook = concurrent(t, newBank(mem))
 		b := newBank(hs)
 		res, err := plan.Apply(ctx, b, plan.ApplyRequest{Root: planRoot, Plan: &plan.WritePlan{Operations: []plan.Operation{
@@ -330,7 +330,7 @@ func TestApplyPlanConflict(t *testing.T) {
 	})
 }
 
-func TestApplyPlanConcurrentSections(t *testing.T) {
+func TestApplyConcurrentSections(t *testing.T) {
 	store := &memorybank.MemStore{}
 	b := newBank(store)
 	writeMemoryBank(t, b, memoryMD)
@@ -363,7 +363,7 @@ func TestApplyPlanConcurrentSections(t *testing.T) {
 	assert.Equal(t, oldUser, user)
 }
 
-func TestApplyPlanCombinesOperationsPerFile(t *testing.T) {
+func TestApplyCombinesOperationsPerFile(t *testing.T) {
 	b := newBank(&memorybank.MemStore{})
 	writeMemoryBank(t, b, memoryMD)
 	res, err := plan.Apply(ctx, b, plan.ApplyRequest{Root: planRoot, Plan: &plan.WritePlan{Operations: []plan.Operation{
@@ -377,4 +377,23 @@ func TestApplyPlanCombinesOperationsPerFile(t *testing.T) {
 	assert.Equal(t, "# New\n<!-- MACHINE_BLOCK_START -->\n## Current Focus\nx\n<!-- MACHINE_BLOCK_END -->\n", readText(t, b, "NEW.md"))
 	_, err = b.Read(ctx, memorybank.ReadRequest{Scope: planRoot.Scope, Branch: planRoot.Branch, Path: "tmp.md"})
 	assert.ErrorIs(t, err, memorybank.ErrNotFound)
+}
+
+// A plan writes a .json path as the JSON object its content holds (an
+// envelope keeps its metadata) and any other path as text, even text that
+// looks like JSON.
+func TestApplyWritesJSONAsObjectsAndTextAsText(t *testing.T) {
+	b := newBank(&memorybank.MemStore{})
+	_, err := plan.Apply(ctx, b, plan.ApplyRequest{Root: planRoot, Plan: &plan.WritePlan{Operations: []plan.Operation{
+		{Type: plan.OpCreate, Path: "decisions.json", Reason: "r",
+			Content: text(`{"schema":"memory_document_v2","metadata":{"title":"Decisions","tags":["adr"]},"content":{"db":"postgres"}}`)},
+		{Type: plan.OpCreate, Path: "raw.md", Reason: "r", Content: text(`{"a":1}`)},
+	}}})
+	require.NoError(t, err)
+	d := mustRead(t, b, planRoot.Scope, planRoot.Branch, "decisions.json")
+	assert.Equal(t, memorybank.FormatJSON, d.Format)
+	assert.Equal(t, "Decisions", d.Title)
+	assert.Equal(t, []string{"adr"}, d.Tags)
+	assert.JSONEq(t, `{"db":"postgres"}`, string(decodeContent(t, d)))
+	assert.Equal(t, `{"a":1}`, readText(t, b, "raw.md"))
 }

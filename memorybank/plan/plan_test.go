@@ -88,7 +88,7 @@ func TestDecodeSpecExamples(t *testing.T) {
 	}
 }
 
-func TestPlanSchemas(t *testing.T) {
+func TestSchemas(t *testing.T) {
 	for _, a := range []plan.Action{plan.ActionSelectFiles, plan.ActionMemoryOps} {
 		s, ok := plan.Schema(a)
 		require.True(t, ok, a)
@@ -104,11 +104,11 @@ func TestPlanSchemas(t *testing.T) {
 	assert.False(t, ok)
 }
 
-// problems returns the pointers of a *PlanError.
+// problems returns the pointers of a *plan.Error.
 func planProblems(t *testing.T, err error) []string {
 	t.Helper()
 	var pe *plan.Error
-	require.True(t, errors.As(err, &pe), "want *PlanError, got %v", err)
+	require.True(t, errors.As(err, &pe), "want *plan.Error, got %v", err)
 	assert.ErrorIs(t, err, plan.ErrInvalid)
 	var out []string
 	for _, p := range pe.Problems {
@@ -184,17 +184,17 @@ func TestDecodeWritePlanProblems(t *testing.T) {
 			assert.Equal(t, tc.pointers, planProblems(t, err))
 		})
 	}
-	// A plan touching the user block is a valid plan: ApplyPlan refuses it.
+	// A plan touching the user block is a valid plan: Apply refuses it.
 	_, err := plan.DecodeWritePlan([]byte(wrap(`{"type":"update","path":"MEMORY.md","block":"USER_BLOCK","changes":"c"}`)))
 	assert.NoError(t, err)
 }
 
-func TestPlanErrorMessage(t *testing.T) {
+func TestErrorMessage(t *testing.T) {
 	_, err := plan.DecodeFileSelection([]byte(`{"schemaVersion":"2.0","action":"select_files","files":["a.md","b.md"],"reason":"r","budget":{"filesSelected":1,"filesLimit":5,"linesSelected":1,"linesLimit":500}}`))
 	assert.EqualError(t, err, "plan: invalid plan: select_files output: /budget/filesSelected: is 1 but files lists 2 paths")
 }
 
-func TestPlanMarshalFillsDefaults(t *testing.T) {
+func TestMarshalFillsDefaults(t *testing.T) {
 	out, err := json.Marshal(plan.FileSelection{Reason: "r", Budget: plan.Budget{FilesLimit: 5, LinesLimit: 500}})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"schemaVersion":"2.0","action":"select_files","files":[],"reason":"r",

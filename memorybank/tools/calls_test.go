@@ -365,7 +365,7 @@ func TestToolDelete(t *testing.T) {
 }
 
 // FuzzToolHandle: whatever a model sends, every tool answers with a JSON
-// object or a *ToolError, and never panics.
+// object or a *tools.Error, and never panics.
 func FuzzToolHandle(f *testing.F) {
 	f.Add(uint8(0), `{"branch":"main","path":"a.json","content":{"a":1}}`)
 	f.Add(uint8(0), `{"branch":"main","path":"a.json","patches":[{"op":"add","path":"/content/b","value":[1]}]}`)

@@ -83,7 +83,7 @@ func TestAsError(t *testing.T) {
 				require.NotNil(t, te)
 				assert.Equal(t, tt.code, te.Code, te.Message)
 				assert.Contains(t, te.Message, tt.message)
-				assert.ErrorIs(t, te, tt.err, "a ToolError unwraps to its cause")
+				assert.ErrorIs(t, te, tt.err, "an Error unwraps to its cause")
 				for k, v := range tt.details {
 					assert.Equal(t, v, te.Details[k], "details[%q]", k)
 				}

@@ -43,7 +43,7 @@ func newToolEnv(t *testing.T, opts *memorybank.Options) *toolEnv {
 }
 
 // call runs a tool and returns its result as decoded JSON (it must be an
-// object) or its *ToolError.
+// object) or its *tools.Error.
 func (e *toolEnv) call(t *testing.T, name, args string) (map[string]any, *tools.Error) {
 	t.Helper()
 	tool, ok := e.tools[name]
@@ -51,7 +51,7 @@ func (e *toolEnv) call(t *testing.T, name, args string) (map[string]any, *tools.
 	res, err := tool.Handle(t.Context(), json.RawMessage(args))
 	if err != nil {
 		var te *tools.Error
-		require.ErrorAs(t, err, &te, "a tool error is always a *ToolError")
+		require.ErrorAs(t, err, &te, "a tool error is always a *tools.Error")
 		assert.Nil(t, res)
 		return nil, te
 	}
