@@ -59,7 +59,7 @@ func setContent(req *memorybank.WriteRequest, content json.RawMessage) error {
 		if req.Patches == nil {
 			// Not even an empty text: a call that forgot its content must
 			// not blank a document.
-			return fmt.Errorf("%w: write %q: give content (full overwrite) or patches (partial update)",
+			return fmt.Errorf("%w: write %q: give content (full overwrite) or patches (partial update); empty or null content counts as none",
 				memorybank.ErrInvalidRequest, req.Path)
 		}
 		return nil
