@@ -13,10 +13,12 @@
 //		Path: "activeContext.json", Patches: jsonpatch.Patch{{Op: "add", Path: "/content/nextSteps/-", Value: json.RawMessage(`"write tests"`)}}})
 //
 // The package does no I/O of its own: every read and write goes through the
-// Store, with compare-and-swap. It picks no transport: [Tools] describes the
-// bank's agent tools (name, description, JSON Schema, handler) for a host to
-// serve, and examples/mcp-server serves them over MCP. It does not detect
-// the current git branch: callers pass it.
+// Store, with compare-and-swap. It picks no transport and does not detect
+// the current git branch: callers pass it. Around it, each in its own
+// package: memorybank/tools, the bank's agent tools (definitions, argument
+// decoding, error codes) for a host to serve; memorybank/plan, the file
+// selection and write plans of a Markdown memory bank, as functions over a
+// Bank; memorybank/memorymd, the MEMORY.md format.
 //
 // # Layout
 //
@@ -136,31 +138,6 @@
 // by the Bank's Clock; negative: every search), which bounds how stale a
 // search can be. Indexes are kept only for banks that exist. ScopeAll
 // searches the global bank and, when Branch is set, that branch.
-//
-// # Tools
-//
-// [Tools] returns the tools of seeds 000 and 004 (write_branch_memory_bank,
-// read_context, search_documents_by_tags, ...). Arguments are validated
-// against each tool's InputSchema before anything runs, unknown properties
-// are refused and defaults applied. Every failure is a [*ToolError] whose
-// Code (NOT_FOUND, INVALID_PATCH, CONFLICT, ...) is mapped from this
-// package's sentinels with errors.Is and errors.As, never from messages;
-// [AsToolError] does the same mapping for a host's own transport. Results
-// are JSON values: documents are objects, not strings holding JSON.
-//
-// # Plans (seed 002)
-//
-// [Bank.SelectFiles] picks the files to load under a budget (5 files, 500
-// lines by default), ordered by the caller's relevance, then fewer lines,
-// then newer, and [Bank.CheckSelection] holds a model's select_files output
-// to the true counts in the store. A memory_ops [WritePlan] is decoded
-// against its exported JSON Schema ([PlanSchema]), rendered for the user
-// ([WritePlan.Confirmation], in zh, en or ja), and the answer parsed with
-// [ParseAnswer]. [Bank.ApplyPlan] applies a confirmed plan one file at a
-// time with compare-and-swap; it refuses USER_BLOCK updates and any change
-// outside the MACHINE_BLOCK of a MEMORY.md ([ParseMemoryMD]). A plan
-// operation's "changes" stays the description the user confirms; the new
-// text travels in an added "content" field (see plan.go).
 //
 // # Testing
 //

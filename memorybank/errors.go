@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agentmemory/agentmemory/jsonpatch"
 )
 
 // Errors of the Bank, tested with errors.Is. The Store's ErrNotFound and
@@ -34,13 +36,17 @@ var (
 	// *ForbiddenPatchError.
 	ErrForbiddenPatch = errors.New("memorybank: patch touches a field maintained by the bank")
 	// ErrPatchFailed: a patch could not be applied. The error is a
-	// *PatchError that also wraps the jsonpatch error (an
-	// *jsonpatch.OperationError carrying the operation index).
+	// *PatchError naming the failing operation.
 	ErrPatchFailed = errors.New("memorybank: patch failed")
+	// ErrPatchTestFailed: a "test" operation of a patch did not match, so
+	// the document changed since it was read. The error is a *PatchError,
+	// which matches ErrPatchFailed too.
+	ErrPatchTestFailed = errors.New("memorybank: patch test failed")
 	// ErrExists: a create-only write found the document already there.
 	ErrExists = errors.New("memorybank: document already exists")
 	// ErrLimitExceeded: a document, patch or tag list is larger than the
-	// configured limit. The error is a *LimitError.
+	// configured limit. The error is a *LimitError, or a *PatchError when
+	// applying a patch passed one of the patch engine's own limits.
 	ErrLimitExceeded = errors.New("memorybank: limit exceeded")
 	// ErrCorrupt: a stored document cannot be decoded (for example a .json
 	// file that is not JSON). Its bytes are left untouched.
@@ -147,19 +153,46 @@ func pointerText(p string) string {
 func (e *ForbiddenPatchError) Unwrap() error { return ErrForbiddenPatch }
 
 // PatchError reports a patch that could not be applied to a document. It
-// wraps both ErrPatchFailed and the jsonpatch error (usually a
-// *jsonpatch.OperationError with the index of the failing operation).
+// wraps ErrPatchFailed, ErrPatchTestFailed when a "test" operation did not
+// match, ErrLimitExceeded when the patch passed a limit of the patch
+// engine, and the engine's own error (from the default engine a
+// *jsonpatch.OperationError).
 type PatchError struct {
 	Path string // document path
-	Err  error
+	// Index is the index of the failing operation in the patch and Op that
+	// operation; Index is -1 when the error names no operation.
+	Index int
+	Op    jsonpatch.Operation
+	Err   error
+}
+
+// newPatchError reports err, returned by the patch engine for a patch of
+// the document at p, with the operation it names.
+func newPatchError(p string, err error) *PatchError {
+	pe := &PatchError{Path: p, Index: -1, Err: err}
+	var oe *jsonpatch.OperationError
+	if errors.As(err, &oe) {
+		pe.Index, pe.Op = oe.Index, oe.Op
+	}
+	return pe
 }
 
 func (e *PatchError) Error() string {
 	return fmt.Sprintf("%s: %q: %v", ErrPatchFailed.Error(), e.Path, e.Err)
 }
 
-// Unwrap returns ErrPatchFailed and the underlying jsonpatch error.
-func (e *PatchError) Unwrap() []error { return []error{ErrPatchFailed, e.Err} }
+// Unwrap returns ErrPatchFailed, ErrPatchTestFailed or ErrLimitExceeded
+// when they apply, and the engine's error.
+func (e *PatchError) Unwrap() []error {
+	errs := []error{ErrPatchFailed}
+	if errors.Is(e.Err, jsonpatch.ErrTestFailed) {
+		errs = append(errs, ErrPatchTestFailed)
+	}
+	if errors.Is(e.Err, jsonpatch.ErrLimitExceeded) {
+		errs = append(errs, ErrLimitExceeded)
+	}
+	return append(errs, e.Err)
+}
 
 // LimitError reports a request over one of the Bank's limits. It wraps
 // ErrLimitExceeded.

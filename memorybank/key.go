@@ -56,6 +56,14 @@ func ValidateKey(key string) error {
 	return nil
 }
 
+// ValidatePath reports whether p is a valid document path: a valid key
+// (ValidateKey) none of whose segments starts with "." (the Bank keeps such
+// names for its own records). It returns nil or an error wrapping
+// ErrInvalidPath that says what is wrong. Every method taking a path checks
+// it this way first; ValidatePath lets a caller check paths it will write
+// later, such as the paths of a plan.
+func ValidatePath(p string) error { return validatePath(p) }
+
 func keyProblem(key string) string {
 	switch {
 	case key == "":

@@ -26,7 +26,7 @@ func (b *Bank) applyPatches(p string, old *envelope, patch jsonpatch.Patch) (*en
 	before := old.canonical()
 	after, err := b.opts.Patcher.Apply(before, patch)
 	if err != nil {
-		return nil, &PatchError{Path: p, Err: err}
+		return nil, newPatchError(p, err)
 	}
 	var top map[string]json.RawMessage
 	if json.Unmarshal(after, &top) != nil || top == nil {

@@ -5,11 +5,10 @@
 //
 //	go run . --root ./docs --language en
 //
-// Every memorybank.Tool is registered with the official MCP Go SDK's raw
-// Server.AddTool: the tool validates its own arguments against its schema,
-// and a *memorybank.ToolError becomes a tool result with isError set, the
-// code and message in its text, and the ToolError itself as structured
-// content. Logs go to stderr; stdout carries the protocol.
+// Every tool of memorybank/tools is registered with the official MCP Go
+// SDK's raw Server.AddTool: the tool validates its own arguments against its
+// schema, and a *tools.Error becomes a tool result with isError set, the
+// code and message in its text, and the error itself as structured content. Logs go to stderr; stdout carries the protocol.
 package main
 
 import (

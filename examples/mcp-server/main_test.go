@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/tools"
 )
 
 // The server is tested as a client sees it: built, started as a subprocess
@@ -91,7 +92,7 @@ func TestServer(t *testing.T) {
 			assert.NotEmpty(t, tool.Description)
 		}
 		var want []string
-		for _, tool := range memorybank.Tools(memorybank.New(&memorybank.MemStore{}, nil)) {
+		for _, tool := range tools.For(memorybank.New(&memorybank.MemStore{}, nil)) {
 			want = append(want, tool.Name)
 		}
 		slices.Sort(names)
@@ -101,16 +102,16 @@ func TestServer(t *testing.T) {
 	})
 
 	t.Run("write, patch and read back", func(t *testing.T) {
-		out := ok(t, s, memorybank.ToolWriteBranchMemoryBank,
+		out := ok(t, s, tools.WriteBranchMemoryBank,
 			`{"branch":"feature/login","path":"notes.json","content":{"plan":["form"]},"tags":["auth"]}`)
 		assert.EqualValues(t, 1, out["version"])
 		assert.Equal(t, true, out["created"])
 
-		out = ok(t, s, memorybank.ToolWriteBranchMemoryBank,
+		out = ok(t, s, tools.WriteBranchMemoryBank,
 			`{"branch":"feature/login","path":"notes.json","patches":[{"op":"add","path":"/content/plan/-","value":"tests"}],"ifVersion":1}`)
 		assert.EqualValues(t, 2, out["version"])
 
-		out = ok(t, s, memorybank.ToolReadBranchMemoryBank, `{"branch":"feature/login","path":"notes.json"}`)
+		out = ok(t, s, tools.ReadBranchMemoryBank, `{"branch":"feature/login","path":"notes.json"}`)
 		assert.EqualValues(t, 2, out["version"])
 		assert.Equal(t, []any{"auth"}, out["tags"])
 		env, isObject := out["content"].(map[string]any)
@@ -124,7 +125,7 @@ func TestServer(t *testing.T) {
 	})
 
 	t.Run("read_context initialises a new branch", func(t *testing.T) {
-		out := ok(t, s, memorybank.ToolReadContext, `{"branch":"feature/new"}`)
+		out := ok(t, s, tools.ReadContext, `{"branch":"feature/new"}`)
 		rules, _ := out["rules"].(map[string]any)
 		assert.Equal(t, memorybank.BuiltinRules(memorybank.English), rules["content"], "--language en is the default")
 		branch, _ := out["branchMemory"].(map[string]any)
@@ -136,7 +137,7 @@ func TestServer(t *testing.T) {
 	})
 
 	t.Run("a bad patch says which operation failed", func(t *testing.T) {
-		isError, out, text := call(t, s, memorybank.ToolWriteBranchMemoryBank,
+		isError, out, text := call(t, s, tools.WriteBranchMemoryBank,
 			`{"branch":"feature/login","path":"notes.json","patches":[{"op":"add","path":"/content/plan/-","value":"x"},{"op":"replace","path":"/content/nothing","value":1}]}`)
 		require.True(t, isError)
 		assert.Equal(t, "INVALID_PATCH", out["code"])
@@ -147,11 +148,11 @@ func TestServer(t *testing.T) {
 		assert.EqualValues(t, 1, op["index"])
 		assert.Equal(t, "/content/nothing", op["path"])
 		// Nothing was written.
-		assert.EqualValues(t, 2, ok(t, s, memorybank.ToolReadBranchMemoryBank, `{"branch":"feature/login","path":"notes.json"}`)["version"])
+		assert.EqualValues(t, 2, ok(t, s, tools.ReadBranchMemoryBank, `{"branch":"feature/login","path":"notes.json"}`)["version"])
 	})
 
 	t.Run("bad arguments are refused", func(t *testing.T) {
-		isError, out, _ := call(t, s, memorybank.ToolListDocuments, `{"scope":"global","colour":"blue"}`)
+		isError, out, _ := call(t, s, tools.ListDocuments, `{"scope":"global","colour":"blue"}`)
 		require.True(t, isError)
 		assert.Equal(t, "INVALID_ARGUMENT", out["code"])
 		assert.Contains(t, out["message"], "colour")
@@ -171,7 +172,7 @@ func TestServer(t *testing.T) {
 	for i, p := range pairs {
 		t.Run("concurrent writes with the same ifVersion, "+p.name, func(t *testing.T) {
 			path := fmt.Sprintf("race%d.json", i)
-			ok(t, s, memorybank.ToolWriteGlobalMemoryBank, fmt.Sprintf(`{"path":%q,"content":{"n":0}}`, path))
+			ok(t, s, tools.WriteGlobalMemoryBank, fmt.Sprintf(`{"path":%q,"content":{"n":0}}`, path))
 			var wg sync.WaitGroup
 			start := make(chan struct{})
 			results := make([]*mcp.CallToolResult, 2)
@@ -180,7 +181,7 @@ func TestServer(t *testing.T) {
 				wg.Go(func() {
 					<-start
 					results[j], errs[j] = session.CallTool(context.Background(), &mcp.CallToolParams{
-						Name:      memorybank.ToolWriteGlobalMemoryBank,
+						Name:      tools.WriteGlobalMemoryBank,
 						Arguments: json.RawMessage(fmt.Sprintf(`{"path":%q,"content":{"n":%d},"ifVersion":1}`, path, j+1)),
 					})
 				})
@@ -206,7 +207,7 @@ func TestServer(t *testing.T) {
 			assert.Equal(t, "CONFLICT", te.Code)
 			assert.EqualValues(t, 2, te.Details.CurrentVersion)
 			assert.Contains(t, loser.Content[0].(*mcp.TextContent).Text, "CONFLICT: ")
-			assert.EqualValues(t, 2, ok(t, s, memorybank.ToolReadGlobalMemoryBank, fmt.Sprintf(`{"path":%q}`, path))["version"])
+			assert.EqualValues(t, 2, ok(t, s, tools.ReadGlobalMemoryBank, fmt.Sprintf(`{"path":%q}`, path))["version"])
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/tools"
 )
 
 // version is reported to clients in the initialize handshake.
@@ -21,24 +22,24 @@ const instructions = `A memory bank that outlives the conversation: a bank per g
 func newServer(bank *memorybank.Bank, logger *slog.Logger) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "agentmemory-memory-bank", Version: version},
 		&mcp.ServerOptions{Logger: logger, Instructions: instructions})
-	for _, t := range memorybank.Tools(bank) {
+	for _, t := range tools.For(bank) {
 		server.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}, handler(t))
 	}
 	return server
 }
 
-// handler adapts a memorybank.Tool to the SDK's raw ToolHandler. Tool
+// handler adapts a tools.Tool to the SDK's raw ToolHandler. Tool
 // failures are results with IsError, so the model sees them and can fix its
 // call; only a failure of the protocol itself would be a Go error here.
-func handler(t memorybank.Tool) mcp.ToolHandler {
+func handler(t tools.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		res, err := t.Handle(ctx, req.Params.Arguments)
 		if err != nil {
-			return errorResult(memorybank.AsToolError(err)), nil
+			return errorResult(tools.AsError(err)), nil
 		}
 		data, err := json.Marshal(res)
 		if err != nil {
-			return errorResult(memorybank.AsToolError(err)), nil
+			return errorResult(tools.AsError(err)), nil
 		}
 		return &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(data)}},
@@ -49,8 +50,8 @@ func handler(t memorybank.Tool) mcp.ToolHandler {
 
 // errorResult: the text is "CODE: message" (plus the details as JSON, for
 // clients that show the model only the text); the structured content is the
-// ToolError as JSON: {"code", "message", "details"}.
-func errorResult(te *memorybank.ToolError) *mcp.CallToolResult {
+// tools.Error as JSON: {"code", "message", "details"}.
+func errorResult(te *tools.Error) *mcp.CallToolResult {
 	text := te.Error()
 	if len(te.Details) > 0 {
 		if d, err := json.Marshal(te.Details); err == nil {

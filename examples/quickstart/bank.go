@@ -67,7 +67,7 @@ func tourBank(ctx context.Context, w io.Writer) error {
 		_, err := bank.Write(ctx, req)
 		fmt.Fprintf(w, "  %-26s -> %v\n", b.what+":", err)
 	}
-	_, err = bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "feature-login", Path: "x.md", Content: memorybank.TextContent("x")})
+	_, err = bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "feature-login", Path: "x.md", Text: "x"})
 	fmt.Fprintf(w, "  %-26s -> collision: %v\n", "branch \"feature-login\":", errors.Is(err, memorybank.ErrBranchCollision))
 
 	// 4. Ten agents append to one list at once, without ifVersion: the
@@ -105,7 +105,7 @@ func tourBank(ctx context.Context, w io.Writer) error {
 	// 5. Markdown documents keep tags in front matter; search finds both
 	// banks with real titles.
 	if _, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "core/security.md",
-		Content: memorybank.TextContent("# Security policy\n\nTokens expire after 1h.\n"), Tags: []string{"auth", "policy"}}); err != nil {
+		Text: "# Security policy\n\nTokens expire after 1h.\n", Tags: []string{"auth", "policy"}}); err != nil {
 		return err
 	}
 	hits, err := bank.SearchByTags(ctx, memorybank.SearchRequest{Tags: []string{"auth"}, Branch: branch})

@@ -22,7 +22,8 @@ var tours = []tour{
 	{"jsonpatch: strict, atomic RFC 6902 patches", tourJSONPatch},
 	{"memorybank stores: compare-and-swap, in memory and on disk", tourStore},
 	{"memorybank Bank: read_context, validated writes, patches, tag search", tourBank},
-	{"memorybank plans: budgeted file selection, confirmed write plans, MEMORY.md blocks", tourPlans},
+	{"memorybank/tools: the agent tools a host serves, lenient with model-written arguments", tourTools},
+	{"memorybank/plan and memorymd: budgeted file selection, confirmed write plans, MEMORY.md blocks", tourPlans},
 	{"skillgraph: all-or-nothing graph edits from a model's JSON", tourSkillGraph},
 	{"memories: learned memories in memories.md, searched and injected", tourMemories},
 }

@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/memorymd"
+	"github.com/agentmemory/agentmemory/memorybank/plan"
 )
 
-// tourPlans shows seed 002's structured outputs over a Markdown memory
-// bank: a budgeted file selection with risk alerts, a check of a model's
+// tourPlans shows package plan, the structured outputs an agent produces
+// over a Markdown memory bank: a budgeted file selection with risk alerts, a check of a model's
 // selection, and a write plan confirmed by the user and applied without
 // touching the user block of MEMORY.md.
 func tourPlans(ctx context.Context, w io.Writer) error {
@@ -22,7 +24,7 @@ func tourPlans(ctx context.Context, w io.Writer) error {
 		Clock: func() time.Time { clock = clock.Add(time.Minute); return clock },
 		NewID: func() string { return "doc" },
 	})
-	root := memorybank.PlanRoot{Scope: memorybank.ScopeBranch, Branch: "feature/refund"}
+	root := plan.Root{Scope: memorybank.ScopeBranch, Branch: "feature/refund"}
 	memory := "# 项目记忆\n\n<!-- MACHINE_BLOCK_START -->\n## Current Focus\n支付超时\n<!-- MACHINE_BLOCK_END -->\n\n" +
 		"<!-- USER_BLOCK_START -->\n- 周五不发布 / 金曜日はリリースしない\n<!-- USER_BLOCK_END -->\n"
 	for _, d := range [][2]string{
@@ -31,20 +33,20 @@ func tourPlans(ctx context.Context, w io.Writer) error {
 		{"details/learnings/2024-01-20-payment-timeout.md", "# 支付超时\n网关响应超过 30 秒。\n" + strings.Repeat("- 记录\n", 148)},
 		{"details/design/big-diagram.md", "# 架构图\n" + strings.Repeat("|  |\n", 449)},
 	} {
-		if _, err := bank.Write(ctx, memorybank.WriteRequest{Scope: root.Scope, Branch: root.Branch, Path: d[0], Content: memorybank.TextContent(d[1])}); err != nil {
+		if _, err := bank.Write(ctx, memorybank.WriteRequest{Scope: root.Scope, Branch: root.Branch, Path: d[0], Text: d[1]}); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintln(w, `Plan paths are relative to one bank (here the branch bank of "feature/refund").`)
 
-	fmt.Fprintln(w, "\n1. SelectFiles picks within 5 files / 500 lines: relevance, then smaller, then newer.")
-	sel, err := bank.SelectFiles(ctx, root, []memorybank.Candidate{
+	fmt.Fprintln(w, "\n1. plan.SelectFiles picks within 5 files / 500 lines: relevance, then smaller, then newer.")
+	sel, err := plan.SelectFiles(ctx, bank, root, []plan.Candidate{
 		{Path: "details/design/big-diagram.md", Relevance: 2},
 		{Path: "details/requirements/REQ-003-payment.md", Relevance: 2},
 		{Path: "details/learnings/2024-01-20-payment-timeout.md", Relevance: 1},
-	}, &memorybank.SelectOptions{
+	}, &plan.SelectOptions{
 		Reason:      "用户讨论支付超时，加载相关需求和历史 bug 经验",
-		RiskMarkers: []memorybank.RiskMarker{{PathPrefix: "details/learnings/", Terms: []string{"超时"}}},
+		RiskMarkers: []plan.RiskMarker{{PathPrefix: "details/learnings/", Terms: []string{"超时"}}},
 	})
 	if err != nil {
 		return err
@@ -53,25 +55,25 @@ func tourPlans(ctx context.Context, w io.Writer) error {
 	fmt.Fprintln(w, "  ", string(out))
 	fmt.Fprintln(w, "   big-diagram.md (450 lines) was skipped: after REQ-003 it would pass 500 lines; the next one still fits.")
 
-	fmt.Fprintln(w, "\n2. CheckSelection holds a model's output to the store: true counts, limits, existing files.")
-	claimed, err := memorybank.DecodeFileSelection([]byte(`{"schemaVersion": "2.0", "action": "select_files",
+	fmt.Fprintln(w, "\n2. plan.CheckSelection holds a model's output to the store: true counts, limits, existing files.")
+	claimed, err := plan.DecodeFileSelection([]byte(`{"schemaVersion": "2.0", "action": "select_files",
 	  "files": ["details/design/big-diagram.md", "details/requirements/REQ-003-payment.md"],
 	  "reason": "全部加载", "budget": {"filesSelected": 2, "filesLimit": 5, "linesSelected": 300, "linesLimit": 500}}`))
 	if err != nil {
 		return err
 	}
-	err = bank.CheckSelection(ctx, root, claimed, nil)
-	var pe *memorybank.PlanError
+	err = plan.CheckSelection(ctx, bank, root, claimed, nil)
+	var pe *plan.Error
 	if !errors.As(err, &pe) {
-		return fmt.Errorf("expected a *PlanError, got %v", err)
+		return fmt.Errorf("expected a *plan.Error, got %v", err)
 	}
-	fmt.Fprintf(w, "   over budget: %v\n", errors.Is(err, memorybank.ErrOverBudget))
+	fmt.Fprintf(w, "   over budget: %v\n", errors.Is(err, plan.ErrOverBudget))
 	for _, p := range pe.Problems {
 		fmt.Fprintf(w, "   %s: %s\n", p.Pointer, p.Message)
 	}
 
 	fmt.Fprintln(w, "\n3. A memory_ops plan from the model is decoded against its JSON Schema and shown for confirmation.")
-	plan, err := memorybank.DecodeWritePlan([]byte(`{"schemaVersion": "2.0", "action": "memory_ops", "operations": [
+	wp, err := plan.DecodeWritePlan([]byte(`{"schemaVersion": "2.0", "action": "memory_ops", "operations": [
 	    {"type": "create", "path": "details/requirements/REQ-004-refund.md", "reason": "退款功能需求",
 	     "content": "# REQ-004 退款\n- 支持部分退款\n"},
 	    {"type": "update", "path": "MEMORY.md", "block": "MACHINE_BLOCK", "section": "Current Focus",
@@ -80,18 +82,18 @@ func tourPlans(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	text, err := plan.Confirmation(memorybank.Chinese)
+	text, err := wp.Confirmation(memorybank.Chinese)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(w, indentLines(text, "   | "))
 	answer := "好"
-	ok, err := memorybank.ParseAnswer(answer)
+	ok, err := plan.ParseAnswer(answer)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "   user answers %q -> confirmed %v\n", answer, ok)
-	res, err := bank.ApplyPlan(ctx, memorybank.ApplyPlanRequest{Root: root, Plan: plan, Confirmed: ok})
+	res, err := plan.Apply(ctx, bank, plan.ApplyRequest{Root: root, Plan: wp, Confirmed: ok})
 	if err != nil {
 		return err
 	}
@@ -104,12 +106,19 @@ func tourPlans(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintln(w, "   MEMORY.md now (everything outside the machine block byte for byte as before):")
 	fmt.Fprintln(w, indentLines(strings.TrimSuffix(doc.Text(), "\n"), "   | "))
+	md, err := memorymd.Parse(doc.Text())
+	if err != nil {
+		return err
+	}
+	focus, _ := md.Section("Current Focus")
+	user, _ := md.UserBlock()
+	fmt.Fprintf(w, "   memorymd reads it: Current Focus %q, user block %q\n", focus, user)
 
 	fmt.Fprintln(w, "\n4. A plan that touches the user block is refused, and nothing is written.")
-	_, err = bank.ApplyPlan(ctx, memorybank.ApplyPlanRequest{Root: root, Confirmed: true, Plan: &memorybank.WritePlan{
-		Operations: []memorybank.Operation{{Type: memorybank.OpUpdate, Path: "MEMORY.md", Block: memorybank.UserBlock, Changes: "整理用户笔记"}},
+	_, err = plan.Apply(ctx, bank, plan.ApplyRequest{Root: root, Confirmed: true, Plan: &plan.WritePlan{
+		Operations: []plan.Operation{{Type: plan.OpUpdate, Path: "MEMORY.md", Block: plan.UserBlock, Changes: "整理用户笔记"}},
 	}})
-	fmt.Fprintf(w, "   ErrUserBlock: %v\n   %v\n", errors.Is(err, memorybank.ErrUserBlock), err)
+	fmt.Fprintf(w, "   ErrUserBlock: %v\n   %v\n", errors.Is(err, plan.ErrUserBlock), err)
 	return nil
 }
 

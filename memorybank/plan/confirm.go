@@ -1,13 +1,15 @@
-package memorybank
+package plan
 
 import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agentmemory/agentmemory/memorybank"
 )
 
 // ErrUnclearAnswer: a confirmation answer is neither yes nor no. Ask again.
-var ErrUnclearAnswer = errors.New("memorybank: answer is neither yes nor no")
+var ErrUnclearAnswer = errors.New("plan: answer is neither yes nor no")
 
 // planConfirmText holds the words of a confirmation in one language.
 type planConfirmText struct {
@@ -16,17 +18,18 @@ type planConfirmText struct {
 	updateSection                        string // fallback description of a section update, %s = section
 }
 
-var planConfirmTexts = map[Language]planConfirmText{
-	Chinese: {title: "[Memory Bank 更新计划]", create: "创建", update: "更新", del: "删除",
+var planConfirmTexts = map[memorybank.Language]planConfirmText{
+	memorybank.Chinese: {title: "[Memory Bank 更新计划]", create: "创建", update: "更新", del: "删除",
 		question: "是否执行？[Y/n]", open: "（", close: "）", updateSection: "更新 %s"},
-	Japanese: {title: "[Memory Bank 更新計画]", create: "作成", update: "更新", del: "削除",
+	memorybank.Japanese: {title: "[Memory Bank 更新計画]", create: "作成", update: "更新", del: "削除",
 		question: "実行しますか？[Y/n]", open: "（", close: "）", updateSection: "%s を更新"},
-	English: {title: "[Memory Bank update plan]", create: "Create", update: "Update", del: "Delete",
+	memorybank.English: {title: "[Memory Bank update plan]", create: "Create", update: "Update", del: "Delete",
 		question: "Apply these changes? [Y/n]", open: " (", close: ")", updateSection: "update %s"},
 }
 
-// Confirmation renders the plan for the user to confirm, in the shape of
-// seed 002 (lang "" is Chinese, the seed's language):
+// Confirmation renders the plan for the user to confirm, in the shape the
+// memory_ops format prescribes (lang "" is Chinese, the format's own
+// language):
 //
 //	[Memory Bank 更新计划]
 //	- 创建: details/requirements/REQ-004-refund.md（<reason>）
@@ -39,14 +42,14 @@ var planConfirmTexts = map[Language]planConfirmText{
 // update its changes (or "更新 <section>" when it has none), a delete only
 // its path; a missing description drops the parentheses. Descriptions are
 // put on one line. The text has no final line ending. An unknown language
-// is ErrInvalidRequest.
-func (p *WritePlan) Confirmation(lang Language) (string, error) {
+// is memorybank.ErrInvalidRequest.
+func (p *WritePlan) Confirmation(lang memorybank.Language) (string, error) {
 	if lang == "" {
-		lang = Chinese
+		lang = memorybank.Chinese
 	}
 	t, ok := planConfirmTexts[lang]
 	if !ok {
-		return "", invalidRequest("confirmation language %q is not one of %q", lang, Languages)
+		return "", invalidRequest("confirmation language %q is not one of %q", lang, memorybank.Languages)
 	}
 	var b strings.Builder
 	b.WriteString(t.title + "\n")

@@ -1,9 +1,10 @@
-package memorybank
+package tools
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/big"
 	"slices"
 	"strconv"
@@ -11,6 +12,9 @@ import (
 	"sync"
 
 	"github.com/xeipuuv/gojsonschema"
+
+	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/internal/pointer"
 )
 
 // The input schemas of the tools are built here from shared pieces, so the
@@ -214,7 +218,7 @@ var toolSchemas = sync.OnceValues(func() (map[string]*toolSchema, error) {
 	for _, spec := range toolSpecs {
 		ts, err := compileToolSchema(spec.schema)
 		if err != nil {
-			return nil, fmt.Errorf("memorybank: input schema of tool %s: %w", spec.name, err)
+			return nil, fmt.Errorf("tools: input schema of tool %s: %w", spec.name, err)
 		}
 		out[spec.name] = ts
 	}
@@ -250,27 +254,48 @@ func compileToolSchema(s jsonObj) (*toolSchema, error) {
 // prepare validates raw arguments against the schema and returns them with
 // the defaults of absent properties filled in. Absent arguments (nil, empty
 // or null) are an empty object, as MCP clients send for tools without
-// required parameters.
-func (ts *toolSchema) prepare(tool string, args json.RawMessage) (json.RawMessage, error) {
+// required parameters. An argument given twice is refused: JSON decoders
+// disagree on which one counts, so the model must say which it meant.
+// lenient, when set, rewrites loosely written arguments first.
+func (ts *toolSchema) prepare(tool string, args json.RawMessage, lenient func(map[string]json.RawMessage)) (json.RawMessage, error) {
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`)
 	}
+	obj, dup := members(args)
+	if dup != "" {
+		ptr := "/" + pointer.Escape(dup)
+		return nil, &Error{Code: CodeInvalidArgument,
+			Message: fmt.Sprintf("%s: invalid arguments: %s: given twice; give each argument once. Nothing was read or written.", tool, ptr),
+			Details: map[string]any{"problems": []memorybank.Problem{{Pointer: ptr, Message: "given twice"}},
+				"allowedProperties": slices.Clone(ts.allowed)}}
+	}
+	changed := false
+	if obj != nil && lenient != nil {
+		n := len(obj)
+		lenient(obj)
+		changed = len(obj) != n
+	}
+	if changed {
+		var err error
+		if args, err = json.Marshal(obj); err != nil {
+			return nil, &Error{Code: CodeInternal, Err: err, Message: fmt.Sprintf("%s: %v", tool, err)}
+		}
+	}
 	res, err := ts.schema.Validate(gojsonschema.NewBytesLoader(args))
 	if err != nil {
-		return nil, &ToolError{Code: CodeInvalidArgument, Err: err,
+		return nil, &Error{Code: CodeInvalidArgument, Err: err,
 			Message: fmt.Sprintf("%s: the arguments are not valid JSON (%v); send a JSON object with the properties %s",
 				tool, err, strings.Join(ts.allowed, ", "))}
 	}
 	if !res.Valid() {
 		return nil, ts.refusal(tool, res.Errors())
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(args, &obj); err != nil {
-		return nil, &ToolError{Code: CodeInvalidArgument, Err: err,
-			Message: fmt.Sprintf("%s: the arguments must be a JSON object: %v", tool, err)}
+	if obj == nil {
+		// Valid against a schema of type object, so members parses it.
+		return nil, &Error{Code: CodeInvalidArgument,
+			Message: fmt.Sprintf("%s: the arguments must be a JSON object", tool)}
 	}
-	changed := false
 	for k, v := range ts.defaults {
 		if _, ok := obj[k]; !ok {
 			obj[k] = v
@@ -297,27 +322,51 @@ func (ts *toolSchema) prepare(tool string, args json.RawMessage) (json.RawMessag
 	return json.Marshal(obj)
 }
 
+// members splits a JSON object into its top-level members. It returns the
+// first member name that occurs twice, or obj nil when args is not a
+// well-formed JSON object (the schema then says what is wrong).
+func members(args []byte) (obj map[string]json.RawMessage, dup string) {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, ""
+	}
+	obj = map[string]json.RawMessage{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, ""
+		}
+		name, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, ""
+		}
+		if _, seen := obj[name]; seen {
+			return nil, name
+		}
+		obj[name] = v
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return nil, ""
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, "" // trailing data
+	}
+	return obj, ""
+}
+
 // refusal turns schema errors into an INVALID_ARGUMENT listing every
 // problem by JSON Pointer, with the allowed properties when one is unknown.
-func (ts *toolSchema) refusal(tool string, errs []gojsonschema.ResultError) *ToolError {
-	problems := make([]Problem, 0, len(errs))
+func (ts *toolSchema) refusal(tool string, errs []gojsonschema.ResultError) *Error {
+	problems := make([]memorybank.Problem, 0, len(errs))
 	unknown := false
 	for _, re := range errs {
-		ptr := pointerOf(re.Context())
-		switch re.Type() {
-		case "required":
-			if p, ok := re.Details()["property"].(string); ok {
-				ptr += "/" + escapePointer(p)
-			}
-		case "additional_property_not_allowed":
-			if p, ok := re.Details()["property"].(string); ok {
-				ptr += "/" + escapePointer(p)
-			}
+		if re.Type() == "additional_property_not_allowed" {
 			unknown = true
 		}
-		problems = append(problems, Problem{Pointer: ptr, Message: re.Description()})
+		problems = append(problems, memorybank.Problem{Pointer: pointer.Of(re), Message: re.Description()})
 	}
-	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Pointer, b.Pointer) })
+	slices.SortStableFunc(problems, func(a, b memorybank.Problem) int { return strings.Compare(a.Pointer, b.Pointer) })
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: invalid arguments:", tool)
 	for _, p := range problems {
@@ -331,6 +380,6 @@ func (ts *toolSchema) refusal(tool string, errs []gojsonschema.ResultError) *Too
 	if unknown {
 		msg += fmt.Sprintf(". The allowed properties are: %s", strings.Join(ts.allowed, ", "))
 	}
-	return &ToolError{Code: CodeInvalidArgument, Message: msg + ". Nothing was read or written.",
+	return &Error{Code: CodeInvalidArgument, Message: msg + ". Nothing was read or written.",
 		Details: map[string]any{"problems": problems, "allowedProperties": slices.Clone(ts.allowed)}}
 }

@@ -1,4 +1,4 @@
-package memorybank_test
+package plan_test
 
 import (
 	"testing"
@@ -7,36 +7,37 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/plan"
 )
 
-// seedPlan has the descriptions of seed 002's confirmation example: the
+// specPlan has the descriptions of the specification's confirmation example: the
 // MEMORY.md update has a section and no changes of its own.
-var seedPlan = &memorybank.WritePlan{Operations: []memorybank.Operation{
-	{Type: memorybank.OpCreate, Path: "details/requirements/REQ-004-refund.md", Reason: "退款功能需求"},
-	{Type: memorybank.OpUpdate, Path: "MEMORY.md", Block: memorybank.MachineBlock, Section: "Current Focus"},
-	{Type: memorybank.OpUpdate, Path: "details/requirements/index.md", Changes: "添加路由条目"},
+var specPlan = &plan.WritePlan{Operations: []plan.Operation{
+	{Type: plan.OpCreate, Path: "details/requirements/REQ-004-refund.md", Reason: "退款功能需求"},
+	{Type: plan.OpUpdate, Path: "MEMORY.md", Block: plan.MachineBlock, Section: "Current Focus"},
+	{Type: plan.OpUpdate, Path: "details/requirements/index.md", Changes: "添加路由条目"},
 }, RequiresConfirmation: true}
 
-func TestConfirmationSeedText(t *testing.T) {
-	// Exactly the text of seed 002.
-	const seed = "[Memory Bank 更新计划]\n" +
+func TestConfirmationSpecText(t *testing.T) {
+	// Exactly the text of the specification.
+	const spec = "[Memory Bank 更新计划]\n" +
 		"- 创建: details/requirements/REQ-004-refund.md（退款功能需求）\n" +
 		"- 更新: MEMORY.md（更新 Current Focus）\n" +
 		"- 更新: details/requirements/index.md（添加路由条目）\n" +
 		"\n" +
 		"是否执行？[Y/n]"
 	for _, lang := range []memorybank.Language{"", memorybank.Chinese} {
-		got, err := seedPlan.Confirmation(lang)
+		got, err := specPlan.Confirmation(lang)
 		require.NoError(t, err)
-		assert.Equal(t, seed, got)
+		assert.Equal(t, spec, got)
 	}
 }
 
 func TestConfirmationLanguages(t *testing.T) {
-	plan, err := memorybank.DecodeWritePlan([]byte(seedMemoryOps))
+	wp, err := plan.DecodeWritePlan([]byte(specMemoryOps))
 	require.NoError(t, err)
-	plan.Operations = append(plan.Operations, memorybank.Operation{Type: memorybank.OpDelete, Path: "details/old.md"})
-	plan.Operations[2].Changes = "添加 REQ-004\n  路由条目" // descriptions are put on one line
+	wp.Operations = append(wp.Operations, plan.Operation{Type: plan.OpDelete, Path: "details/old.md"})
+	wp.Operations[2].Changes = "添加 REQ-004\n  路由条目" // descriptions are put on one line
 
 	for _, tc := range []struct {
 		lang memorybank.Language
@@ -65,20 +66,20 @@ func TestConfirmationLanguages(t *testing.T) {
 			"Apply these changes? [Y/n]"},
 	} {
 		t.Run(string(tc.lang), func(t *testing.T) {
-			got, err := plan.Confirmation(tc.lang)
+			got, err := wp.Confirmation(tc.lang)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
 		})
 	}
 
-	ja, err := seedPlan.Confirmation(memorybank.Japanese)
+	ja, err := specPlan.Confirmation(memorybank.Japanese)
 	require.NoError(t, err)
 	assert.Contains(t, ja, "- 更新: MEMORY.md（Current Focus を更新）\n")
-	en, err := seedPlan.Confirmation(memorybank.English)
+	en, err := specPlan.Confirmation(memorybank.English)
 	require.NoError(t, err)
 	assert.Contains(t, en, "- Update: MEMORY.md (update Current Focus)\n")
 
-	_, err = plan.Confirmation("fr")
+	_, err = wp.Confirmation("fr")
 	assert.ErrorIs(t, err, memorybank.ErrInvalidRequest)
 }
 
@@ -86,18 +87,18 @@ func TestParseAnswer(t *testing.T) {
 	yes := []string{"Y", "y", "yes", "YES", "Yes", "是", "好", "ok", "OK", "はい", "", "   ", "\u3000", " y\n", "ｙｅｓ", "Ｙ", "好的", "是的", "ok!", "はい。", "是！", "okay"}
 	no := []string{"n", "N", "no", "No", "否", "不用", "skip", "SKIP", "いいえ", "ｎｏ", " n\t", "いいえ。", "不"}
 	for _, a := range yes {
-		ok, err := memorybank.ParseAnswer(a)
+		ok, err := plan.ParseAnswer(a)
 		require.NoError(t, err, "%q", a)
 		assert.True(t, ok, "%q", a)
 	}
 	for _, a := range no {
-		ok, err := memorybank.ParseAnswer(a)
+		ok, err := plan.ParseAnswer(a)
 		require.NoError(t, err, "%q", a)
 		assert.False(t, ok, "%q", a)
 	}
 	for _, a := range []string{"maybe", "yn", "y y", "nope", "是否", "Y/n", "1", "。"} {
-		ok, err := memorybank.ParseAnswer(a)
-		assert.ErrorIs(t, err, memorybank.ErrUnclearAnswer, "%q", a)
+		ok, err := plan.ParseAnswer(a)
+		assert.ErrorIs(t, err, plan.ErrUnclearAnswer, "%q", a)
 		assert.False(t, ok, "%q", a)
 		if err != nil {
 			assert.Contains(t, err.Error(), "answer Y")

@@ -1,31 +1,4 @@
-package memorybank
-
-// Agent tools over a Bank (issue 5). Decisions where the seeds are silent:
-//
-//   - Input schemas are draft-07 JSON Schema (what gojsonschema checks and
-//     what MCP clients show models), compiled once per process. Every tool
-//     refuses unknown top-level properties; patch operation objects accept
-//     extra members, as RFC 6902 requires (jsonpatch ignores them).
-//     Requirements that depend on another argument (branch when scope is
-//     "branch" or branch memory is included) are stated in the descriptions
-//     and enforced by the Bank, whose messages name what is missing.
-//   - Defaults in the schemas are applied before the call: mode "upsert",
-//     returnContent false, include flags true, match "or", search scope
-//     "all". language has no schema default: it is Options.Language.
-//   - Every result is a JSON object: list_documents and
-//     search_documents_by_tags wrap their entries in {"documents": [...]},
-//     read_rules returns {"language", "content"}, delete_document
-//     {"deleted": true, ...}. Reads return the Document, whose "content" is
-//     the envelope as a JSON value.
-//   - list_documents and delete_document take scope "branch" or "global"
-//     (the origin server had separate tools per bank).
-//   - returnContent reads the document after the write; a concurrent writer
-//     may already have changed it (its version says so), and if it was
-//     deleted meanwhile the document is omitted rather than the write
-//     reported as failed.
-//   - NOT_FOUND lists at most 50 of the bank's documents (and how many
-//     there are). ErrExists (mode "create") is CONFLICT; a corrupt stored
-//     document, a store failure or cancellation is INTERNAL.
+package tools
 
 import (
 	"bytes"
@@ -36,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentmemory/agentmemory/jsonpatch"
+	"github.com/agentmemory/agentmemory/memorybank"
 )
 
 // Tool is one agent tool over a Bank, independent of any transport: a host
@@ -47,7 +21,7 @@ import (
 // properties and wrong types are refused), fills in the schema's defaults,
 // and runs the operation on the Bank. Its result is a value that marshals to
 // a JSON object, documents included as JSON values (never JSON in a string).
-// Its error is always a *ToolError whose Code is stable and whose Message
+// Its error is always an *Error whose Code is stable and whose Message
 // tells the model how to fix its call; nothing was written when a write
 // tool fails. Handle is safe for concurrent use.
 type Tool struct {
@@ -57,26 +31,28 @@ type Tool struct {
 	Handle      func(ctx context.Context, args json.RawMessage) (any, error) `json:"-"`
 }
 
-// Tool names, as in the origin memory-bank MCP server and seeds 000 and 004.
+// Tool names, as the memory-bank MCP server names its tools.
 const (
-	ToolWriteBranchMemoryBank = "write_branch_memory_bank"
-	ToolWriteGlobalMemoryBank = "write_global_memory_bank"
-	ToolReadBranchMemoryBank  = "read_branch_memory_bank"
-	ToolReadGlobalMemoryBank  = "read_global_memory_bank"
-	ToolReadContext           = "read_context"
-	ToolReadRules             = "read_rules"
-	ToolSearchDocumentsByTags = "search_documents_by_tags"
-	ToolListDocuments         = "list_documents"
-	ToolDeleteDocument        = "delete_document"
+	WriteBranchMemoryBank = "write_branch_memory_bank"
+	WriteGlobalMemoryBank = "write_global_memory_bank"
+	ReadBranchMemoryBank  = "read_branch_memory_bank"
+	ReadGlobalMemoryBank  = "read_global_memory_bank"
+	ReadContext           = "read_context"
+	ReadRules             = "read_rules"
+	SearchDocumentsByTags = "search_documents_by_tags"
+	ListDocuments         = "list_documents"
+	DeleteDocument        = "delete_document"
 )
 
 // toolSpec defines one tool: run gets arguments already validated and
-// completed with defaults.
+// completed with defaults. lenient, when set, rewrites the top-level
+// arguments a model wrote loosely before they are validated.
 type toolSpec struct {
 	name        string
 	description string
 	schema      jsonObj
-	run         func(ctx context.Context, b *Bank, args json.RawMessage) (any, error)
+	lenient     func(args map[string]json.RawMessage)
+	run         func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error)
 }
 
 const writeText = ` Give exactly one of content (full overwrite) or patches (RFC 6902 JSON Patch, partial update of an existing document): ` +
@@ -89,42 +65,44 @@ const writeText = ` Give exactly one of content (full overwrite) or patches (RFC
 
 var toolSpecs = []toolSpec{
 	{
-		name: ToolWriteBranchMemoryBank,
+		name: WriteBranchMemoryBank,
 		description: `Write a document to the memory bank of a git branch. branch is required: the current git branch name ` +
 			`(the bank does not detect it).` + writeText,
-		schema: writeSchema(true),
-		run: func(ctx context.Context, b *Bank, args json.RawMessage) (any, error) {
-			return runWrite(ctx, b, ScopeBranch, args)
+		schema:  writeSchema(true),
+		lenient: lenientWrite,
+		run: func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
+			return runWrite(ctx, b, memorybank.ScopeBranch, args)
 		},
 	},
 	{
-		name:        ToolWriteGlobalMemoryBank,
+		name:        WriteGlobalMemoryBank,
 		description: `Write a document to the global memory bank, shared by all branches (no branch parameter).` + writeText,
 		schema:      writeSchema(false),
-		run: func(ctx context.Context, b *Bank, args json.RawMessage) (any, error) {
-			return runWrite(ctx, b, ScopeGlobal, args)
+		lenient:     lenientWrite,
+		run: func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
+			return runWrite(ctx, b, memorybank.ScopeGlobal, args)
 		},
 	},
 	{
-		name: ToolReadBranchMemoryBank,
+		name: ReadBranchMemoryBank,
 		description: `Read one document of the memory bank of a git branch (branch is required). Returns its metadata, version and ` +
 			`content: for a JSON document the whole envelope {schema, metadata, content} as a JSON object (the value patches apply to), for a text document its text.`,
 		schema: readSchema(true),
-		run: func(ctx context.Context, b *Bank, args json.RawMessage) (any, error) {
-			return runRead(ctx, b, ScopeBranch, args)
+		run: func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
+			return runRead(ctx, b, memorybank.ScopeBranch, args)
 		},
 	},
 	{
-		name: ToolReadGlobalMemoryBank,
+		name: ReadGlobalMemoryBank,
 		description: `Read one document of the global memory bank (no branch parameter). Returns its metadata, version and ` +
 			`content: for a JSON document the whole envelope {schema, metadata, content} as a JSON object, for a text document its text.`,
 		schema: readSchema(false),
-		run: func(ctx context.Context, b *Bank, args json.RawMessage) (any, error) {
-			return runRead(ctx, b, ScopeGlobal, args)
+		run: func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
+			return runRead(ctx, b, memorybank.ScopeGlobal, args)
 		},
 	},
 	{
-		name: ToolReadContext,
+		name: ReadContext,
 		description: `Read all context information at once: the rules, the branch memory bank (core files) and the global memory bank ` +
 			`(core files), plus the paths of the other documents. branch is required when includeBranchMemory is true (the default); ` +
 			`a branch bank without documents is first initialised with the core files. Call this at the start of a task.`,
@@ -132,27 +110,27 @@ var toolSpecs = []toolSpec{
 		run:    runReadContext,
 	},
 	{
-		name:        ToolReadRules,
+		name:        ReadRules,
 		description: `Read the memory bank rules (Markdown): how to use and maintain the memory bank.`,
 		schema:      readRulesSchema(),
 		run:         runReadRules,
 	},
 	{
-		name: ToolSearchDocumentsByTags,
+		name: SearchDocumentsByTags,
 		description: `Find documents by tags in the global memory bank and, when branch is given, the branch memory bank. ` +
 			`branch is required when scope is "branch". Returns path, title, documentType, tags and version of each match, without content.`,
 		schema: searchSchema(),
 		run:    runSearch,
 	},
 	{
-		name: ToolListDocuments,
+		name: ListDocuments,
 		description: `List the documents of one memory bank, with title, tags, version and size, sorted by path: scope "global", ` +
 			`or scope "branch" with branch (branch is required when scope is "branch").`,
 		schema: listSchema(),
 		run:    runList,
 	},
 	{
-		name: ToolDeleteDocument,
+		name: DeleteDocument,
 		description: `Delete one document of a memory bank: scope "global", or scope "branch" with branch ` +
 			`(branch is required when scope is "branch"). Pass ifVersion to delete only the version you read.`,
 		schema: deleteSchema(),
@@ -160,13 +138,13 @@ var toolSpecs = []toolSpec{
 	},
 }
 
-// Tools returns the agent tools of the memory bank b, in a fixed order:
+// For returns the agent tools of the memory bank b, in a fixed order:
 // write_branch_memory_bank, write_global_memory_bank,
 // read_branch_memory_bank, read_global_memory_bank, read_context,
 // read_rules, search_documents_by_tags, list_documents, delete_document.
 // The input schemas are compiled once per process; each call returns new
 // Tool values (their InputSchema may be modified by the caller).
-func Tools(b *Bank) []Tool {
+func For(b *memorybank.Bank) []Tool {
 	schemas, err := toolSchemas()
 	tools := make([]Tool, 0, len(toolSpecs))
 	for _, spec := range toolSpecs {
@@ -182,15 +160,15 @@ func Tools(b *Bank) []Tool {
 		}
 		t.Handle = func(ctx context.Context, args json.RawMessage) (any, error) {
 			if ts == nil {
-				return nil, AsToolError(err)
+				return nil, AsError(err)
 			}
-			args, verr := ts.prepare(spec.name, args)
+			args, verr := ts.prepare(spec.name, args, spec.lenient)
 			if verr != nil {
 				return nil, verr
 			}
 			res, rerr := spec.run(ctx, b, args)
 			if rerr != nil {
-				return nil, AsToolError(rerr)
+				return nil, AsError(rerr)
 			}
 			return res, nil
 		}
@@ -201,18 +179,42 @@ func Tools(b *Bank) []Tool {
 
 // decodeArgs decodes validated arguments into v. The schema has already
 // refused unknown properties and wrong types, so an error here comes from a
-// value the schema cannot judge, such as an invalid patch operation (an
-// *jsonpatch.OperationError, mapped to INVALID_PATCH).
+// value the schema cannot judge, such as an invalid patch operation.
 func decodeArgs(tool string, args json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		var oe *jsonpatch.OperationError
-		if errors.As(err, &oe) || errors.Is(err, jsonpatch.ErrInvalidPatch) {
-			return err
+		if te := patchArgError(err); te != nil {
+			return te
 		}
-		return &ToolError{Code: CodeInvalidArgument, Err: err,
+		return &Error{Code: CodeInvalidArgument, Err: err,
 			Message: fmt.Sprintf("%s: invalid arguments: %v", tool, err)}
+	}
+	return nil
+}
+
+// patchArgError reports a patches argument that does not decode as an RFC
+// 6902 patch (an unknown op, a malformed pointer, a move without from) as
+// INVALID_PATCH naming the operation, or returns nil for other errors.
+func patchArgError(err error) *Error {
+	var oe *jsonpatch.OperationError
+	switch {
+	case errors.As(err, &oe):
+		te := &Error{Code: CodeInvalidPatch, Message: err.Error(), Err: err,
+			Details: map[string]any{"operation": operationDetails(oe.Index, oe.Op)}}
+		if errors.Is(err, jsonpatch.ErrLimitExceeded) {
+			te.Code = CodeLimitExceeded
+		}
+		te.hint(fmt.Sprintf("Nothing was written: fix operation %d (index from 0; read the document to see its structure) and resend the whole patch.", oe.Index))
+		return te
+	case errors.Is(err, jsonpatch.ErrLimitExceeded):
+		te := &Error{Code: CodeLimitExceeded, Message: err.Error(), Err: err}
+		te.hint("Nothing was written: split the patch.")
+		return te
+	case errors.Is(err, jsonpatch.ErrInvalidPatch):
+		te := &Error{Code: CodeInvalidPatch, Message: err.Error(), Err: err}
+		te.hint("Nothing was written: send patches as a list of RFC 6902 operations such as {\"op\":\"add\",\"path\":\"/content/x\",\"value\":1}.")
+		return te
 	}
 	return nil
 }
@@ -223,7 +225,7 @@ type writeArgs struct {
 	Content       json.RawMessage `json:"content"`
 	Patches       jsonpatch.Patch `json:"patches"`
 	Tags          []string        `json:"tags"`
-	Mode          Mode            `json:"mode"`
+	Mode          memorybank.Mode `json:"mode"`
 	IfVersion     int64           `json:"ifVersion"`
 	ReturnContent bool            `json:"returnContent"`
 }
@@ -231,21 +233,25 @@ type writeArgs struct {
 // writeToolResult is the WriteResult, plus the stored document when
 // returnContent is set.
 type writeToolResult struct {
-	*WriteResult
-	Document *Document `json:"document,omitempty"`
+	*memorybank.WriteResult
+	Document *memorybank.Document `json:"document,omitempty"`
 }
 
-func runWrite(ctx context.Context, b *Bank, scope Scope, args json.RawMessage) (any, error) {
-	tool := ToolWriteGlobalMemoryBank
-	if scope == ScopeBranch {
-		tool = ToolWriteBranchMemoryBank
+func runWrite(ctx context.Context, b *memorybank.Bank, scope memorybank.Scope, args json.RawMessage) (any, error) {
+	tool := WriteGlobalMemoryBank
+	if scope == memorybank.ScopeBranch {
+		tool = WriteBranchMemoryBank
 	}
 	var a writeArgs
 	if err := decodeArgs(tool, args, &a); err != nil {
 		return nil, err
 	}
-	res, err := b.Write(ctx, WriteRequest{Scope: scope, Branch: a.Branch, Path: a.Path, Content: a.Content,
-		Patches: a.Patches, Tags: a.Tags, Mode: a.Mode, IfVersion: a.IfVersion})
+	req := memorybank.WriteRequest{Scope: scope, Branch: a.Branch, Path: a.Path, Patches: a.Patches,
+		Tags: a.Tags, Mode: a.Mode, IfVersion: a.IfVersion}
+	if err := setContent(&req, a.Content); err != nil {
+		return nil, err
+	}
+	res, err := b.Write(ctx, req)
 	if err != nil {
 		return nil, withAvailable(ctx, b, err, scope, a.Branch)
 	}
@@ -254,7 +260,7 @@ func runWrite(ctx context.Context, b *Bank, scope Scope, args json.RawMessage) (
 		// A concurrent writer may have written since: the document read
 		// carries its own version, so the caller can tell. If it was
 		// deleted meanwhile, the write still succeeded: report that alone.
-		out.Document, _ = b.Read(ctx, ReadRequest{Scope: scope, Branch: a.Branch, Path: a.Path})
+		out.Document, _ = b.Read(ctx, memorybank.ReadRequest{Scope: scope, Branch: a.Branch, Path: a.Path})
 	}
 	return out, nil
 }
@@ -264,25 +270,25 @@ type readArgs struct {
 	Path   string `json:"path"`
 }
 
-func runRead(ctx context.Context, b *Bank, scope Scope, args json.RawMessage) (any, error) {
-	tool := ToolReadGlobalMemoryBank
-	if scope == ScopeBranch {
-		tool = ToolReadBranchMemoryBank
+func runRead(ctx context.Context, b *memorybank.Bank, scope memorybank.Scope, args json.RawMessage) (any, error) {
+	tool := ReadGlobalMemoryBank
+	if scope == memorybank.ScopeBranch {
+		tool = ReadBranchMemoryBank
 	}
 	var a readArgs
 	if err := decodeArgs(tool, args, &a); err != nil {
 		return nil, err
 	}
-	doc, err := b.Read(ctx, ReadRequest{Scope: scope, Branch: a.Branch, Path: a.Path})
+	doc, err := b.Read(ctx, memorybank.ReadRequest{Scope: scope, Branch: a.Branch, Path: a.Path})
 	if err != nil {
 		return nil, withAvailable(ctx, b, err, scope, a.Branch)
 	}
 	return doc, nil
 }
 
-func runReadContext(ctx context.Context, b *Bank, args json.RawMessage) (any, error) {
-	var req ReadContextRequest
-	if err := decodeArgs(ToolReadContext, args, &req); err != nil {
+func runReadContext(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
+	var req memorybank.ReadContextRequest
+	if err := decodeArgs(ReadContext, args, &req); err != nil {
 		return nil, err
 	}
 	return b.ReadContext(ctx, req)
@@ -290,19 +296,19 @@ func runReadContext(ctx context.Context, b *Bank, args json.RawMessage) (any, er
 
 // rulesResult is the result of the read_rules tool.
 type rulesResult struct {
-	Language Language `json:"language"`
-	Content  string   `json:"content"`
+	Language memorybank.Language `json:"language"`
+	Content  string              `json:"content"`
 }
 
-func runReadRules(ctx context.Context, b *Bank, args json.RawMessage) (any, error) {
+func runReadRules(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
 	var a struct {
-		Language Language `json:"language"`
+		Language memorybank.Language `json:"language"`
 	}
-	if err := decodeArgs(ToolReadRules, args, &a); err != nil {
+	if err := decodeArgs(ReadRules, args, &a); err != nil {
 		return nil, err
 	}
 	if a.Language == "" {
-		a.Language = b.opts.Language
+		a.Language = b.Options().Language
 	}
 	text, err := b.Rules(ctx, a.Language)
 	if err != nil {
@@ -311,9 +317,9 @@ func runReadRules(ctx context.Context, b *Bank, args json.RawMessage) (any, erro
 	return &rulesResult{Language: a.Language, Content: text}, nil
 }
 
-func runSearch(ctx context.Context, b *Bank, args json.RawMessage) (any, error) {
-	var req SearchRequest
-	if err := decodeArgs(ToolSearchDocumentsByTags, args, &req); err != nil {
+func runSearch(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
+	var req memorybank.SearchRequest
+	if err := decodeArgs(SearchDocumentsByTags, args, &req); err != nil {
 		return nil, err
 	}
 	hits, err := b.SearchByTags(ctx, req)
@@ -321,16 +327,16 @@ func runSearch(ctx context.Context, b *Bank, args json.RawMessage) (any, error) 
 		return nil, err
 	}
 	if hits == nil {
-		hits = []SearchHit{}
+		hits = []memorybank.SearchHit{}
 	}
 	return &struct {
-		Documents []SearchHit `json:"documents"`
+		Documents []memorybank.SearchHit `json:"documents"`
 	}{hits}, nil
 }
 
-func runList(ctx context.Context, b *Bank, args json.RawMessage) (any, error) {
-	var req ListRequest
-	if err := decodeArgs(ToolListDocuments, args, &req); err != nil {
+func runList(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
+	var req memorybank.ListRequest
+	if err := decodeArgs(ListDocuments, args, &req); err != nil {
 		return nil, err
 	}
 	entries, err := b.List(ctx, req)
@@ -338,62 +344,74 @@ func runList(ctx context.Context, b *Bank, args json.RawMessage) (any, error) {
 		return nil, err
 	}
 	if entries == nil {
-		entries = []ListEntry{}
+		entries = []memorybank.ListEntry{}
 	}
 	return &struct {
-		Scope     Scope       `json:"scope"`
-		Branch    string      `json:"branch,omitempty"`
-		Documents []ListEntry `json:"documents"`
+		Scope     memorybank.Scope       `json:"scope"`
+		Branch    string                 `json:"branch,omitempty"`
+		Documents []memorybank.ListEntry `json:"documents"`
 	}{req.Scope, req.Branch, entries}, nil
 }
 
-func runDelete(ctx context.Context, b *Bank, args json.RawMessage) (any, error) {
-	var req DeleteRequest
-	if err := decodeArgs(ToolDeleteDocument, args, &req); err != nil {
+func runDelete(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
+	var req memorybank.DeleteRequest
+	if err := decodeArgs(DeleteDocument, args, &req); err != nil {
 		return nil, err
 	}
 	if err := b.Delete(ctx, req); err != nil {
 		return nil, withAvailable(ctx, b, err, req.Scope, req.Branch)
 	}
 	return &struct {
-		Deleted bool   `json:"deleted"`
-		Scope   Scope  `json:"scope"`
-		Branch  string `json:"branch,omitempty"`
-		Path    string `json:"path"`
+		Deleted bool             `json:"deleted"`
+		Scope   memorybank.Scope `json:"scope"`
+		Branch  string           `json:"branch,omitempty"`
+		Path    string           `json:"path"`
 	}{true, req.Scope, req.Branch, req.Path}, nil
 }
 
 // maxAvailable caps the document paths a NOT_FOUND error lists.
 const maxAvailable = 50
 
-// withAvailable turns a not-found error into a NOT_FOUND ToolError that
-// lists the documents the bank does hold, so the model can correct the
-// path. Other errors are returned as they are.
-func withAvailable(ctx context.Context, b *Bank, err error, scope Scope, branch string) error {
-	if !errors.Is(err, ErrNotFound) {
+// withAvailable turns a not-found error into a NOT_FOUND Error that lists
+// the documents the bank does hold, so the model can correct the path.
+// Other errors are returned as they are. The paths come from one listing of
+// the store's keys under the bank, which reads no document and leaves the
+// Bank's index alone: a mistyped path costs one Store.List, not a
+// reconcile of the bank.
+func withAvailable(ctx context.Context, b *memorybank.Bank, err error, scope memorybank.Scope, branch string) error {
+	if !errors.Is(err, memorybank.ErrNotFound) {
 		return err
 	}
-	te := AsToolError(err)
-	if scope == ScopeBranch && branch == "" {
-		return te
-	}
-	entries, lerr := b.List(ctx, ListRequest{Scope: scope, Branch: branch})
-	if lerr != nil {
-		return te
-	}
-	paths := make([]string, 0, min(len(entries), maxAvailable))
-	for _, e := range entries[:min(len(entries), maxAvailable)] {
-		paths = append(paths, e.Path)
-	}
+	te := AsError(err)
+	prefix := memorybank.GlobalPrefix
 	where := "the global bank"
-	if scope == ScopeBranch {
+	if scope == memorybank.ScopeBranch {
+		dir, derr := memorybank.BranchDir(branch)
+		if derr != nil {
+			return te
+		}
+		prefix = memorybank.BranchPrefix + dir + "/"
 		where = fmt.Sprintf("the branch bank of %q", branch)
 	}
+	paths := []string{}
+	total := 0
+	for obj, lerr := range b.Store().List(ctx, prefix) {
+		if lerr != nil {
+			return te
+		}
+		p := strings.TrimPrefix(obj.Key, prefix)
+		if memorybank.ValidatePath(p) != nil {
+			continue // the Bank's own records (".branch.json", ...)
+		}
+		if total++; len(paths) < maxAvailable {
+			paths = append(paths, p)
+		}
+	}
 	switch {
-	case len(entries) == 0:
+	case total == 0:
 		te.hint(fmt.Sprintf("%s holds no documents yet; create the document with content.", capitalize(where)))
-	case len(entries) > len(paths):
-		te.hint(fmt.Sprintf("Documents in %s (first %d of %d): %s.", where, len(paths), len(entries), strings.Join(paths, ", ")))
+	case total > len(paths):
+		te.hint(fmt.Sprintf("Documents in %s (first %d of %d): %s.", where, len(paths), total, strings.Join(paths, ", ")))
 	default:
 		te.hint(fmt.Sprintf("Documents in %s: %s.", where, strings.Join(paths, ", ")))
 	}
@@ -401,7 +419,7 @@ func withAvailable(ctx context.Context, b *Bank, err error, scope Scope, branch 
 		te.Details = map[string]any{}
 	}
 	te.Details["availableDocuments"] = paths
-	te.Details["totalDocuments"] = len(entries)
+	te.Details["totalDocuments"] = total
 	return te
 }
 

@@ -1,4 +1,4 @@
-package memorybank_test
+package plan_test
 
 import (
 	"context"
@@ -8,25 +8,26 @@ import (
 	"time"
 
 	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/plan"
 )
 
 // planExampleBank is a Bank with a fixed clock holding a small Markdown
 // memory bank for the branch "feature/refund".
-func planExampleBank() (*memorybank.Bank, memorybank.PlanRoot) {
+func planExampleBank() (*memorybank.Bank, plan.Root) {
 	ctx := context.Background()
 	clock := time.Date(2024, 1, 22, 9, 0, 0, 0, time.UTC)
 	bank := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{
 		Clock: func() time.Time { clock = clock.Add(time.Minute); return clock },
 		NewID: func() string { return "doc" },
 	})
-	root := memorybank.PlanRoot{Scope: memorybank.ScopeBranch, Branch: "feature/refund"}
+	root := plan.Root{Scope: memorybank.ScopeBranch, Branch: "feature/refund"}
 	for _, d := range [][2]string{
 		{"MEMORY.md", "# 项目记忆\n<!-- MACHINE_BLOCK_START -->\n## Current Focus\n支付超时\n<!-- MACHINE_BLOCK_END -->\n<!-- USER_BLOCK_START -->\n周五不发布\n<!-- USER_BLOCK_END -->\n"},
 		{"details/requirements/REQ-003-payment.md", "# REQ-003 支付\n- 30 秒超时\n- 重试 3 次\n"},
 		{"details/learnings/2024-01-20-payment-timeout.md", "# 支付超时\n网关响应超过 30 秒。\n"},
 		{"details/learnings/2023-12-01-ui.md", "# UI\n按钮颜色\n"},
 	} {
-		if _, err := bank.Write(ctx, memorybank.WriteRequest{Scope: root.Scope, Branch: root.Branch, Path: d[0], Content: memorybank.TextContent(d[1])}); err != nil {
+		if _, err := bank.Write(ctx, memorybank.WriteRequest{Scope: root.Scope, Branch: root.Branch, Path: d[0], Text: d[1]}); err != nil {
 			panic(err)
 		}
 	}
@@ -35,17 +36,17 @@ func planExampleBank() (*memorybank.Bank, memorybank.PlanRoot) {
 
 // Selecting files for a request: relevance first, then smaller, then newer
 // files, within 5 files and 500 lines; lines are counted from the store.
-func ExampleBank_SelectFiles() {
+func ExampleSelectFiles() {
 	ctx := context.Background()
 	bank, root := planExampleBank()
-	sel, err := bank.SelectFiles(ctx, root, []memorybank.Candidate{
+	sel, err := plan.SelectFiles(ctx, bank, root, []plan.Candidate{
 		{Path: "details/requirements/REQ-003-payment.md", Relevance: 2},
 		{Path: "details/learnings/2024-01-20-payment-timeout.md", Relevance: 2},
 		{Path: "details/learnings/2023-12-01-ui.md", Relevance: 0},
-	}, &memorybank.SelectOptions{
+	}, &plan.SelectOptions{
 		FilesLimit: 2,
 		Reason:     "用户讨论支付超时",
-		RiskMarkers: []memorybank.RiskMarker{{PathPrefix: "details/learnings/", Terms: []string{"超时"},
+		RiskMarkers: []plan.RiskMarker{{PathPrefix: "details/learnings/", Terms: []string{"超时"},
 			Message: "历史上支付模块有超时问题，建议查看"}},
 	})
 	if err != nil {
@@ -80,10 +81,10 @@ func ExampleBank_SelectFiles() {
 
 // Checking a model's select_files output against the store: every problem
 // comes with its JSON Pointer.
-func ExampleBank_CheckSelection() {
+func ExampleCheckSelection() {
 	ctx := context.Background()
 	bank, root := planExampleBank()
-	sel, err := memorybank.DecodeFileSelection([]byte(`{
+	sel, err := plan.DecodeFileSelection([]byte(`{
 	  "schemaVersion": "2.0", "action": "select_files",
 	  "files": ["details/requirements/REQ-003-payment.md", "details/requirements/REQ-009.md"],
 	  "reason": "支付",
@@ -92,8 +93,8 @@ func ExampleBank_CheckSelection() {
 	if err != nil {
 		panic(err)
 	}
-	err = bank.CheckSelection(ctx, root, sel, nil)
-	var pe *memorybank.PlanError
+	err = plan.CheckSelection(ctx, bank, root, sel, nil)
+	var pe *plan.Error
 	if errors.As(err, &pe) {
 		for _, p := range pe.Problems {
 			fmt.Println(p.Pointer, "-", p.Message)
@@ -105,11 +106,11 @@ func ExampleBank_CheckSelection() {
 
 // Decoding validates against the embedded JSON Schema and the plan rules.
 func ExampleDecodeWritePlan() {
-	_, err := memorybank.DecodeWritePlan([]byte(`{"schemaVersion": "2.0", "action": "memory_ops",
+	_, err := plan.DecodeWritePlan([]byte(`{"schemaVersion": "2.0", "action": "memory_ops",
 	  "operations": [{"type": "update", "path": "MEMORY.md", "section": "Current Focus", "changes": "退款"},
 	                 {"type": "create", "path": "../escape.md"}],
 	  "requiresConfirmation": true}`))
-	var pe *memorybank.PlanError
+	var pe *plan.Error
 	if errors.As(err, &pe) {
 		for _, p := range pe.Problems {
 			fmt.Println(p.Pointer, "-", p.Message)
@@ -121,21 +122,21 @@ func ExampleDecodeWritePlan() {
 	// /operations/1/reason - reason is required
 }
 
-// The confirmation text of seed 002, and the user's answer.
+// The confirmation text the user sees, and their answer.
 func ExampleWritePlan_Confirmation() {
-	plan := &memorybank.WritePlan{Operations: []memorybank.Operation{
-		{Type: memorybank.OpCreate, Path: "details/requirements/REQ-004-refund.md", Reason: "退款功能需求"},
-		{Type: memorybank.OpUpdate, Path: "MEMORY.md", Block: memorybank.MachineBlock, Section: "Current Focus", Changes: "更新 Current Focus"},
-		{Type: memorybank.OpDelete, Path: "details/old.md"},
+	wp := &plan.WritePlan{Operations: []plan.Operation{
+		{Type: plan.OpCreate, Path: "details/requirements/REQ-004-refund.md", Reason: "退款功能需求"},
+		{Type: plan.OpUpdate, Path: "MEMORY.md", Block: plan.MachineBlock, Section: "Current Focus", Changes: "更新 Current Focus"},
+		{Type: plan.OpDelete, Path: "details/old.md"},
 	}, RequiresConfirmation: true}
-	zh, _ := plan.Confirmation(memorybank.Chinese)
+	zh, _ := wp.Confirmation(memorybank.Chinese)
 	fmt.Println(zh)
-	en, _ := plan.Confirmation(memorybank.English)
+	en, _ := wp.Confirmation(memorybank.English)
 	fmt.Println(en)
 
 	for _, answer := range []string{"", "はい", "不用", "maybe"} {
-		ok, err := memorybank.ParseAnswer(answer)
-		fmt.Printf("%q: %v %v\n", answer, ok, errors.Is(err, memorybank.ErrUnclearAnswer))
+		ok, err := plan.ParseAnswer(answer)
+		fmt.Printf("%q: %v %v\n", answer, ok, errors.Is(err, plan.ErrUnclearAnswer))
 	}
 	// Output:
 	// [Memory Bank 更新计划]
@@ -158,10 +159,10 @@ func ExampleWritePlan_Confirmation() {
 
 // Applying a confirmed plan: sections of the machine block are replaced,
 // the user block is never written.
-func ExampleBank_ApplyPlan() {
+func ExampleApply() {
 	ctx := context.Background()
 	bank, root := planExampleBank()
-	plan, err := memorybank.DecodeWritePlan([]byte(`{"schemaVersion": "2.0", "action": "memory_ops",
+	wp, err := plan.DecodeWritePlan([]byte(`{"schemaVersion": "2.0", "action": "memory_ops",
 	  "operations": [
 	    {"type": "update", "path": "MEMORY.md", "block": "MACHINE_BLOCK", "section": "Current Focus",
 	     "changes": "更新当前焦点为退款功能", "content": "退款功能"}],
@@ -169,8 +170,8 @@ func ExampleBank_ApplyPlan() {
 	if err != nil {
 		panic(err)
 	}
-	confirmed, _ := memorybank.ParseAnswer("Y")
-	res, err := bank.ApplyPlan(ctx, memorybank.ApplyPlanRequest{Root: root, Plan: plan, Confirmed: confirmed})
+	confirmed, _ := plan.ParseAnswer("Y")
+	res, err := plan.Apply(ctx, bank, plan.ApplyRequest{Root: root, Plan: wp, Confirmed: confirmed})
 	if err != nil {
 		panic(err)
 	}
@@ -178,9 +179,9 @@ func ExampleBank_ApplyPlan() {
 	doc, _ := bank.Read(ctx, memorybank.ReadRequest{Scope: root.Scope, Branch: root.Branch, Path: "MEMORY.md"})
 	fmt.Print(doc.Text())
 
-	plan.Operations[0] = memorybank.Operation{Type: memorybank.OpUpdate, Path: "MEMORY.md", Block: memorybank.UserBlock, Changes: "整理笔记"}
-	_, err = bank.ApplyPlan(ctx, memorybank.ApplyPlanRequest{Root: root, Plan: plan, Confirmed: true})
-	fmt.Println(errors.Is(err, memorybank.ErrUserBlock))
+	wp.Operations[0] = plan.Operation{Type: plan.OpUpdate, Path: "MEMORY.md", Block: plan.UserBlock, Changes: "整理笔记"}
+	_, err = plan.Apply(ctx, bank, plan.ApplyRequest{Root: root, Plan: wp, Confirmed: true})
+	fmt.Println(errors.Is(err, plan.ErrUserBlock))
 	// Output:
 	// MEMORY.md version 2
 	// # 项目记忆
@@ -192,29 +193,4 @@ func ExampleBank_ApplyPlan() {
 	// 周五不发布
 	// <!-- USER_BLOCK_END -->
 	// true
-}
-
-// Rewriting one section of MEMORY.md keeps every byte outside the machine
-// block.
-func ExampleMemoryMD_WithSection() {
-	md, err := memorybank.ParseMemoryMD("# メモ\r\n<!-- MACHINE_BLOCK_START -->\r\n## Current Focus\r\n決済\r\n<!-- MACHINE_BLOCK_END -->\r\nユーザーのメモ")
-	if err != nil {
-		panic(err)
-	}
-	next, err := md.WithSection("Next Steps", "- テスト\n- レビュー")
-	if err != nil {
-		panic(err)
-	}
-	fmt.Printf("%q\n", next.String())
-	for _, s := range next.Sections() {
-		fmt.Printf("%s: %q\n", s.Name, s.Body)
-	}
-
-	_, err = memorybank.ParseMemoryMD("<!-- MACHINE_BLOCK_START -->\n## A\n")
-	fmt.Println(err)
-	// Output:
-	// "# メモ\r\n<!-- MACHINE_BLOCK_START -->\r\n## Current Focus\r\n決済\r\n\r\n## Next Steps\r\n- テスト\r\n- レビュー\r\n<!-- MACHINE_BLOCK_END -->\r\nユーザーのメモ"
-	// Current Focus: "決済"
-	// Next Steps: "- テスト\r\n- レビュー"
-	// memorybank: malformed MEMORY.md blocks: line 1 (<!-- MACHINE_BLOCK_START -->): the MACHINE_BLOCK is never closed; add <!-- MACHINE_BLOCK_END --> on a line of its own
 }

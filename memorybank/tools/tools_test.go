@@ -1,4 +1,4 @@
-package memorybank_test
+package tools_test
 
 import (
 	"context"
@@ -14,13 +14,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/tools"
 )
 
 // toolEnv is a Bank on a MemStore with its tools by name.
 type toolEnv struct {
 	store *memorybank.MemStore
 	bank  *memorybank.Bank
-	tools map[string]memorybank.Tool
+	tools map[string]tools.Tool
 }
 
 func newToolEnv(t *testing.T, opts *memorybank.Options) *toolEnv {
@@ -33,24 +34,24 @@ func newToolEnv(t *testing.T, opts *memorybank.Options) *toolEnv {
 	opts.Clock = func() time.Time { mu.Lock(); defer mu.Unlock(); clock = clock.Add(time.Second); return clock }
 	n := 0
 	opts.NewID = func() string { mu.Lock(); defer mu.Unlock(); n++; return fmt.Sprintf("id-%d", n) }
-	e := &toolEnv{store: &memorybank.MemStore{}, tools: map[string]memorybank.Tool{}}
+	e := &toolEnv{store: &memorybank.MemStore{}, tools: map[string]tools.Tool{}}
 	e.bank = memorybank.New(e.store, opts)
-	for _, tool := range memorybank.Tools(e.bank) {
+	for _, tool := range tools.For(e.bank) {
 		e.tools[tool.Name] = tool
 	}
 	return e
 }
 
 // call runs a tool and returns its result as decoded JSON (it must be an
-// object) or its *ToolError.
-func (e *toolEnv) call(t *testing.T, name, args string) (map[string]any, *memorybank.ToolError) {
+// object) or its *tools.Error.
+func (e *toolEnv) call(t *testing.T, name, args string) (map[string]any, *tools.Error) {
 	t.Helper()
 	tool, ok := e.tools[name]
 	require.True(t, ok, "no tool %s", name)
 	res, err := tool.Handle(t.Context(), json.RawMessage(args))
 	if err != nil {
-		var te *memorybank.ToolError
-		require.ErrorAs(t, err, &te, "a tool error is always a *ToolError")
+		var te *tools.Error
+		require.ErrorAs(t, err, &te, "a tool error is always a *tools.Error")
 		assert.Nil(t, res)
 		return nil, te
 	}
@@ -68,13 +69,13 @@ func (e *toolEnv) ok(t *testing.T, name, args string) map[string]any {
 	return out
 }
 
-func (e *toolEnv) fail(t *testing.T, name, args string, code memorybank.ErrorCode) *memorybank.ToolError {
+func (e *toolEnv) fail(t *testing.T, name, args string, code tools.Code) *tools.Error {
 	t.Helper()
 	before := toolSnapshot(t, e.store)
 	_, te := e.call(t, name, args)
 	require.NotNil(t, te, "%s %s should fail with %s", name, args, code)
 	assert.Equal(t, code, te.Code, te.Message)
-	if name != memorybank.ToolReadContext { // read_context initialises branch banks
+	if name != tools.ReadContext { // read_context initialises branch banks
 		assert.Equal(t, before, toolSnapshot(t, e.store), "a failed call changes nothing")
 	}
 	return te
@@ -99,20 +100,20 @@ func TestToolsDefinitions(t *testing.T) {
 		props    []string
 		required []string
 	}{
-		{memorybank.ToolWriteBranchMemoryBank, []string{"branch", "content", "ifVersion", "mode", "patches", "path", "returnContent", "tags"}, []string{"branch", "path"}},
-		{memorybank.ToolWriteGlobalMemoryBank, []string{"content", "ifVersion", "mode", "patches", "path", "returnContent", "tags"}, []string{"path"}},
-		{memorybank.ToolReadBranchMemoryBank, []string{"branch", "path"}, []string{"branch", "path"}},
-		{memorybank.ToolReadGlobalMemoryBank, []string{"path"}, []string{"path"}},
-		{memorybank.ToolReadContext, []string{"branch", "includeBranchMemory", "includeGlobalMemory", "includeRules", "language", "maxBytes"}, nil},
-		{memorybank.ToolReadRules, []string{"language"}, nil},
-		{memorybank.ToolSearchDocumentsByTags, []string{"branch", "match", "scope", "tags"}, []string{"tags"}},
-		{memorybank.ToolListDocuments, []string{"branch", "prefix", "scope"}, []string{"scope"}},
-		{memorybank.ToolDeleteDocument, []string{"branch", "ifVersion", "path", "scope"}, []string{"path", "scope"}},
+		{tools.WriteBranchMemoryBank, []string{"branch", "content", "ifVersion", "mode", "patches", "path", "returnContent", "tags"}, []string{"branch", "path"}},
+		{tools.WriteGlobalMemoryBank, []string{"content", "ifVersion", "mode", "patches", "path", "returnContent", "tags"}, []string{"path"}},
+		{tools.ReadBranchMemoryBank, []string{"branch", "path"}, []string{"branch", "path"}},
+		{tools.ReadGlobalMemoryBank, []string{"path"}, []string{"path"}},
+		{tools.ReadContext, []string{"branch", "includeBranchMemory", "includeGlobalMemory", "includeRules", "language", "maxBytes"}, nil},
+		{tools.ReadRules, []string{"language"}, nil},
+		{tools.SearchDocumentsByTags, []string{"branch", "match", "scope", "tags"}, []string{"tags"}},
+		{tools.ListDocuments, []string{"branch", "prefix", "scope"}, []string{"scope"}},
+		{tools.DeleteDocument, []string{"branch", "ifVersion", "path", "scope"}, []string{"path", "scope"}},
 	}
-	tools := memorybank.Tools(e.bank)
-	require.Len(t, tools, len(want))
+	all := tools.For(e.bank)
+	require.Len(t, all, len(want))
 	for i, w := range want {
-		tool := tools[i]
+		tool := all[i]
 		t.Run(w.name, func(t *testing.T) {
 			assert.Equal(t, w.name, tool.Name)
 			assert.NotEmpty(t, tool.Description)
@@ -158,38 +159,38 @@ func TestToolsDefinitions(t *testing.T) {
 		})
 	}
 	// Each call gives the caller its own schema bytes.
-	tools[0].InputSchema[0] = 'X'
-	assert.Equal(t, byte('{'), memorybank.Tools(e.bank)[0].InputSchema[0])
+	all[0].InputSchema[0] = 'X'
+	assert.Equal(t, byte('{'), tools.For(e.bank)[0].InputSchema[0])
 }
 
 func TestToolsRefuseBadArguments(t *testing.T) {
 	e := newToolEnv(t, nil)
-	e.ok(t, memorybank.ToolWriteGlobalMemoryBank, `{"path":"a.json","content":{"x":1}}`)
+	e.ok(t, tools.WriteGlobalMemoryBank, `{"path":"a.json","content":{"x":1}}`)
 	tests := []struct {
 		name, tool, args string
 		pointer          string // a problem must be reported at this pointer
 		inMessage        string
 	}{
-		{"unknown property", memorybank.ToolWriteGlobalMemoryBank, `{"path":"a.json","content":{"x":2},"branch":"main"}`, "/branch", "allowed properties are: content, ifVersion"},
-		{"unknown property on read", memorybank.ToolReadGlobalMemoryBank, `{"path":"a.json","scope":"global"}`, "/scope", "allowed properties are: path"},
-		{"wrong type", memorybank.ToolReadGlobalMemoryBank, `{"path":7}`, "/path", "Expected: string"},
-		{"missing required", memorybank.ToolReadBranchMemoryBank, `{"path":"a.json"}`, "/branch", "branch is required"},
-		{"empty arguments miss required", memorybank.ToolReadGlobalMemoryBank, ``, "/path", "path is required"},
-		{"bad enum", memorybank.ToolReadRules, `{"language":"fr"}`, "/language", `"en", "ja", "zh"`},
-		{"content of a wrong type", memorybank.ToolWriteGlobalMemoryBank, `{"path":"a.json","content":[1]}`, "/content", "Expected: [string,object]"},
-		{"patch op unknown", memorybank.ToolWriteGlobalMemoryBank, `{"path":"a.json","patches":[{"op":"merge","path":"/content/x"}]}`, "/patches/0/op", "must be one of"},
-		{"patch op without path", memorybank.ToolWriteGlobalMemoryBank, `{"path":"a.json","patches":[{"op":"remove"}]}`, "/patches/0/path", "path is required"},
-		{"empty patch list", memorybank.ToolWriteGlobalMemoryBank, `{"path":"a.json","patches":[]}`, "/patches", "at least 1"},
-		{"negative ifVersion", memorybank.ToolWriteGlobalMemoryBank, `{"path":"a.json","content":{"x":2},"ifVersion":-1}`, "/ifVersion", "greater than or equal to 0"},
-		{"huge ifVersion", memorybank.ToolWriteGlobalMemoryBank, `{"path":"a.json","content":{"x":2},"ifVersion":1e30}`, "/ifVersion", "less than or equal to"},
-		{"fractional ifVersion", memorybank.ToolDeleteDocument, `{"scope":"global","path":"a.json","ifVersion":1.5}`, "/ifVersion", "Expected: integer"},
-		{"include flag as string", memorybank.ToolReadContext, `{"includeBranchMemory":"no"}`, "/includeBranchMemory", "Expected: boolean"},
-		{"arguments not an object", memorybank.ToolListDocuments, `["global"]`, "", "Expected: object"},
-		{"empty tag", memorybank.ToolSearchDocumentsByTags, `{"tags":[""]}`, "/tags/0", "greater than or equal to 1"},
+		{"unknown property", tools.WriteGlobalMemoryBank, `{"path":"a.json","content":{"x":2},"branch":"main"}`, "/branch", "allowed properties are: content, ifVersion"},
+		{"unknown property on read", tools.ReadGlobalMemoryBank, `{"path":"a.json","scope":"global"}`, "/scope", "allowed properties are: path"},
+		{"wrong type", tools.ReadGlobalMemoryBank, `{"path":7}`, "/path", "Expected: string"},
+		{"missing required", tools.ReadBranchMemoryBank, `{"path":"a.json"}`, "/branch", "branch is required"},
+		{"empty arguments miss required", tools.ReadGlobalMemoryBank, ``, "/path", "path is required"},
+		{"bad enum", tools.ReadRules, `{"language":"fr"}`, "/language", `"en", "ja", "zh"`},
+		{"content of a wrong type", tools.WriteGlobalMemoryBank, `{"path":"a.json","content":[1]}`, "/content", "Expected: [string,object]"},
+		{"patch op unknown", tools.WriteGlobalMemoryBank, `{"path":"a.json","patches":[{"op":"merge","path":"/content/x"}]}`, "/patches/0/op", "must be one of"},
+		{"patch op without path", tools.WriteGlobalMemoryBank, `{"path":"a.json","patches":[{"op":"remove"}]}`, "/patches/0/path", "path is required"},
+		{"empty patch list", tools.WriteGlobalMemoryBank, `{"path":"a.json","patches":[]}`, "/patches", "at least 1"},
+		{"negative ifVersion", tools.WriteGlobalMemoryBank, `{"path":"a.json","content":{"x":2},"ifVersion":-1}`, "/ifVersion", "greater than or equal to 0"},
+		{"huge ifVersion", tools.WriteGlobalMemoryBank, `{"path":"a.json","content":{"x":2},"ifVersion":1e30}`, "/ifVersion", "less than or equal to"},
+		{"fractional ifVersion", tools.DeleteDocument, `{"scope":"global","path":"a.json","ifVersion":1.5}`, "/ifVersion", "Expected: integer"},
+		{"include flag as string", tools.ReadContext, `{"includeBranchMemory":"no"}`, "/includeBranchMemory", "Expected: boolean"},
+		{"arguments not an object", tools.ListDocuments, `["global"]`, "", "Expected: object"},
+		{"empty tag", tools.SearchDocumentsByTags, `{"tags":[""]}`, "/tags/0", "greater than or equal to 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			te := e.fail(t, tt.tool, tt.args, memorybank.CodeInvalidArgument)
+			te := e.fail(t, tt.tool, tt.args, tools.CodeInvalidArgument)
 			assert.Contains(t, te.Message, tt.inMessage)
 			assert.Contains(t, te.Message, tt.tool)
 			problems, ok := te.Details["problems"].([]memorybank.Problem)
@@ -199,7 +200,7 @@ func TestToolsRefuseBadArguments(t *testing.T) {
 		})
 	}
 	t.Run("invalid JSON", func(t *testing.T) {
-		te := e.fail(t, memorybank.ToolReadGlobalMemoryBank, `{"path":`, memorybank.CodeInvalidArgument)
+		te := e.fail(t, tools.ReadGlobalMemoryBank, `{"path":`, tools.CodeInvalidArgument)
 		assert.Contains(t, te.Message, "not valid JSON")
 	})
 }
@@ -207,33 +208,33 @@ func TestToolsRefuseBadArguments(t *testing.T) {
 func TestToolsApplyDefaults(t *testing.T) {
 	e := newToolEnv(t, &memorybank.Options{Language: memorybank.English})
 	// includeBranchMemory defaults to true, so branch is needed.
-	te := e.fail(t, memorybank.ToolReadContext, `{}`, memorybank.CodeInvalidArgument)
+	te := e.fail(t, tools.ReadContext, `{}`, tools.CodeInvalidArgument)
 	assert.Contains(t, te.Message, "branch is required")
 	// The three sections are included unless a flag says false.
-	out := e.ok(t, memorybank.ToolReadContext, `{"branch":"main"}`)
+	out := e.ok(t, tools.ReadContext, `{"branch":"main"}`)
 	assert.Contains(t, out, "rules")
 	assert.Contains(t, out, "branchMemory")
 	assert.Contains(t, out, "globalMemory")
-	out = e.ok(t, memorybank.ToolReadContext, `{"includeBranchMemory":false,"includeRules":false}`)
+	out = e.ok(t, tools.ReadContext, `{"includeBranchMemory":false,"includeRules":false}`)
 	assert.NotContains(t, out, "rules")
 	assert.NotContains(t, out, "branchMemory")
 	assert.Contains(t, out, "globalMemory")
 	// null and absent arguments are an empty object; language defaults to the Bank's.
 	for _, args := range []string{``, `null`, ` {} `} {
-		out = e.ok(t, memorybank.ToolReadRules, args)
+		out = e.ok(t, tools.ReadRules, args)
 		assert.Equal(t, "en", out["language"])
 		assert.Equal(t, memorybank.BuiltinRules(memorybank.English), out["content"])
 	}
 	// mode defaults to upsert: a second write overwrites.
-	e.ok(t, memorybank.ToolWriteGlobalMemoryBank, `{"path":"n.md","content":"one"}`)
-	out = e.ok(t, memorybank.ToolWriteGlobalMemoryBank, `{"path":"n.md","content":"two"}`)
+	e.ok(t, tools.WriteGlobalMemoryBank, `{"path":"n.md","content":"one"}`)
+	out = e.ok(t, tools.WriteGlobalMemoryBank, `{"path":"n.md","content":"two"}`)
 	assert.EqualValues(t, 2, out["version"])
 	assert.NotContains(t, out, "document", "returnContent defaults to false")
 
 	// An integer written as 2.0 or 2e0 is still an integer.
-	out = e.ok(t, memorybank.ToolWriteGlobalMemoryBank, `{"path":"n.md","content":"three","ifVersion":2.0}`)
+	out = e.ok(t, tools.WriteGlobalMemoryBank, `{"path":"n.md","content":"three","ifVersion":2.0}`)
 	assert.EqualValues(t, 3, out["version"])
-	out = e.ok(t, memorybank.ToolWriteGlobalMemoryBank, `{"path":"n.md","content":"four","ifVersion":3e0}`)
+	out = e.ok(t, tools.WriteGlobalMemoryBank, `{"path":"n.md","content":"four","ifVersion":3e0}`)
 	assert.EqualValues(t, 4, out["version"])
 }
 
@@ -243,11 +244,11 @@ func TestToolsApplyDefaults(t *testing.T) {
 func BenchmarkToolHandle(b *testing.B) {
 	ctx := context.Background()
 	bank := memorybank.New(&memorybank.MemStore{}, nil)
-	tools := map[string]memorybank.Tool{}
-	for _, tool := range memorybank.Tools(bank) {
-		tools[tool.Name] = tool
+	byName := map[string]tools.Tool{}
+	for _, tool := range tools.For(bank) {
+		byName[tool.Name] = tool
 	}
-	_, err := tools[memorybank.ToolWriteGlobalMemoryBank].Handle(ctx,
+	_, err := byName[tools.WriteGlobalMemoryBank].Handle(ctx,
 		json.RawMessage(`{"path":"notes.json","content":{"steps":["a","b","c"],"owner":"me"},"tags":["x"]}`))
 	require.NoError(b, err)
 	b.Run("Bank.Read", func(b *testing.B) {
@@ -260,7 +261,7 @@ func BenchmarkToolHandle(b *testing.B) {
 	b.Run("read_global_memory_bank", func(b *testing.B) {
 		args := json.RawMessage(`{"path":"notes.json"}`)
 		for b.Loop() {
-			res, err := tools[memorybank.ToolReadGlobalMemoryBank].Handle(ctx, args)
+			res, err := byName[tools.ReadGlobalMemoryBank].Handle(ctx, args)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -272,7 +273,7 @@ func BenchmarkToolHandle(b *testing.B) {
 	b.Run("write_global_memory_bank/patch", func(b *testing.B) {
 		args := json.RawMessage(`{"path":"notes.json","patches":[{"op":"replace","path":"/content/owner","value":"you"}]}`)
 		for b.Loop() {
-			if _, err := tools[memorybank.ToolWriteGlobalMemoryBank].Handle(ctx, args); err != nil {
+			if _, err := byName[tools.WriteGlobalMemoryBank].Handle(ctx, args); err != nil {
 				b.Fatal(err)
 			}
 		}

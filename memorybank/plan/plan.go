@@ -1,4 +1,4 @@
-package memorybank
+package plan
 
 import (
 	"embed"
@@ -10,72 +10,40 @@ import (
 	"sync"
 
 	"github.com/xeipuuv/gojsonschema"
+
+	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/internal/docpath"
+	"github.com/agentmemory/agentmemory/memorybank/internal/pointer"
 )
 
-// Plans are the structured outputs of seed 002 that an agent produces
-// around a Markdown memory bank: a select_files output (which files to
-// load, within a budget, with risk alerts) and a memory_ops output (which
-// writes it plans, confirmed by the user before anything changes). The
-// JSON Schemas of both are embedded (PlanSchema) so a host can give them to
-// a model; DecodeFileSelection and DecodeWritePlan validate what comes
-// back and report every problem by JSON Pointer in a *PlanError.
-//
-// Decisions where the seed is silent:
-//
-//   - Root. Seed paths are relative to "memory-bank/". Here they are
-//     relative to a PlanRoot: the branch bank of one branch, or the global
-//     bank. Markdown files are the Bank's text documents; .json paths are
-//     its JSON documents. Paths follow the Bank's rules (relative, no "..",
-//     no segment starting with ".").
-//   - Lines. A file's lines are those of the text an agent reads: the text
-//     of a text document without the front matter the Bank keeps, or the
-//     indented JSON of a JSON document as stored (CountLines: a last line
-//     without a line ending counts).
-//   - Selection. SelectFiles orders candidates by caller relevance (higher
-//     first), then fewer lines, then newer lastModified, then path, and
-//     takes them greedily, skipping any that would pass a limit. Defaults:
-//     5 files, 500 lines. Missing candidates are an error, not skipped.
-//   - Schemas are strict: unknown fields are problems (a misspelt field is
-//     the usual model mistake); create needs reason, update needs changes,
-//     operations is non-empty, riskAlerts is optional.
-//   - Content. The seed's operations describe changes but do not carry
-//     them. Operation.Content, an added optional field, carries the text;
-//     changes stays the description the user confirms (see Operation).
-//   - Applying. Operations are grouped per file and each file is written
-//     once with compare-and-swap; every file is checked before any is
-//     written. The user block is never written or deleted; an update
-//     without block of a document with blocks may change only its machine
-//     block.
-//   - Confirmation text: Chinese by default (the seed's), English and
-//     Japanese in the same shape. Answers: see ParseAnswer.
+// SchemaVersion is the schemaVersion of both outputs.
+const SchemaVersion = "2.0"
 
-// PlanSchemaVersion is the schemaVersion of both outputs.
-const PlanSchemaVersion = "2.0"
-
-// PlanAction names an output.
-type PlanAction string
+// Action names an output.
+type Action string
 
 const (
-	ActionSelectFiles PlanAction = "select_files"
-	ActionMemoryOps   PlanAction = "memory_ops"
+	ActionSelectFiles Action = "select_files"
+	ActionMemoryOps   Action = "memory_ops"
 )
 
-// Default budget of a file selection (seed 002).
+// Default budget of a file selection.
 const (
 	DefaultFilesLimit = 5
 	DefaultLinesLimit = 500
 )
 
-// PlanRoot is the memory bank a plan's paths are relative to: the branch
-// bank of Branch (Scope ScopeBranch) or the global bank (ScopeGlobal). It
-// plays the part of seed 002's "memory-bank/" directory.
-type PlanRoot struct {
-	Scope  Scope  `json:"scope"`
-	Branch string `json:"branch,omitempty"`
+// Root is the memory bank a plan's paths are relative to: the branch bank
+// of Branch (Scope memorybank.ScopeBranch) or the global bank
+// (memorybank.ScopeGlobal). It plays the part of the "memory-bank/"
+// directory a Markdown memory bank lives in.
+type Root struct {
+	Scope  memorybank.Scope `json:"scope"`
+	Branch string           `json:"branch,omitempty"`
 }
 
-func (r PlanRoot) describe() string {
-	if r.Scope == ScopeBranch {
+func (r Root) describe() string {
+	if r.Scope == memorybank.ScopeBranch {
 		return fmt.Sprintf("branch bank of %q", r.Branch)
 	}
 	return "global bank"
@@ -83,8 +51,8 @@ func (r PlanRoot) describe() string {
 
 // FileSelection is the select_files output.
 type FileSelection struct {
-	SchemaVersion string      `json:"schemaVersion"` // PlanSchemaVersion
-	Action        PlanAction  `json:"action"`        // ActionSelectFiles
+	SchemaVersion string      `json:"schemaVersion"` // SchemaVersion
+	Action        Action      `json:"action"`        // ActionSelectFiles
 	Files         []string    `json:"files"`
 	Reason        string      `json:"reason"`
 	Budget        Budget      `json:"budget"`
@@ -117,8 +85,8 @@ type RiskAlert struct {
 
 // WritePlan is the memory_ops output.
 type WritePlan struct {
-	SchemaVersion        string      `json:"schemaVersion"` // PlanSchemaVersion
-	Action               PlanAction  `json:"action"`        // ActionMemoryOps
+	SchemaVersion        string      `json:"schemaVersion"` // SchemaVersion
+	Action               Action      `json:"action"`        // ActionMemoryOps
 	Operations           []Operation `json:"operations"`
 	RequiresConfirmation bool        `json:"requiresConfirmation"`
 }
@@ -141,8 +109,8 @@ const (
 )
 
 // Operation is one planned write. Changes and Reason are the descriptions
-// the user confirms (seed 002); Content, which the seed leaves out, carries
-// the text that is written:
+// the user confirms; Content, which the memory_ops format of a Markdown
+// memory bank leaves out, carries the text that is written:
 //
 //   - create: Content is the whole new file.
 //   - update with Block MACHINE_BLOCK and Section: Content is the new body
@@ -169,7 +137,7 @@ func (s FileSelection) MarshalJSON() ([]byte, error) {
 	type plain FileSelection
 	p := plain(s)
 	if p.SchemaVersion == "" {
-		p.SchemaVersion = PlanSchemaVersion
+		p.SchemaVersion = SchemaVersion
 	}
 	if p.Action == "" {
 		p.Action = ActionSelectFiles
@@ -189,7 +157,7 @@ func (p WritePlan) MarshalJSON() ([]byte, error) {
 	type plain WritePlan
 	q := plain(p)
 	if q.SchemaVersion == "" {
-		q.SchemaVersion = PlanSchemaVersion
+		q.SchemaVersion = SchemaVersion
 	}
 	if q.Action == "" {
 		q.Action = ActionMemoryOps
@@ -202,27 +170,27 @@ func (p WritePlan) MarshalJSON() ([]byte, error) {
 
 // Errors of plans.
 var (
-	// ErrInvalidPlan: an output does not match its schema or its rules, or
+	// ErrInvalid: an output does not match its schema or its rules, or
 	// (CheckSelection) does not agree with the store. The error is a
-	// *PlanError listing every problem.
-	ErrInvalidPlan = errors.New("memorybank: invalid plan")
+	// *Error listing every problem.
+	ErrInvalid = errors.New("plan: invalid plan")
 	// ErrOverBudget: a selection has more files or lines than its limits.
-	// Reported by a *PlanError, which then matches ErrInvalidPlan too.
-	ErrOverBudget = errors.New("memorybank: selection over budget")
+	// Reported by a *Error, which then matches ErrInvalid too.
+	ErrOverBudget = errors.New("plan: selection over budget")
 )
 
-// PlanError lists the problems of an output, each located by a JSON
+// Error lists the problems of an output, each located by a JSON
 // Pointer into it (e.g. "/budget/linesSelected", "/operations/1/path").
-// It wraps ErrInvalidPlan and, when a limit is exceeded, ErrOverBudget.
-type PlanError struct {
-	Action     PlanAction
-	Problems   []Problem
+// It wraps ErrInvalid and, when a limit is exceeded, ErrOverBudget.
+type Error struct {
+	Action     Action
+	Problems   []memorybank.Problem
 	OverBudget bool
 }
 
-func (e *PlanError) Error() string {
+func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s output:", ErrInvalidPlan.Error(), e.Action)
+	fmt.Fprintf(&b, "%s: %s output:", ErrInvalid.Error(), e.Action)
 	for _, p := range e.Problems {
 		ptr := p.Pointer
 		if ptr == "" {
@@ -233,45 +201,45 @@ func (e *PlanError) Error() string {
 	return strings.TrimSuffix(b.String(), ";")
 }
 
-// Unwrap returns ErrInvalidPlan, and ErrOverBudget for an over-budget
+// Unwrap returns ErrInvalid, and ErrOverBudget for an over-budget
 // selection.
-func (e *PlanError) Unwrap() []error {
+func (e *Error) Unwrap() []error {
 	if e.OverBudget {
-		return []error{ErrInvalidPlan, ErrOverBudget}
+		return []error{ErrInvalid, ErrOverBudget}
 	}
-	return []error{ErrInvalidPlan}
+	return []error{ErrInvalid}
 }
 
-//go:embed planschemas/*.json
-var planSchemaFS embed.FS
+//go:embed schemas/*.json
+var schemaFS embed.FS
 
-// PlanSchema returns the draft-07 JSON Schema of an output, for hosts that
+// Schema returns the draft-07 JSON Schema of an output, for hosts that
 // give it to a language model (e.g. as a structured output format). ok is
 // false for an unknown action.
-func PlanSchema(action PlanAction) (schema json.RawMessage, ok bool) {
+func Schema(action Action) (schema json.RawMessage, ok bool) {
 	switch action {
 	case ActionSelectFiles, ActionMemoryOps:
 	default:
 		return nil, false
 	}
-	b, err := planSchemaFS.ReadFile("planschemas/" + string(action) + ".json")
+	b, err := schemaFS.ReadFile("schemas/" + string(action) + ".json")
 	return b, err == nil
 }
 
 var (
 	planSchemasOnce sync.Once
-	planSchemas     map[PlanAction]*gojsonschema.Schema
+	planSchemas     map[Action]*gojsonschema.Schema
 	planSchemasErr  error
 )
 
-func planSchema(action PlanAction) (*gojsonschema.Schema, error) {
+func planSchema(action Action) (*gojsonschema.Schema, error) {
 	planSchemasOnce.Do(func() {
-		planSchemas = map[PlanAction]*gojsonschema.Schema{}
-		for _, a := range []PlanAction{ActionSelectFiles, ActionMemoryOps} {
-			text, _ := PlanSchema(a)
+		planSchemas = map[Action]*gojsonschema.Schema{}
+		for _, a := range []Action{ActionSelectFiles, ActionMemoryOps} {
+			text, _ := Schema(a)
 			s, err := gojsonschema.NewSchema(gojsonschema.NewBytesLoader(text))
 			if err != nil {
-				planSchemasErr = fmt.Errorf("memorybank: embedded plan schema %s: %w", a, err)
+				planSchemasErr = fmt.Errorf("plan: embedded plan schema %s: %w", a, err)
 				return
 			}
 			planSchemas[a] = s
@@ -281,39 +249,33 @@ func planSchema(action PlanAction) (*gojsonschema.Schema, error) {
 }
 
 // planSchemaProblems validates data against the schema of action.
-func planSchemaProblems(action PlanAction, data []byte) ([]Problem, error) {
+func planSchemaProblems(action Action, data []byte) ([]memorybank.Problem, error) {
 	s, err := planSchema(action)
 	if err != nil {
 		return nil, err
 	}
 	res, err := s.Validate(gojsonschema.NewBytesLoader(data))
 	if err != nil {
-		return []Problem{{Pointer: "", Message: "not valid JSON: " + err.Error()}}, nil
+		return []memorybank.Problem{{Pointer: "", Message: "not valid JSON: " + err.Error()}}, nil
 	}
-	var out []Problem
+	var out []memorybank.Problem
 	for _, re := range res.Errors() {
 		if re.Type() == "number_all_of" || re.Type() == "condition_then" {
 			continue // summaries of the problems reported beside them
 		}
-		ptr := pointerOf(re.Context())
-		if re.Type() == "required" || re.Type() == "additional_property_not_allowed" {
-			if prop, ok := re.Details()["property"].(string); ok {
-				ptr += "/" + escapePointer(prop)
-			}
-		}
-		out = append(out, Problem{Pointer: ptr, Message: re.Description()})
+		out = append(out, memorybank.Problem{Pointer: pointer.Of(re), Message: re.Description()})
 	}
 	return out, nil
 }
 
-func planSortProblems(ps []Problem) {
-	slices.SortStableFunc(ps, func(a, b Problem) int { return strings.Compare(a.Pointer, b.Pointer) })
+func planSortProblems(ps []memorybank.Problem) {
+	slices.SortStableFunc(ps, func(a, b memorybank.Problem) int { return strings.Compare(a.Pointer, b.Pointer) })
 }
 
 // planPathProblem checks a plan path as the Bank checks document paths.
-func planPathProblem(ptr, p string) *Problem {
-	if err := validatePath(p); err != nil {
-		return &Problem{Pointer: ptr, Message: strings.TrimPrefix(err.Error(), ErrInvalidPath.Error()+": ") +
+func planPathProblem(ptr, p string) *memorybank.Problem {
+	if err := memorybank.ValidatePath(p); err != nil {
+		return &memorybank.Problem{Pointer: ptr, Message: strings.TrimPrefix(err.Error(), memorybank.ErrInvalidPath.Error()+": ") +
 			"; paths are relative to the memory bank root, e.g. \"MEMORY.md\" or \"details/learnings/2024-01-20-payment-timeout.md\""}
 	}
 	return nil
@@ -321,9 +283,9 @@ func planPathProblem(ptr, p string) *Problem {
 
 // DecodeFileSelection decodes and validates a select_files output: its
 // schema, its paths and that its budget counts agree with its files and
-// stay within its own limits. Every problem is reported in a *PlanError.
+// stay within its own limits. Every problem is reported in a *Error.
 // Whether the files exist and the counts and limits are true is for
-// Bank.CheckSelection.
+// CheckSelection.
 func DecodeFileSelection(data []byte) (*FileSelection, error) {
 	var s FileSelection
 	decoded := json.Unmarshal(data, &s) == nil
@@ -344,7 +306,7 @@ func (s *FileSelection) validate(budget bool) error {
 }
 
 // addProblem appends p unless the schema already reported its pointer.
-func addProblem(problems []Problem, p Problem) []Problem {
+func addProblem(problems []memorybank.Problem, p memorybank.Problem) []memorybank.Problem {
 	for _, q := range problems {
 		if q.Pointer == p.Pointer {
 			return problems
@@ -371,17 +333,17 @@ func selectionProblems(data []byte, s *FileSelection, decoded, budget bool) erro
 	if decoded && budget && len(problems) == 0 {
 		bu := s.Budget
 		if bu.FilesSelected != len(s.Files) {
-			problems = append(problems, Problem{Pointer: "/budget/filesSelected",
+			problems = append(problems, memorybank.Problem{Pointer: "/budget/filesSelected",
 				Message: fmt.Sprintf("is %d but files lists %d paths", bu.FilesSelected, len(s.Files))})
 		}
 		if len(s.Files) > bu.FilesLimit {
 			over = true
-			problems = append(problems, Problem{Pointer: "/files",
+			problems = append(problems, memorybank.Problem{Pointer: "/files",
 				Message: fmt.Sprintf("selects %d files, over the filesLimit of %d; drop the least relevant", len(s.Files), bu.FilesLimit)})
 		}
 		if bu.LinesSelected > bu.LinesLimit {
 			over = true
-			problems = append(problems, Problem{Pointer: "/budget/linesSelected",
+			problems = append(problems, memorybank.Problem{Pointer: "/budget/linesSelected",
 				Message: fmt.Sprintf("is %d, over the linesLimit of %d; drop large or less relevant files", bu.LinesSelected, bu.LinesLimit)})
 		}
 	}
@@ -389,14 +351,14 @@ func selectionProblems(data []byte, s *FileSelection, decoded, budget bool) erro
 		return nil
 	}
 	planSortProblems(problems)
-	return &PlanError{Action: ActionSelectFiles, Problems: problems, OverBudget: over}
+	return &Error{Action: ActionSelectFiles, Problems: problems, OverBudget: over}
 }
 
 // DecodeWritePlan decodes and validates a memory_ops output: its schema,
 // its paths, and the rules the schema cannot say (block only on updates, a
 // section only with block MACHINE_BLOCK, no content on a delete). Every
-// problem is reported in a *PlanError. A plan that passes may still be
-// refused by ApplyPlan (for example an update of the user block, or a
+// problem is reported in a *Error. A plan that passes may still be
+// refused by Apply (for example an update of the user block, or a
 // missing content).
 func DecodeWritePlan(data []byte) (*WritePlan, error) {
 	var p WritePlan
@@ -428,15 +390,15 @@ func planProblems(data []byte, p *WritePlan, decoded bool) error {
 				problems = addProblem(problems, *pp)
 			}
 			if op.Type != OpUpdate && op.Block != "" {
-				problems = addProblem(problems, Problem{Pointer: at + "/block",
+				problems = addProblem(problems, memorybank.Problem{Pointer: at + "/block",
 					Message: fmt.Sprintf("is only for type \"update\", this operation is %q; remove block", op.Type)})
 			}
 			if op.Section != "" && op.Block != MachineBlock {
-				problems = addProblem(problems, Problem{Pointer: at + "/section",
+				problems = addProblem(problems, memorybank.Problem{Pointer: at + "/section",
 					Message: fmt.Sprintf("needs block %q: sections are replaced inside the machine block of MEMORY.md", MachineBlock)})
 			}
 			if op.Type == OpDelete && op.Content != nil {
-				problems = addProblem(problems, Problem{Pointer: at + "/content", Message: "is not used by a delete; remove it"})
+				problems = addProblem(problems, memorybank.Problem{Pointer: at + "/content", Message: "is not used by a delete; remove it"})
 			}
 		}
 	}
@@ -444,5 +406,19 @@ func planProblems(data []byte, p *WritePlan, decoded bool) error {
 		return nil
 	}
 	planSortProblems(problems)
-	return &PlanError{Action: ActionMemoryOps, Problems: problems}
+	return &Error{Action: ActionMemoryOps, Problems: problems}
+}
+
+// formatOf is the format the Bank gives a document at path p.
+func formatOf(p string) memorybank.Format {
+	if docpath.IsJSON(p) {
+		return memorybank.FormatJSON
+	}
+	return memorybank.FormatText
+}
+
+// invalidRequest is an error wrapping memorybank.ErrInvalidRequest, as the
+// Bank words its own.
+func invalidRequest(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", memorybank.ErrInvalidRequest, fmt.Sprintf(format, args...))
 }

@@ -1,4 +1,4 @@
-package memorybank_test
+package tools_test
 
 import (
 	"context"
@@ -8,27 +8,28 @@ import (
 	"time"
 
 	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/tools"
 )
 
-// Tools gives a host the memory bank's agent tools: a name, a description
-// and a JSON Schema to advertise, and a Handle to call with the arguments a
-// model sent. Results are JSON objects; errors are *ToolError values with a
-// stable code and a message that tells the model how to fix its call.
-func ExampleTools() {
+// For gives a host the memory bank's agent tools: a name, a description and
+// a JSON Schema to advertise, and a Handle to call with the arguments a
+// model sent. Results are JSON objects; errors are *tools.Error values with
+// a stable code and a message that tells the model how to fix its call.
+func ExampleFor() {
 	ctx := context.Background()
 	clock := time.Date(2025, 3, 17, 9, 0, 0, 0, time.UTC)
 	bank := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{
 		Clock: func() time.Time { clock = clock.Add(time.Minute); return clock },
 		NewID: func() string { return "doc-1" },
 	})
-	tools := map[string]memorybank.Tool{}
-	for _, t := range memorybank.Tools(bank) {
-		tools[t.Name] = t
+	byName := map[string]tools.Tool{}
+	for _, t := range tools.For(bank) {
+		byName[t.Name] = t
 	}
 	call := func(name, args string) []byte {
-		res, err := tools[name].Handle(ctx, json.RawMessage(args))
+		res, err := byName[name].Handle(ctx, json.RawMessage(args))
 		if err != nil {
-			var te *memorybank.ToolError
+			var te *tools.Error
 			errors.As(err, &te)
 			details, _ := json.Marshal(te.Details)
 			fmt.Printf("%s -> %s %s\n", name, te.Code, details)

@@ -1,4 +1,4 @@
-package memorybank
+package plan
 
 import (
 	"bytes"
@@ -11,11 +11,13 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/agentmemory/agentmemory/memorybank"
 )
 
 // Candidate is a file a selector may pick, with the caller's relevance.
 type Candidate struct {
-	Path string `json:"path"` // relative to the PlanRoot
+	Path string `json:"path"` // relative to the Root
 	// Relevance orders candidates, higher first. It is compared exactly, so
 	// use coarse grades (for example 0 to 3): among equally relevant files
 	// the smaller, then the more recently modified, wins.
@@ -70,8 +72,8 @@ func CountLines(text string) int {
 // planDocText is the text of a document as an agent reads it: the text of a
 // text document (without the front matter the Bank keeps), or the
 // canonical envelope of a JSON document indented by two spaces, as stored.
-func planDocText(d *Document) string {
-	if d.Format == FormatText {
+func planDocText(d *memorybank.Document) string {
+	if d.Format == memorybank.FormatText {
 		return d.Text()
 	}
 	var out bytes.Buffer
@@ -88,12 +90,12 @@ type planFileInfo struct {
 	mod     time.Time
 	exists  bool
 	version int64
-	format  Format
+	format  memorybank.Format
 }
 
-func (b *Bank) planFile(ctx context.Context, root PlanRoot, p string) (planFileInfo, error) {
-	d, err := b.Read(ctx, ReadRequest{Scope: root.Scope, Branch: root.Branch, Path: p})
-	if errors.Is(err, ErrNotFound) {
+func readFile(ctx context.Context, b *memorybank.Bank, root Root, p string) (planFileInfo, error) {
+	d, err := b.Read(ctx, memorybank.ReadRequest{Scope: root.Scope, Branch: root.Branch, Path: p})
+	if errors.Is(err, memorybank.ErrNotFound) {
 		return planFileInfo{format: formatOf(p)}, nil
 	}
 	if err != nil {
@@ -111,9 +113,10 @@ func (b *Bank) planFile(ctx context.Context, root PlanRoot, p string) (planFileI
 // modified, then path. Candidates are taken greedily in that order; one
 // that would exceed a limit is skipped and the next is tried, so a smaller
 // file can still fill the rest of the budget. Every candidate must exist:
-// missing ones are an error (ErrNotFound) naming them, as are invalid
-// (ErrInvalidPath) and repeated (ErrInvalidRequest) paths.
-func (b *Bank) SelectFiles(ctx context.Context, root PlanRoot, candidates []Candidate, opts *SelectOptions) (*FileSelection, error) {
+// missing ones are an error (memorybank.ErrNotFound) naming them, as are
+// invalid (memorybank.ErrInvalidPath) and repeated
+// (memorybank.ErrInvalidRequest) paths.
+func SelectFiles(ctx context.Context, b *memorybank.Bank, root Root, candidates []Candidate, opts *SelectOptions) (*FileSelection, error) {
 	filesLimit, linesLimit := opts.limits()
 	type cand struct {
 		Candidate
@@ -127,10 +130,10 @@ func (b *Bank) SelectFiles(ctx context.Context, root PlanRoot, candidates []Cand
 			return nil, invalidRequest("candidate %q is listed twice", c.Path)
 		}
 		seen[c.Path] = true
-		if err := validatePath(c.Path); err != nil {
+		if err := memorybank.ValidatePath(c.Path); err != nil {
 			return nil, err
 		}
-		fi, err := b.planFile(ctx, root, c.Path)
+		fi, err := readFile(ctx, b, root, c.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +145,7 @@ func (b *Bank) SelectFiles(ctx context.Context, root PlanRoot, candidates []Cand
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%w: candidates %q do not exist in the %s; list the bank and pass existing paths",
-			ErrNotFound, missing, root.describe())
+			memorybank.ErrNotFound, missing, root.describe())
 	}
 	slices.SortFunc(cs, func(x, y cand) int {
 		return cmp.Or(
@@ -151,7 +154,7 @@ func (b *Bank) SelectFiles(ctx context.Context, root PlanRoot, candidates []Cand
 			y.mod.Compare(x.mod),
 			strings.Compare(x.Path, y.Path))
 	})
-	sel := &FileSelection{SchemaVersion: PlanSchemaVersion, Action: ActionSelectFiles, Files: []string{}}
+	sel := &FileSelection{SchemaVersion: SchemaVersion, Action: ActionSelectFiles, Files: []string{}}
 	lines := 0
 	for _, c := range cs {
 		if len(sel.Files) == filesLimit {
@@ -173,7 +176,7 @@ func (b *Bank) SelectFiles(ctx context.Context, root PlanRoot, candidates []Cand
 			sel.Reason = opts.Reason
 		}
 	}
-	alerts, err := b.RiskAlerts(ctx, root, sel.Files, markers)
+	alerts, err := RiskAlerts(ctx, b, root, sel.Files, markers)
 	if err != nil {
 		return nil, err
 	}
@@ -186,9 +189,9 @@ func (b *Bank) SelectFiles(ctx context.Context, root PlanRoot, candidates []Cand
 // limits must be the configured ones (opts, default 5 files and 500
 // lines), its counts must be the true counts (lines counted from the store
 // as SelectFiles counts them), and the selection must stay within the
-// limits. Every problem is reported in a *PlanError, which also matches
+// limits. Every problem is reported in a *Error, which also matches
 // ErrOverBudget when a limit is exceeded. Other errors are the store's.
-func (b *Bank) CheckSelection(ctx context.Context, root PlanRoot, sel *FileSelection, opts *SelectOptions) error {
+func CheckSelection(ctx context.Context, b *memorybank.Bank, root Root, sel *FileSelection, opts *SelectOptions) error {
 	if sel == nil {
 		return invalidRequest("check selection: selection is missing")
 	}
@@ -196,65 +199,65 @@ func (b *Bank) CheckSelection(ctx context.Context, root PlanRoot, sel *FileSelec
 		return err
 	}
 	filesLimit, linesLimit := opts.limits()
-	var problems []Problem
+	var problems []memorybank.Problem
 	over := false
 	bu := sel.Budget
 	if bu.FilesLimit != filesLimit {
-		problems = append(problems, Problem{Pointer: "/budget/filesLimit", Message: fmt.Sprintf("is %d but the limit is %d", bu.FilesLimit, filesLimit)})
+		problems = append(problems, memorybank.Problem{Pointer: "/budget/filesLimit", Message: fmt.Sprintf("is %d but the limit is %d", bu.FilesLimit, filesLimit)})
 	}
 	if bu.LinesLimit != linesLimit {
-		problems = append(problems, Problem{Pointer: "/budget/linesLimit", Message: fmt.Sprintf("is %d but the limit is %d", bu.LinesLimit, linesLimit)})
+		problems = append(problems, memorybank.Problem{Pointer: "/budget/linesLimit", Message: fmt.Sprintf("is %d but the limit is %d", bu.LinesLimit, linesLimit)})
 	}
 	if bu.FilesSelected != len(sel.Files) {
-		problems = append(problems, Problem{Pointer: "/budget/filesSelected",
+		problems = append(problems, memorybank.Problem{Pointer: "/budget/filesSelected",
 			Message: fmt.Sprintf("is %d but files lists %d paths", bu.FilesSelected, len(sel.Files))})
 	}
 	if len(sel.Files) > filesLimit {
 		over = true
-		problems = append(problems, Problem{Pointer: "/files",
+		problems = append(problems, memorybank.Problem{Pointer: "/files",
 			Message: fmt.Sprintf("selects %d files, over the limit of %d; drop the least relevant", len(sel.Files), filesLimit)})
 	}
 	lines, allExist := 0, true
 	for i, f := range sel.Files {
-		fi, err := b.planFile(ctx, root, f)
+		fi, err := readFile(ctx, b, root, f)
 		if err != nil {
 			return err
 		}
 		if !fi.exists {
 			allExist = false
-			problems = append(problems, Problem{Pointer: fmt.Sprintf("/files/%d", i),
+			problems = append(problems, memorybank.Problem{Pointer: fmt.Sprintf("/files/%d", i),
 				Message: fmt.Sprintf("%q does not exist in the %s", f, root.describe())})
 			continue
 		}
 		lines += fi.lines
 	}
 	if allExist && bu.LinesSelected != lines {
-		problems = append(problems, Problem{Pointer: "/budget/linesSelected",
+		problems = append(problems, memorybank.Problem{Pointer: "/budget/linesSelected",
 			Message: fmt.Sprintf("is %d but the selected files have %d lines", bu.LinesSelected, lines)})
 	}
 	if lines > linesLimit {
 		over = true
-		problems = append(problems, Problem{Pointer: "/files",
+		problems = append(problems, memorybank.Problem{Pointer: "/files",
 			Message: fmt.Sprintf("the selected files have %d lines, over the limit of %d; drop large or less relevant files", lines, linesLimit)})
 	}
 	if len(problems) == 0 {
 		return nil
 	}
 	planSortProblems(problems)
-	return &PlanError{Action: ActionSelectFiles, Problems: problems, OverBudget: over}
+	return &Error{Action: ActionSelectFiles, Problems: problems, OverBudget: over}
 }
 
 // RiskAlerts returns the alerts for a list of selected files, in file
 // order: an error alert for each file that does not exist, and for each
 // existing file one alert (default level warning) per marker it matches.
-func (b *Bank) RiskAlerts(ctx context.Context, root PlanRoot, files []string, markers []RiskMarker) ([]RiskAlert, error) {
+func RiskAlerts(ctx context.Context, b *memorybank.Bank, root Root, files []string, markers []RiskMarker) ([]RiskAlert, error) {
 	alerts := []RiskAlert{}
 	for _, f := range files {
-		if err := validatePath(f); err != nil {
+		if err := memorybank.ValidatePath(f); err != nil {
 			alerts = append(alerts, RiskAlert{Level: RiskError, File: f, Message: err.Error()})
 			continue
 		}
-		fi, err := b.planFile(ctx, root, f)
+		fi, err := readFile(ctx, b, root, f)
 		if err != nil {
 			return nil, err
 		}

@@ -1,27 +1,10 @@
-package memorybank
+package memorymd
 
 import (
 	"errors"
 	"fmt"
 	"strings"
 )
-
-// MEMORY.md (seed 002) is a Markdown document with a block the agent
-// maintains and a block only the user edits:
-//
-//	# Project memory
-//	<!-- MACHINE_BLOCK_START -->
-//	## Current Focus
-//	退款功能
-//	<!-- MACHINE_BLOCK_END -->
-//	<!-- USER_BLOCK_START -->
-//	My own notes.
-//	<!-- USER_BLOCK_END -->
-//
-// Markers are recognised on a line of their own (surrounding spaces and the
-// spacing inside the comment are free); a marker mentioned inside other
-// text is just text. Sections of the machine block are its level-2 ATX
-// headings ("## Name") outside fenced code blocks.
 
 // Block markers.
 const (
@@ -36,16 +19,16 @@ var (
 	// ErrMalformedBlocks: the block markers of a document do not form at
 	// most one machine block and one user block, each opened and closed
 	// once, neither inside the other. The error is a *BlockError.
-	ErrMalformedBlocks = errors.New("memorybank: malformed MEMORY.md blocks")
+	ErrMalformedBlocks = errors.New("memorymd: malformed MEMORY.md blocks")
 	// ErrNoMachineBlock: a section or machine block update on a document
 	// that has no machine block. The Bank does not add one, because all of
 	// such a document belongs to the user.
-	ErrNoMachineBlock = errors.New("memorybank: document has no machine block")
+	ErrNoMachineBlock = errors.New("memorymd: document has no machine block")
 	// ErrInvalidSection: a section name or body cannot be written without
 	// changing the structure of the document (a body holding a "## "
 	// heading, a block marker or an unclosed code fence; an empty or
 	// multi-line name; a name that occurs twice).
-	ErrInvalidSection = errors.New("memorybank: invalid section")
+	ErrInvalidSection = errors.New("memorymd: invalid section")
 )
 
 // BlockError reports malformed block markers. It wraps ErrMalformedBlocks.
@@ -70,17 +53,17 @@ type mdSpan struct {
 	line                    int // 1-based line of the start marker
 }
 
-// MemoryMD is a parsed MEMORY.md document. It is immutable: the With
-// methods return a new document and leave every byte outside the machine
-// block as it was.
-type MemoryMD struct {
+// File is a parsed MEMORY.md document. It is immutable: the With methods
+// return a new document and leave every byte outside the machine block as
+// it was.
+type File struct {
 	text    string
 	machine *mdSpan
 	user    *mdSpan
 }
 
-// MemorySection is one "## Name" section of the machine block.
-type MemorySection struct {
+// Section is one "## Name" section of the machine block.
+type Section struct {
 	Name string // heading text, trimmed
 	Body string // text under the heading, without surrounding blank lines
 }
@@ -143,12 +126,12 @@ func mdLines(s string, fn func(start int, line string, next int) bool) {
 	}
 }
 
-// ParseMemoryMD parses the blocks of a MEMORY.md document. A document
+// Parse parses the blocks of a MEMORY.md document. A document
 // without blocks is valid. Markers that do not form at most one machine
 // block and one user block, properly closed and not nested, are a
 // *BlockError.
-func ParseMemoryMD(text string) (*MemoryMD, error) {
-	m := &MemoryMD{text: text}
+func Parse(text string) (*File, error) {
+	m := &File{text: text}
 	var open *mdSpan
 	openKind := mdNone
 	lineNo := 0
@@ -214,13 +197,29 @@ func mdBlockName(k mdMarkerKind) string {
 }
 
 // String returns the document text.
-func (m *MemoryMD) String() string { return m.text }
+func (m *File) String() string { return m.text }
 
 // HasMachineBlock reports whether the document has a machine block.
-func (m *MemoryMD) HasMachineBlock() bool { return m.machine != nil }
+func (m *File) HasMachineBlock() bool { return m.machine != nil }
+
+// HasUserBlock reports whether the document has a user block.
+func (m *File) HasUserBlock() bool { return m.user != nil }
+
+// MentionsUserBlock reports whether any line of text is a user block
+// marker. Unlike Parse it never fails, so it tells whether a document whose
+// blocks are malformed still holds text the user claimed.
+func MentionsUserBlock(text string) bool {
+	found := false
+	mdLines(text, func(_ int, line string, _ int) bool {
+		k := mdMarker(line)
+		found = k == mdUserStart || k == mdUserEnd
+		return !found
+	})
+	return found
+}
 
 // MachineBlock returns the text between the machine block markers.
-func (m *MemoryMD) MachineBlock() (string, bool) {
+func (m *File) MachineBlock() (string, bool) {
 	if m.machine == nil {
 		return "", false
 	}
@@ -228,7 +227,7 @@ func (m *MemoryMD) MachineBlock() (string, bool) {
 }
 
 // UserBlock returns the text between the user block markers.
-func (m *MemoryMD) UserBlock() (string, bool) {
+func (m *File) UserBlock() (string, bool) {
 	if m.user == nil {
 		return "", false
 	}
@@ -239,7 +238,7 @@ func (m *MemoryMD) UserBlock() (string, bool) {
 // including the start marker line) and after it (from the end marker line
 // on). Their concatenation is what a machine block update must keep byte
 // for byte. Without a machine block, before is the whole text.
-func (m *MemoryMD) Outside() (before, after string) {
+func (m *File) Outside() (before, after string) {
 	if m.machine == nil {
 		return m.text, ""
 	}
@@ -247,7 +246,7 @@ func (m *MemoryMD) Outside() (before, after string) {
 }
 
 // eol is the line ending of the start marker line, used for new lines.
-func (m *MemoryMD) eol() string {
+func (m *File) eol() string {
 	if m.machine != nil && strings.HasSuffix(m.text[m.machine.open:m.machine.inner], "\r\n") {
 		return "\r\n"
 	}
@@ -319,22 +318,22 @@ func mdSections(c string) (secs []mdSecSpan, openFence string) {
 }
 
 // Sections returns the sections of the machine block in order.
-func (m *MemoryMD) Sections() []MemorySection {
+func (m *File) Sections() []Section {
 	c, ok := m.MachineBlock()
 	if !ok {
 		return nil
 	}
 	secs, _ := mdSections(c)
-	out := make([]MemorySection, len(secs))
+	out := make([]Section, len(secs))
 	for i, s := range secs {
-		out[i] = MemorySection{Name: s.name, Body: mdTrimBlank(c[s.body:s.end])}
+		out[i] = Section{Name: s.name, Body: mdTrimBlank(c[s.body:s.end])}
 	}
 	return out
 }
 
 // Section returns the body of the machine block section with the given
 // name (compared trimmed and case-insensitively).
-func (m *MemoryMD) Section(name string) (string, bool) {
+func (m *File) Section(name string) (string, bool) {
 	for _, s := range m.Sections() {
 		if strings.EqualFold(s.Name, strings.TrimSpace(name)) {
 			return s.Body, true
@@ -378,7 +377,7 @@ func mdTrimBlank(s string) string {
 // converted to the document's. The heading line and the blank lines around
 // the old body are kept. Every byte outside the machine block stays as it
 // was.
-func (m *MemoryMD) WithSection(name, body string) (*MemoryMD, error) {
+func (m *File) WithSection(name, body string) (*File, error) {
 	name = strings.TrimSpace(name)
 	if h, _ := mdHeading("## " + name); name == "" || h != name || strings.ContainsAny(name, "\r\n") {
 		return nil, fmt.Errorf("%w: section name %q must be one non-empty line that is not only '#' characters, e.g. \"Current Focus\"", ErrInvalidSection, name)
@@ -473,7 +472,7 @@ func mdSectionBody(name, body, eol string) (string, error) {
 // block replaced by inner, which must not contain block markers. A
 // non-empty inner gets a final line ending so the end marker stays on its
 // own line.
-func (m *MemoryMD) WithMachineBlock(inner string) (*MemoryMD, error) {
+func (m *File) WithMachineBlock(inner string) (*File, error) {
 	if m.machine == nil {
 		return nil, fmt.Errorf("%w: add %s and %s lines around the part the agent maintains",
 			ErrNoMachineBlock, MachineBlockStart, MachineBlockEnd)
@@ -495,5 +494,5 @@ func (m *MemoryMD) WithMachineBlock(inner string) (*MemoryMD, error) {
 		return nil, err
 	}
 	before, after := m.Outside()
-	return ParseMemoryMD(before + inner + after)
+	return Parse(before + inner + after)
 }

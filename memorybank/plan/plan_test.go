@@ -1,4 +1,4 @@
-package memorybank_test
+package plan_test
 
 import (
 	"encoding/json"
@@ -8,12 +8,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/plan"
 )
 
-// The two outputs exactly as seed 002 shows them.
+// The two outputs exactly as the specification of the formats shows them.
 const (
-	seedSelectFiles = `{
+	specSelectFiles = `{
   "schemaVersion": "2.0",
   "action": "select_files",
   "files": [
@@ -35,7 +35,7 @@ const (
     }
   ]
 }`
-	seedMemoryOps = `{
+	specMemoryOps = `{
   "schemaVersion": "2.0",
   "action": "memory_ops",
   "operations": [
@@ -61,36 +61,36 @@ const (
 }`
 )
 
-func TestDecodeSeedOutputs(t *testing.T) {
-	sel, err := memorybank.DecodeFileSelection([]byte(seedSelectFiles))
+func TestDecodeSpecExamples(t *testing.T) {
+	sel, err := plan.DecodeFileSelection([]byte(specSelectFiles))
 	require.NoError(t, err)
-	assert.Equal(t, memorybank.ActionSelectFiles, sel.Action)
+	assert.Equal(t, plan.ActionSelectFiles, sel.Action)
 	assert.Equal(t, []string{"details/requirements/REQ-003-payment.md", "details/learnings/2024-01-20-payment-timeout.md"}, sel.Files)
-	assert.Equal(t, memorybank.Budget{FilesSelected: 2, FilesLimit: 5, LinesSelected: 270, LinesLimit: 500}, sel.Budget)
+	assert.Equal(t, plan.Budget{FilesSelected: 2, FilesLimit: 5, LinesSelected: 270, LinesLimit: 500}, sel.Budget)
 	require.Len(t, sel.RiskAlerts, 1)
-	assert.Equal(t, memorybank.RiskWarning, sel.RiskAlerts[0].Level)
+	assert.Equal(t, plan.RiskWarning, sel.RiskAlerts[0].Level)
 
-	plan, err := memorybank.DecodeWritePlan([]byte(seedMemoryOps))
+	wp, err := plan.DecodeWritePlan([]byte(specMemoryOps))
 	require.NoError(t, err)
-	require.Len(t, plan.Operations, 3)
-	assert.Equal(t, memorybank.Operation{Type: memorybank.OpUpdate, Path: "MEMORY.md", Block: memorybank.MachineBlock,
-		Section: "Current Focus", Changes: "更新当前焦点为退款功能"}, plan.Operations[1])
-	assert.True(t, plan.RequiresConfirmation)
+	require.Len(t, wp.Operations, 3)
+	assert.Equal(t, plan.Operation{Type: plan.OpUpdate, Path: "MEMORY.md", Block: plan.MachineBlock,
+		Section: "Current Focus", Changes: "更新当前焦点为退款功能"}, wp.Operations[1])
+	assert.True(t, wp.RequiresConfirmation)
 
 	// Encoding gives the same JSON back (field names and values).
 	for _, tc := range []struct {
 		v    any
-		seed string
-	}{{sel, seedSelectFiles}, {plan, seedMemoryOps}} {
+		spec string
+	}{{sel, specSelectFiles}, {wp, specMemoryOps}} {
 		out, err := json.Marshal(tc.v)
 		require.NoError(t, err)
-		assert.JSONEq(t, tc.seed, string(out))
+		assert.JSONEq(t, tc.spec, string(out))
 	}
 }
 
-func TestPlanSchemas(t *testing.T) {
-	for _, a := range []memorybank.PlanAction{memorybank.ActionSelectFiles, memorybank.ActionMemoryOps} {
-		s, ok := memorybank.PlanSchema(a)
+func TestSchemas(t *testing.T) {
+	for _, a := range []plan.Action{plan.ActionSelectFiles, plan.ActionMemoryOps} {
+		s, ok := plan.Schema(a)
 		require.True(t, ok, a)
 		var doc struct {
 			Schema string `json:"$schema"`
@@ -100,16 +100,16 @@ func TestPlanSchemas(t *testing.T) {
 		assert.Equal(t, "http://json-schema.org/draft-07/schema#", doc.Schema)
 		assert.Equal(t, string(a), doc.Title)
 	}
-	_, ok := memorybank.PlanSchema("select")
+	_, ok := plan.Schema("select")
 	assert.False(t, ok)
 }
 
-// problems returns the pointers of a *PlanError.
+// problems returns the pointers of a *plan.Error.
 func planProblems(t *testing.T, err error) []string {
 	t.Helper()
-	var pe *memorybank.PlanError
-	require.True(t, errors.As(err, &pe), "want *PlanError, got %v", err)
-	assert.ErrorIs(t, err, memorybank.ErrInvalidPlan)
+	var pe *plan.Error
+	require.True(t, errors.As(err, &pe), "want *plan.Error, got %v", err)
+	assert.ErrorIs(t, err, plan.ErrInvalid)
 	var out []string
 	for _, p := range pe.Problems {
 		assert.NotEmpty(t, p.Message)
@@ -147,10 +147,10 @@ func TestDecodeFileSelectionProblems(t *testing.T) {
 			[]string{"/budget/linesSelected"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := memorybank.DecodeFileSelection([]byte(tc.json))
+			_, err := plan.DecodeFileSelection([]byte(tc.json))
 			require.Error(t, err)
 			assert.Equal(t, tc.pointers, planProblems(t, err))
-			assert.Equal(t, tc.over, errors.Is(err, memorybank.ErrOverBudget))
+			assert.Equal(t, tc.over, errors.Is(err, plan.ErrOverBudget))
 		})
 	}
 }
@@ -179,30 +179,57 @@ func TestDecodeWritePlanProblems(t *testing.T) {
 		{"misspelled field", wrap(`{"type":"delete","path":"a.md","paths":"b.md"}`), []string{"/operations/0/paths"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := memorybank.DecodeWritePlan([]byte(tc.json))
+			_, err := plan.DecodeWritePlan([]byte(tc.json))
 			require.Error(t, err)
 			assert.Equal(t, tc.pointers, planProblems(t, err))
 		})
 	}
-	// A plan touching the user block is a valid plan: ApplyPlan refuses it.
-	_, err := memorybank.DecodeWritePlan([]byte(wrap(`{"type":"update","path":"MEMORY.md","block":"USER_BLOCK","changes":"c"}`)))
+	// A plan touching the user block is a valid plan: Apply refuses it.
+	_, err := plan.DecodeWritePlan([]byte(wrap(`{"type":"update","path":"MEMORY.md","block":"USER_BLOCK","changes":"c"}`)))
 	assert.NoError(t, err)
 }
 
-func TestPlanErrorMessage(t *testing.T) {
-	_, err := memorybank.DecodeFileSelection([]byte(`{"schemaVersion":"2.0","action":"select_files","files":["a.md","b.md"],"reason":"r","budget":{"filesSelected":1,"filesLimit":5,"linesSelected":1,"linesLimit":500}}`))
-	assert.EqualError(t, err, "memorybank: invalid plan: select_files output: /budget/filesSelected: is 1 but files lists 2 paths")
+func TestErrorMessage(t *testing.T) {
+	_, err := plan.DecodeFileSelection([]byte(`{"schemaVersion":"2.0","action":"select_files","files":["a.md","b.md"],"reason":"r","budget":{"filesSelected":1,"filesLimit":5,"linesSelected":1,"linesLimit":500}}`))
+	assert.EqualError(t, err, "plan: invalid plan: select_files output: /budget/filesSelected: is 1 but files lists 2 paths")
 }
 
-func TestPlanMarshalFillsDefaults(t *testing.T) {
-	out, err := json.Marshal(memorybank.FileSelection{Reason: "r", Budget: memorybank.Budget{FilesLimit: 5, LinesLimit: 500}})
+func TestMarshalFillsDefaults(t *testing.T) {
+	out, err := json.Marshal(plan.FileSelection{Reason: "r", Budget: plan.Budget{FilesLimit: 5, LinesLimit: 500}})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"schemaVersion":"2.0","action":"select_files","files":[],"reason":"r",
 		"budget":{"filesSelected":0,"filesLimit":5,"linesSelected":0,"linesLimit":500},"riskAlerts":[]}`, string(out))
-	_, err = memorybank.DecodeFileSelection(out)
+	_, err = plan.DecodeFileSelection(out)
 	assert.NoError(t, err)
 
-	out, err = json.Marshal(memorybank.WritePlan{Operations: []memorybank.Operation{{Type: memorybank.OpDelete, Path: "old.md"}}})
+	out, err = json.Marshal(plan.WritePlan{Operations: []plan.Operation{{Type: plan.OpDelete, Path: "old.md"}}})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"schemaVersion":"2.0","action":"memory_ops","operations":[{"type":"delete","path":"old.md"}],"requiresConfirmation":false}`, string(out))
+}
+
+// Decoding a model's output never panics, and what it accepts survives a
+// round trip through its own encoding.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(specSelectFiles))
+	f.Add([]byte(specMemoryOps))
+	f.Add([]byte(`{"schemaVersion":"2.0","action":"memory_ops","operations":[{"type":"delete","path":"../x"}],"requiresConfirmation":false}`))
+	f.Add([]byte(`{`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if sel, err := plan.DecodeFileSelection(data); err == nil {
+			out, err := json.Marshal(sel)
+			require.NoError(t, err)
+			_, err = plan.DecodeFileSelection(out)
+			require.NoError(t, err, "%s", out)
+		} else {
+			require.ErrorIs(t, err, plan.ErrInvalid)
+		}
+		if wp, err := plan.DecodeWritePlan(data); err == nil {
+			out, err := json.Marshal(wp)
+			require.NoError(t, err)
+			_, err = plan.DecodeWritePlan(out)
+			require.NoError(t, err, "%s", out)
+		} else {
+			require.ErrorIs(t, err, plan.ErrInvalid)
+		}
+	})
 }

@@ -1,4 +1,4 @@
-package memorybank_test
+package memorymd_test
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/memorymd"
 )
 
 // memoryMD is a realistic MEMORY.md with Chinese and Japanese text, a
@@ -39,14 +39,14 @@ const memoryMD = `# 项目记忆 / プロジェクトメモリ
 
 最后更新：手动维护 — 最終更新は手動`
 
-func TestMemoryMDRoundTrip(t *testing.T) {
+func TestRoundTrip(t *testing.T) {
 	for _, tc := range []struct{ name, text string }{
 		{"LF", memoryMD},
 		{"CRLF", strings.ReplaceAll(memoryMD, "\n", "\r\n")},
 		{"final newline", memoryMD + "\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			md, err := memorybank.ParseMemoryMD(tc.text)
+			md, err := memorymd.Parse(tc.text)
 			require.NoError(t, err)
 			assert.Equal(t, tc.text, md.String())
 			eol := "\n"
@@ -87,7 +87,7 @@ func TestMemoryMDRoundTrip(t *testing.T) {
 			assert.Equal(t, before, nb)
 			assert.Equal(t, after, na)
 			assert.Contains(t, added.String(),
-				"details/requirements/REQ-003-payment.md |"+eol+eol+"## Open Questions"+eol+"- 退款是否支持部分退款？"+eol+memorybank.MachineBlockEnd)
+				"details/requirements/REQ-003-payment.md |"+eol+eol+"## Open Questions"+eol+"- 退款是否支持部分退款？"+eol+memorymd.MachineBlockEnd)
 			q, ok := added.Section("Open Questions")
 			require.True(t, ok)
 			assert.Equal(t, "- 退款是否支持部分退款？", q)
@@ -95,9 +95,9 @@ func TestMemoryMDRoundTrip(t *testing.T) {
 	}
 }
 
-func TestMemoryMDSectionLayout(t *testing.T) {
+func TestSectionLayout(t *testing.T) {
 	doc := "<!-- MACHINE_BLOCK_START -->\n## A\n\nold a\n\n## B\nold b\n<!-- MACHINE_BLOCK_END -->\n"
-	md, err := memorybank.ParseMemoryMD(doc)
+	md, err := memorymd.Parse(doc)
 	require.NoError(t, err)
 
 	for _, tc := range []struct{ name, section, body, want string }{
@@ -115,16 +115,16 @@ func TestMemoryMDSectionLayout(t *testing.T) {
 		})
 	}
 
-	empty, err := memorybank.ParseMemoryMD("x\n<!-- MACHINE_BLOCK_START -->\n<!-- MACHINE_BLOCK_END -->")
+	empty, err := memorymd.Parse("x\n<!-- MACHINE_BLOCK_START -->\n<!-- MACHINE_BLOCK_END -->")
 	require.NoError(t, err)
 	next, err := empty.WithSection("Current Focus", "退款")
 	require.NoError(t, err)
 	assert.Equal(t, "x\n<!-- MACHINE_BLOCK_START -->\n## Current Focus\n退款\n<!-- MACHINE_BLOCK_END -->", next.String())
 }
 
-func TestMemoryMDMarkers(t *testing.T) {
+func TestMarkers(t *testing.T) {
 	// Markers are whole lines; spacing inside the comment is free.
-	md, err := memorybank.ParseMemoryMD("  <!--MACHINE_BLOCK_START-->  \n## A\nsee `<!-- MACHINE_BLOCK_END -->` inline\n<!--   MACHINE_BLOCK_END -->\n")
+	md, err := memorymd.Parse("  <!--MACHINE_BLOCK_START-->  \n## A\nsee `<!-- MACHINE_BLOCK_END -->` inline\n<!--   MACHINE_BLOCK_END -->\n")
 	require.NoError(t, err)
 	inner, ok := md.MachineBlock()
 	require.True(t, ok)
@@ -133,27 +133,27 @@ func TestMemoryMDMarkers(t *testing.T) {
 	assert.False(t, ok)
 
 	// Headings inside fenced code are not sections.
-	md, err = memorybank.ParseMemoryMD("<!-- MACHINE_BLOCK_START -->\n## A\n```md\n## Not a section\n```\n## B\n<!-- MACHINE_BLOCK_END -->\n")
+	md, err = memorymd.Parse("<!-- MACHINE_BLOCK_START -->\n## A\n```md\n## Not a section\n```\n## B\n<!-- MACHINE_BLOCK_END -->\n")
 	require.NoError(t, err)
 	secs := md.Sections()
 	require.Len(t, secs, 2)
 	assert.Equal(t, "```md\n## Not a section\n```", secs[0].Body)
 
 	// Without blocks the document is valid but has nothing the agent may write.
-	md, err = memorybank.ParseMemoryMD("# notes\n")
+	md, err = memorymd.Parse("# notes\n")
 	require.NoError(t, err)
 	assert.False(t, md.HasMachineBlock())
 	before, after := md.Outside()
 	assert.Equal(t, "# notes\n", before)
 	assert.Empty(t, after)
 	_, err = md.WithSection("A", "x")
-	assert.ErrorIs(t, err, memorybank.ErrNoMachineBlock)
+	assert.ErrorIs(t, err, memorymd.ErrNoMachineBlock)
 	_, err = md.WithMachineBlock("x")
-	assert.ErrorIs(t, err, memorybank.ErrNoMachineBlock)
+	assert.ErrorIs(t, err, memorymd.ErrNoMachineBlock)
 }
 
-func TestMemoryMDMalformed(t *testing.T) {
-	const ms, me, us, ue = memorybank.MachineBlockStart, memorybank.MachineBlockEnd, memorybank.UserBlockStart, memorybank.UserBlockEnd
+func TestMalformed(t *testing.T) {
+	const ms, me, us, ue = memorymd.MachineBlockStart, memorymd.MachineBlockEnd, memorymd.UserBlockStart, memorymd.UserBlockEnd
 	for _, tc := range []struct {
 		name, text string
 		line       int
@@ -169,10 +169,10 @@ func TestMemoryMDMalformed(t *testing.T) {
 		{"mismatched end", ms + "\n" + ue + "\n" + me, 2, "MACHINE_BLOCK opened on line 1 is still open"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := memorybank.ParseMemoryMD(tc.text)
+			_, err := memorymd.Parse(tc.text)
 			require.Error(t, err)
-			assert.ErrorIs(t, err, memorybank.ErrMalformedBlocks)
-			var be *memorybank.BlockError
+			assert.ErrorIs(t, err, memorymd.ErrMalformedBlocks)
+			var be *memorymd.BlockError
 			require.True(t, errors.As(err, &be))
 			assert.Equal(t, tc.line, be.Line)
 			assert.Contains(t, be.Error(), tc.reason)
@@ -180,14 +180,37 @@ func TestMemoryMDMalformed(t *testing.T) {
 	}
 }
 
-func TestMemoryMDInvalidSection(t *testing.T) {
-	md, err := memorybank.ParseMemoryMD("<!-- MACHINE_BLOCK_START -->\n## A\n## a\n```\n<!-- MACHINE_BLOCK_END -->\n")
+func TestUserBlock(t *testing.T) {
+	const us, ue = memorymd.UserBlockStart, memorymd.UserBlockEnd
+	for _, tc := range []struct {
+		name, text      string
+		parsed, mention bool
+	}{
+		{"user block", memoryMD, true, true},
+		{"no blocks", "# Notes\nplain text", false, false},
+		{"marker inside a line", "see " + us + " here", false, false},
+		{"unclosed user block", "a\n" + us + "\nb", false, true},
+		{"stray user end", "a\n  " + ue + "  \n", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.mention, memorymd.MentionsUserBlock(tc.text))
+			if md, err := memorymd.Parse(tc.text); err == nil {
+				assert.Equal(t, tc.parsed, md.HasUserBlock())
+			} else {
+				assert.False(t, tc.parsed, "Parse: %v", err)
+			}
+		})
+	}
+}
+
+func TestInvalidSection(t *testing.T) {
+	md, err := memorymd.Parse("<!-- MACHINE_BLOCK_START -->\n## A\n## a\n```\n<!-- MACHINE_BLOCK_END -->\n")
 	require.NoError(t, err)
-	ok, err := memorybank.ParseMemoryMD("<!-- MACHINE_BLOCK_START -->\n## A\n<!-- MACHINE_BLOCK_END -->\n")
+	ok, err := memorymd.Parse("<!-- MACHINE_BLOCK_START -->\n## A\n<!-- MACHINE_BLOCK_END -->\n")
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		name string
-		md   *memorybank.MemoryMD
+		md   *memorymd.File
 		sec  string
 		body string
 	}{
@@ -202,26 +225,26 @@ func TestMemoryMDInvalidSection(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := tc.md.WithSection(tc.sec, tc.body)
-			assert.ErrorIs(t, err, memorybank.ErrInvalidSection)
+			assert.ErrorIs(t, err, memorymd.ErrInvalidSection)
 		})
 	}
 	_, err = ok.WithMachineBlock("## A\n<!-- MACHINE_BLOCK_END -->\n")
-	assert.ErrorIs(t, err, memorybank.ErrInvalidSection)
+	assert.ErrorIs(t, err, memorymd.ErrInvalidSection)
 	next, err := ok.WithMachineBlock("## New")
 	require.NoError(t, err)
 	assert.Equal(t, "<!-- MACHINE_BLOCK_START -->\n## New\n<!-- MACHINE_BLOCK_END -->\n", next.String())
 }
 
-func FuzzParseMemoryMD(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	f.Add(memoryMD)
 	f.Add(strings.ReplaceAll(memoryMD, "\n", "\r\n"))
 	f.Add("<!-- MACHINE_BLOCK_START -->\n## Fuzz\n```\n<!-- MACHINE_BLOCK_END -->")
 	f.Add("<!-- USER_BLOCK_START -->\n<!-- MACHINE_BLOCK_START -->\n")
 	f.Add("<!-- MACHINE_BLOCK_START -->\r<!-- MACHINE_BLOCK_END -->\r\n")
 	f.Fuzz(func(t *testing.T, text string) {
-		md, err := memorybank.ParseMemoryMD(text)
+		md, err := memorymd.Parse(text)
 		if err != nil {
-			if !errors.Is(err, memorybank.ErrMalformedBlocks) {
+			if !errors.Is(err, memorymd.ErrMalformedBlocks) {
 				t.Fatalf("error %v is not ErrMalformedBlocks", err)
 			}
 			return
@@ -232,7 +255,7 @@ func FuzzParseMemoryMD(f *testing.F) {
 		_ = md.Sections()
 		next, err := md.WithSection("Fuzz", "line 1\nline 2")
 		if err != nil {
-			if !errors.Is(err, memorybank.ErrNoMachineBlock) && !errors.Is(err, memorybank.ErrInvalidSection) {
+			if !errors.Is(err, memorymd.ErrNoMachineBlock) && !errors.Is(err, memorymd.ErrInvalidSection) {
 				t.Fatalf("WithSection: unexpected error %v", err)
 			}
 			return

@@ -1,32 +1,37 @@
-package memorybank
+package plan
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/memorymd"
 )
 
 // Errors of applying a plan.
 var (
 	// ErrNotConfirmed: a plan that requires confirmation was applied
-	// without ApplyPlanRequest.Confirmed. Nothing was written.
-	ErrNotConfirmed = errors.New("memorybank: plan requires the user's confirmation")
+	// without ApplyRequest.Confirmed. Nothing was written.
+	ErrNotConfirmed = errors.New("plan: plan requires the user's confirmation")
 	// ErrUserBlock: an operation would write or remove the user block of a
 	// document, which belongs to the user.
-	ErrUserBlock = errors.New("memorybank: the user block belongs to the user")
+	ErrUserBlock = errors.New("plan: the user block belongs to the user")
 	// ErrOutsideMachineBlock: an update would change text outside the
 	// machine block of a document that has blocks.
-	ErrOutsideMachineBlock = errors.New("memorybank: update changes text outside the machine block")
+	ErrOutsideMachineBlock = errors.New("plan: update changes text outside the machine block")
 	// ErrMissingContent: a create or update operation has no content to
 	// write.
-	ErrMissingContent = errors.New("memorybank: operation has no content")
+	ErrMissingContent = errors.New("plan: operation has no content")
 )
 
 // OperationError reports the operation of a plan that failed. It wraps the
 // cause (ErrUserBlock, ErrOutsideMachineBlock, ErrMissingContent,
-// ErrNotFound, ErrExists, *ConflictError, *BlockError, ...).
+// memorybank.ErrNotFound, memorybank.ErrExists, *memorybank.ConflictError,
+// *memorymd.BlockError, ...).
 type OperationError struct {
 	Index int    // index in WritePlan.Operations
 	Type  OpType // its type
@@ -35,15 +40,15 @@ type OperationError struct {
 }
 
 func (e *OperationError) Error() string {
-	return fmt.Sprintf("memorybank: plan operation %d (%s %s): %v", e.Index, e.Type, e.Path, e.Err)
+	return fmt.Sprintf("plan: operation %d (%s %s): %v", e.Index, e.Type, e.Path, e.Err)
 }
 
 // Unwrap returns the cause.
 func (e *OperationError) Unwrap() error { return e.Err }
 
-// ApplyPlanRequest applies a memory_ops plan to one bank.
-type ApplyPlanRequest struct {
-	Root PlanRoot   `json:"root"`
+// ApplyRequest applies a memory_ops plan to one bank.
+type ApplyRequest struct {
+	Root Root       `json:"root"`
 	Plan *WritePlan `json:"plan"`
 	// Confirmed says the user confirmed the plan (see ParseAnswer). A plan
 	// with requiresConfirmation is refused without it.
@@ -75,10 +80,10 @@ type planFileOps struct {
 type planFileState struct {
 	exists bool
 	text   string
-	format Format
+	format memorybank.Format
 }
 
-// ApplyPlan applies a confirmed plan to the bank Root. Operations on the
+// Apply applies a confirmed plan to the bank req.Root of b. Operations on the
 // same file are combined into one write, which is atomic: a compare-and-swap
 // on the version read (IfVersion), so a file is written whole or not at
 // all, and a concurrent change is never overwritten. Before anything is
@@ -87,20 +92,23 @@ type planFileState struct {
 // conflict) while writing leaves earlier files written, and the result
 // lists them beside the error. Files changed only by machine block or
 // section updates are recomputed on the latest version after a conflict,
-// up to Options.MaxRetries times; other conflicts are a *ConflictError.
+// up to the Bank's Options.MaxRetries times; other conflicts are a
+// *memorybank.ConflictError.
 //
 // Refused (as an *OperationError): an update with block USER_BLOCK; a
 // delete of a document that has a user block; an update without block of a
 // document with blocks whose new text differs outside the machine block; a
 // section or machine block update of a document without a machine block
-// or of a JSON document; a create of an existing file (ErrExists); an
-// update or delete of a missing one (ErrNotFound); a create or update
-// without content (ErrMissingContent); content over Options.MaxDocumentBytes
-// (*LimitError); content of a .json path that is not the JSON text of an
-// object (ErrInvalidRequest). Content is written as the text of the
-// document; a .json document is also validated against its schema by
-// Write, when it is written, so such a failure can follow earlier files.
-func (b *Bank) ApplyPlan(ctx context.Context, req ApplyPlanRequest) (*ApplyResult, error) {
+// or of a JSON document; a create of an existing file
+// (memorybank.ErrExists); an update or delete of a missing one
+// (memorybank.ErrNotFound); a create or update without content
+// (ErrMissingContent); content over the Bank's Options.MaxDocumentBytes
+// (*memorybank.LimitError); content of a .json path that is not the JSON
+// text of an object (memorybank.ErrInvalidRequest). Content is written as
+// the text of a text document, and as the JSON object of a .json document,
+// which Bank.Write also validates against its schema when it is written, so
+// such a failure can follow earlier files.
+func Apply(ctx context.Context, b *memorybank.Bank, req ApplyRequest) (*ApplyResult, error) {
 	p := req.Plan
 	if p == nil {
 		return nil, invalidRequest("apply plan: plan is missing")
@@ -111,9 +119,10 @@ func (b *Bank) ApplyPlan(ctx context.Context, req ApplyPlanRequest) (*ApplyResul
 	if p.RequiresConfirmation && !req.Confirmed {
 		return nil, fmt.Errorf("%w: show WritePlan.Confirmation to the user and apply with Confirmed set once ParseAnswer says yes", ErrNotConfirmed)
 	}
-	if _, err := b.bankPrefix(ctx, req.Root.Scope, req.Root.Branch, false); err != nil {
-		return nil, err
-	}
+	// An invalid root (scope, branch) fails the first read below, with the
+	// Bank's own error, before anything is written.
+	opts := b.Options()
+	maxBytes := opts.MaxDocumentBytes
 	var files []*planFileOps
 	byPath := map[string]*planFileOps{}
 	for i, op := range p.Operations {
@@ -132,7 +141,7 @@ func (b *Bank) ApplyPlan(ctx context.Context, req ApplyPlanRequest) (*ApplyResul
 	}
 	preps := make([]prepared, len(files))
 	for i, f := range files {
-		orig, version, next, err := b.foldFile(ctx, req.Root, p, f)
+		orig, version, next, err := foldFile(ctx, b, maxBytes, req.Root, p, f)
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +151,7 @@ func (b *Bank) ApplyPlan(ctx context.Context, req ApplyPlanRequest) (*ApplyResul
 	for i, f := range files {
 		pr := preps[i]
 		for attempt := 0; ; attempt++ {
-			af, err := b.writeFile(ctx, req.Root, f, pr.orig, pr.next, pr.version)
+			af, err := writeFile(ctx, b, req.Root, f, pr.orig, pr.next, pr.version)
 			if err == nil {
 				if af != nil {
 					res.Files = append(res.Files, *af)
@@ -150,11 +159,11 @@ func (b *Bank) ApplyPlan(ctx context.Context, req ApplyPlanRequest) (*ApplyResul
 				break
 			}
 			first := f.ops[0]
-			if !errors.Is(err, ErrConflict) || !planRetryable(p, f) || attempt >= b.opts.MaxRetries {
+			if !errors.Is(err, memorybank.ErrConflict) || !planRetryable(p, f) || attempt >= opts.MaxRetries {
 				return res, &OperationError{Index: first, Type: p.Operations[first].Type, Path: f.path, Err: err}
 			}
-			b.opts.Logger.DebugContext(ctx, "memorybank: plan write conflict, recomputing on the latest version", "path", f.path, "attempt", attempt+1)
-			pr.orig, pr.version, pr.next, err = b.foldFile(ctx, req.Root, p, f)
+			opts.Logger.DebugContext(ctx, "plan: write conflict, recomputing on the latest version", "path", f.path, "attempt", attempt+1)
+			pr.orig, pr.version, pr.next, err = foldFile(ctx, b, maxBytes, req.Root, p, f)
 			if err != nil {
 				return res, err
 			}
@@ -175,8 +184,8 @@ func planRetryable(p *WritePlan, f *planFileOps) bool {
 }
 
 // foldFile reads a file and applies its operations in memory.
-func (b *Bank) foldFile(ctx context.Context, root PlanRoot, p *WritePlan, f *planFileOps) (orig planFileState, version int64, next planFileState, err error) {
-	fi, err := b.planFile(ctx, root, f.path)
+func foldFile(ctx context.Context, b *memorybank.Bank, maxBytes int, root Root, p *WritePlan, f *planFileOps) (orig planFileState, version int64, next planFileState, err error) {
+	fi, err := readFile(ctx, b, root, f.path)
 	if err != nil {
 		return orig, 0, next, err
 	}
@@ -187,16 +196,16 @@ func (b *Bank) foldFile(ctx context.Context, root PlanRoot, p *WritePlan, f *pla
 		if err := planApplyOp(&next, op, root); err != nil {
 			return orig, 0, next, &OperationError{Index: i, Type: op.Type, Path: op.Path, Err: err}
 		}
-		if n := len(next.text); next.exists && n > b.opts.MaxDocumentBytes {
+		if n := len(next.text); next.exists && n > maxBytes {
 			return orig, 0, next, &OperationError{Index: i, Type: op.Type, Path: op.Path,
-				Err: &LimitError{Limit: "document size", Max: b.opts.MaxDocumentBytes, Got: n, Path: op.Path}}
+				Err: &memorybank.LimitError{Limit: "document size", Max: maxBytes, Got: n, Path: op.Path}}
 		}
 	}
 	return orig, fi.version, next, nil
 }
 
 // planApplyOp applies one operation to a file in memory.
-func planApplyOp(st *planFileState, op Operation, root PlanRoot) error {
+func planApplyOp(st *planFileState, op Operation, root Root) error {
 	content := ""
 	if op.Content != nil {
 		content = *op.Content
@@ -204,7 +213,7 @@ func planApplyOp(st *planFileState, op Operation, root PlanRoot) error {
 	switch op.Type {
 	case OpCreate:
 		if st.exists {
-			return fmt.Errorf("%w: %q is already in the %s; plan an update instead", ErrExists, op.Path, root.describe())
+			return fmt.Errorf("%w: %q is already in the %s; plan an update instead", memorybank.ErrExists, op.Path, root.describe())
 		}
 		if op.Content == nil {
 			return fmt.Errorf("%w: set content to the text of the new file", ErrMissingContent)
@@ -216,7 +225,7 @@ func planApplyOp(st *planFileState, op Operation, root PlanRoot) error {
 		return nil
 	case OpDelete:
 		if !st.exists {
-			return fmt.Errorf("%w: %q is not in the %s", ErrNotFound, op.Path, root.describe())
+			return fmt.Errorf("%w: %q is not in the %s", memorybank.ErrNotFound, op.Path, root.describe())
 		}
 		if planHasUserBlock(st) {
 			return fmt.Errorf("%w: deleting %q would remove its user block; the user must delete it", ErrUserBlock, op.Path)
@@ -228,7 +237,7 @@ func planApplyOp(st *planFileState, op Operation, root PlanRoot) error {
 		return invalidRequest("operation type %q is not create, update or delete", op.Type)
 	}
 	if !st.exists {
-		return fmt.Errorf("%w: %q is not in the %s; plan a create instead", ErrNotFound, op.Path, root.describe())
+		return fmt.Errorf("%w: %q is not in the %s; plan a create instead", memorybank.ErrNotFound, op.Path, root.describe())
 	}
 	if op.Block == UserBlock {
 		return fmt.Errorf("%w: updates with block %q are refused; only %q can be written", ErrUserBlock, UserBlock, MachineBlock)
@@ -243,14 +252,14 @@ func planApplyOp(st *planFileState, op Operation, root PlanRoot) error {
 		}
 		return fmt.Errorf("%w: set content to %s", ErrMissingContent, what)
 	}
-	if op.Block == MachineBlock && st.format != FormatText {
+	if op.Block == MachineBlock && st.format != memorybank.FormatText {
 		return invalidRequest("%q is a JSON document; blocks and sections exist only in Markdown documents", op.Path)
 	}
 	if op.Block == "" {
 		if err := planCheckJSON(st.format, op.Path, content); err != nil {
 			return err
 		}
-		if st.format == FormatText {
+		if st.format == memorybank.FormatText {
 			if err := planSameOutside(st.text, content); err != nil {
 				return err
 			}
@@ -258,7 +267,7 @@ func planApplyOp(st *planFileState, op Operation, root PlanRoot) error {
 		st.text = content
 		return nil
 	}
-	md, err := ParseMemoryMD(st.text)
+	md, err := memorymd.Parse(st.text)
 	if err != nil {
 		return err
 	}
@@ -277,8 +286,8 @@ func planApplyOp(st *planFileState, op Operation, root PlanRoot) error {
 // planCheckJSON catches content the Bank would refuse for a JSON document
 // before anything is written. (Schema validation by documentType still
 // happens in Write.)
-func planCheckJSON(format Format, p, content string) error {
-	if format != FormatJSON {
+func planCheckJSON(format memorybank.Format, p, content string) error {
+	if format != memorybank.FormatJSON {
 		return nil
 	}
 	if t := strings.TrimSpace(content); !json.Valid([]byte(t)) || !strings.HasPrefix(t, "{") {
@@ -290,23 +299,23 @@ func planCheckJSON(format Format, p, content string) error {
 // planSameOutside checks that a whole-file update of a document with blocks
 // changes only its machine block.
 func planSameOutside(old, new string) error {
-	om, err := ParseMemoryMD(old)
+	om, err := memorymd.Parse(old)
 	if err != nil {
 		return fmt.Errorf("the stored document has malformed blocks, so a whole-file update could change the user's text: %w", err)
 	}
-	if om.machine == nil && om.user == nil {
+	if !om.HasMachineBlock() && !om.HasUserBlock() {
 		return nil
 	}
-	nm, err := ParseMemoryMD(new)
+	nm, err := memorymd.Parse(new)
 	if err != nil {
 		return fmt.Errorf("%w: the new text: %w", ErrOutsideMachineBlock, err)
 	}
 	ob, oa := om.Outside()
 	nb, na := nm.Outside()
-	if om.machine == nil || nm.machine == nil || ob != nb || oa != na {
+	if !om.HasMachineBlock() || !nm.HasMachineBlock() || ob != nb || oa != na {
 		line := planFirstDiff(ob+oa, nb+na)
 		return fmt.Errorf("%w: the new text differs outside %s…%s (first at line %d of the text outside the block); "+
-			"update a section with block %q instead", ErrOutsideMachineBlock, MachineBlockStart, MachineBlockEnd, line, MachineBlock)
+			"update a section with block %q instead", ErrOutsideMachineBlock, memorymd.MachineBlockStart, memorymd.MachineBlockEnd, line, MachineBlock)
 	}
 	return nil
 }
@@ -321,40 +330,40 @@ func planFirstDiff(a, b string) int {
 }
 
 func planHasUserBlock(st *planFileState) bool {
-	if st.format != FormatText {
+	if st.format != memorybank.FormatText {
 		return false
 	}
-	if md, err := ParseMemoryMD(st.text); err == nil {
-		return md.user != nil
+	if md, err := memorymd.Parse(st.text); err == nil {
+		return md.HasUserBlock()
 	}
-	found := false
-	mdLines(st.text, func(_ int, line string, _ int) bool {
-		found = mdMarker(line) == mdUserStart || mdMarker(line) == mdUserEnd
-		return !found
-	})
-	return found
+	return memorymd.MentionsUserBlock(st.text)
 }
 
 // writeFile stores the folded state of one file with compare-and-swap.
-func (b *Bank) writeFile(ctx context.Context, root PlanRoot, f *planFileOps, orig, next planFileState, version int64) (*AppliedFile, error) {
+func writeFile(ctx context.Context, b *memorybank.Bank, root Root, f *planFileOps, orig, next planFileState, version int64) (*AppliedFile, error) {
 	af := &AppliedFile{Path: f.path, Operations: f.ops}
 	switch {
 	case orig.exists && !next.exists:
 		af.Type = OpDelete
-		return af, b.Delete(ctx, DeleteRequest{Scope: root.Scope, Branch: root.Branch, Path: f.path, IfVersion: version})
+		return af, b.Delete(ctx, memorybank.DeleteRequest{Scope: root.Scope, Branch: root.Branch, Path: f.path, IfVersion: version})
 	case !orig.exists && !next.exists:
 		return nil, nil // created and deleted by the same plan
 	case orig.exists && next.text == orig.text:
 		af.Type, af.Version, af.Unchanged = OpUpdate, version, true
 		return af, nil
 	}
-	req := WriteRequest{Scope: root.Scope, Branch: root.Branch, Path: f.path, Content: TextContent(next.text)}
+	req := memorybank.WriteRequest{Scope: root.Scope, Branch: root.Branch, Path: f.path}
+	if next.format == memorybank.FormatJSON {
+		req.Content = bytes.TrimSpace([]byte(next.text)) // an object: planCheckJSON checked it
+	} else {
+		req.Text = next.text
+	}
 	af.Type = OpCreate
 	if orig.exists {
-		req.Mode, req.IfVersion = ModeUpdate, version
+		req.Mode, req.IfVersion = memorybank.ModeUpdate, version
 		af.Type = OpUpdate
 	} else {
-		req.Mode = ModeCreate
+		req.Mode = memorybank.ModeCreate
 	}
 	res, err := b.Write(ctx, req)
 	if err != nil {

@@ -1,4 +1,4 @@
-package memorybank_test
+package tools_test
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/tools"
 )
 
 // Behaviour of every tool on a MemStore, through Handle, as a model would
@@ -18,8 +19,8 @@ import (
 
 func TestToolWrite(t *testing.T) {
 	const (
-		wb = memorybank.ToolWriteBranchMemoryBank
-		wg = memorybank.ToolWriteGlobalMemoryBank
+		wb = tools.WriteBranchMemoryBank
+		wg = tools.WriteGlobalMemoryBank
 	)
 	type check func(t *testing.T, e *toolEnv, out map[string]any)
 	tests := []struct {
@@ -79,70 +80,70 @@ func TestToolWrite(t *testing.T) {
 }
 
 func TestToolWriteErrors(t *testing.T) {
-	const wb = memorybank.ToolWriteBranchMemoryBank
+	const wb = tools.WriteBranchMemoryBank
 	seed := `{"branch":"main","path":"progress.json","content":{"status":"started","knownIssues":[]}}`
 	tests := []struct {
 		name    string
 		args    string
-		code    memorybank.ErrorCode
+		code    tools.Code
 		message []string
 		details func(t *testing.T, d map[string]any)
 	}{
 		{"content and patches", `{"branch":"main","path":"progress.json","content":{"status":"x"},"patches":[{"op":"remove","path":"/content/status"}]}`,
-			memorybank.CodeInvalidArgument, []string{"not both"}, nil},
+			tools.CodeInvalidArgument, []string{"not both"}, nil},
 		{"neither content nor patches", `{"branch":"main","path":"progress.json"}`,
-			memorybank.CodeInvalidArgument, []string{"give content"}, nil},
+			tools.CodeInvalidArgument, []string{"give content"}, nil},
 		{"invalid branch name", `{"branch":"bad..name","path":"x.json","content":{"a":1}}`,
-			memorybank.CodeInvalidArgument, []string{"bad..name"}, nil},
+			tools.CodeInvalidArgument, []string{"bad..name"}, nil},
 		{"path escaping the bank", `{"branch":"main","path":"../x.json","content":{"a":1}}`,
-			memorybank.CodeInvalidArgument, []string{"../x.json"}, nil},
+			tools.CodeInvalidArgument, []string{"../x.json"}, nil},
 		{"patch on a missing document lists the documents", `{"branch":"main","path":"nope.json","patches":[{"op":"add","path":"/content/a","value":1}]}`,
-			memorybank.CodeNotFound, []string{"nope.json", "progress.json", "create it first"}, func(t *testing.T, d map[string]any) {
+			tools.CodeNotFound, []string{"nope.json", "progress.json", "create it first"}, func(t *testing.T, d map[string]any) {
 				assert.Equal(t, []string{"progress.json"}, d["availableDocuments"])
 			}},
 		{"update of a missing document", `{"branch":"main","path":"nope.json","content":{"a":1},"mode":"update"}`,
-			memorybank.CodeNotFound, []string{"nope.json"}, nil},
+			tools.CodeNotFound, []string{"nope.json"}, nil},
 		{"create of an existing document", `{"branch":"main","path":"progress.json","content":{"status":"x"},"mode":"create"}`,
-			memorybank.CodeConflict, []string{"exists"}, nil},
+			tools.CodeConflict, []string{"exists"}, nil},
 		{"stale ifVersion gives the current version", `{"branch":"main","path":"progress.json","content":{"status":"x"},"ifVersion":5}`,
-			memorybank.CodeConflict, []string{"current version is 1", "retry with ifVersion 1"}, func(t *testing.T, d map[string]any) {
+			tools.CodeConflict, []string{"current version is 1", "retry with ifVersion 1"}, func(t *testing.T, d map[string]any) {
 				assert.EqualValues(t, 1, d["currentVersion"])
 				assert.EqualValues(t, 5, d["ifVersion"])
 			}},
 		{"failing operation gives its index and path", `{"branch":"main","path":"progress.json","patches":[{"op":"add","path":"/content/knownIssues/-","value":"x"},{"op":"replace","path":"/content/nothing","value":1}]}`,
-			memorybank.CodeInvalidPatch, []string{"operation 1", "/content/nothing", "fix operation 1"}, func(t *testing.T, d map[string]any) {
+			tools.CodeInvalidPatch, []string{"operation 1", "/content/nothing", "fix operation 1"}, func(t *testing.T, d map[string]any) {
 				assert.Equal(t, map[string]any{"index": 1, "op": "replace", "path": "/content/nothing"}, d["operation"])
 				assert.Equal(t, "progress.json", d["path"])
 			}},
 		{"malformed pointer found while decoding", `{"branch":"main","path":"progress.json","patches":[{"op":"add","path":"/content/a","value":1},{"op":"add","path":"content/b","value":1}]}`,
-			memorybank.CodeInvalidPatch, []string{"operation 1", "content/b"}, func(t *testing.T, d map[string]any) {
+			tools.CodeInvalidPatch, []string{"operation 1", "content/b"}, func(t *testing.T, d map[string]any) {
 				assert.Equal(t, 1, d["operation"].(map[string]any)["index"])
 			}},
 		{"move without from", `{"branch":"main","path":"progress.json","patches":[{"op":"move","path":"/content/a"}]}`,
-			memorybank.CodeInvalidPatch, []string{"operation 0"}, func(t *testing.T, d map[string]any) {
+			tools.CodeInvalidPatch, []string{"operation 0"}, func(t *testing.T, d map[string]any) {
 				assert.Equal(t, "move", d["operation"].(map[string]any)["op"])
 			}},
 		{"maintained field", `{"branch":"main","path":"progress.json","patches":[{"op":"replace","path":"/metadata/version","value":9}]}`,
-			memorybank.CodeInvalidPatch, []string{"operation 0", "/metadata/version"}, func(t *testing.T, d map[string]any) {
+			tools.CodeInvalidPatch, []string{"operation 0", "/metadata/version"}, func(t *testing.T, d map[string]any) {
 				assert.Equal(t, "/metadata/version", d["field"])
 			}},
 		{"failed test operation", `{"branch":"main","path":"progress.json","patches":[{"op":"test","path":"/content/status","value":"done"},{"op":"replace","path":"/content/status","value":"x"}]}`,
-			memorybank.CodePatchTestFailed, []string{"operation 0", "read it again"}, func(t *testing.T, d map[string]any) {
+			tools.CodePatchTestFailed, []string{"operation 0", "read it again"}, func(t *testing.T, d map[string]any) {
 				assert.Equal(t, 0, d["operation"].(map[string]any)["index"])
 			}},
 		{"schema violation lists the problems", `{"branch":"main","path":"progress.json","patches":[{"op":"replace","path":"/content/status","value":42}]}`,
-			memorybank.CodeValidationFailed, []string{"/content/status"}, func(t *testing.T, d map[string]any) {
+			tools.CodeValidationFailed, []string{"/content/status"}, func(t *testing.T, d map[string]any) {
 				assert.Equal(t, "progress", d["schema"])
 				require.NotEmpty(t, d["problems"])
 				assert.Equal(t, "/content/status", d["problems"].([]memorybank.Problem)[0].Pointer)
 			}},
 		{"too many tags", `{"branch":"main","path":"progress.json","patches":[{"op":"replace","path":"/content/status","value":"x"}],"tags":["a","b","c"]}`,
-			memorybank.CodeLimitExceeded, []string{"tags"}, func(t *testing.T, d map[string]any) {
+			tools.CodeLimitExceeded, []string{"tags"}, func(t *testing.T, d map[string]any) {
 				assert.Equal(t, 2, d["max"])
 				assert.Equal(t, 3, d["got"])
 			}},
 		{"content of a JSON path that is not JSON", `{"branch":"main","path":"x.json","content":"not json"}`,
-			memorybank.CodeInvalidArgument, []string{"not valid JSON"}, nil},
+			tools.CodeInvalidArgument, []string{"not valid JSON"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -169,18 +170,18 @@ func TestToolWriteErrors(t *testing.T) {
 
 func TestToolWriteConcurrentIfVersion(t *testing.T) {
 	e := newToolEnv(t, nil)
-	e.ok(t, memorybank.ToolWriteGlobalMemoryBank, `{"path":"shared.json","content":{"n":0}}`)
+	e.ok(t, tools.WriteGlobalMemoryBank, `{"path":"shared.json","content":{"n":0}}`)
 	const writers = 8
 	var wg sync.WaitGroup
 	start := make(chan struct{})
-	codes := make([]memorybank.ErrorCode, writers)
+	codes := make([]tools.Code, writers)
 	for i := range writers {
 		wg.Go(func() {
 			<-start
-			_, err := e.tools[memorybank.ToolWriteGlobalMemoryBank].Handle(t.Context(),
+			_, err := e.tools[tools.WriteGlobalMemoryBank].Handle(t.Context(),
 				json.RawMessage(fmt.Sprintf(`{"path":"shared.json","content":{"n":%d},"ifVersion":1}`, i+1)))
 			if err != nil {
-				codes[i] = memorybank.AsToolError(err).Code
+				codes[i] = tools.AsError(err).Code
 			}
 		})
 	}
@@ -191,35 +192,35 @@ func TestToolWriteConcurrentIfVersion(t *testing.T) {
 		switch c {
 		case "":
 			winners++
-		case memorybank.CodeConflict:
+		case tools.CodeConflict:
 			conflicts++
 		}
 	}
 	assert.Equal(t, 1, winners)
 	assert.Equal(t, writers-1, conflicts)
-	out := e.ok(t, memorybank.ToolReadGlobalMemoryBank, `{"path":"shared.json"}`)
+	out := e.ok(t, tools.ReadGlobalMemoryBank, `{"path":"shared.json"}`)
 	assert.EqualValues(t, 2, out["version"])
 }
 
 func TestToolRead(t *testing.T) {
 	e := newToolEnv(t, nil)
-	e.ok(t, memorybank.ToolWriteBranchMemoryBank, `{"branch":"feature/a","path":"notes.json","content":{"a":1},"tags":["t"]}`)
-	e.ok(t, memorybank.ToolWriteGlobalMemoryBank, `{"path":"guide.md","content":"hello"}`)
+	e.ok(t, tools.WriteBranchMemoryBank, `{"branch":"feature/a","path":"notes.json","content":{"a":1},"tags":["t"]}`)
+	e.ok(t, tools.WriteGlobalMemoryBank, `{"path":"guide.md","content":"hello"}`)
 
-	out := e.ok(t, memorybank.ToolReadBranchMemoryBank, `{"branch":"feature/a","path":"notes.json"}`)
+	out := e.ok(t, tools.ReadBranchMemoryBank, `{"branch":"feature/a","path":"notes.json"}`)
 	assert.Equal(t, "json", out["format"])
 	assert.EqualValues(t, 1, out["version"])
 	env := out["content"].(map[string]any)
 	assert.Equal(t, "memory_document_v2", env["schema"])
 	assert.Equal(t, map[string]any{"a": 1.0}, env["content"])
 
-	out = e.ok(t, memorybank.ToolReadGlobalMemoryBank, `{"path":"guide.md"}`)
+	out = e.ok(t, tools.ReadGlobalMemoryBank, `{"path":"guide.md"}`)
 	assert.Equal(t, "text", out["format"])
 	assert.Equal(t, "hello", out["content"])
 
-	te := e.fail(t, memorybank.ToolReadBranchMemoryBank, `{"branch":"feature/a","path":"note.json"}`, memorybank.CodeNotFound)
+	te := e.fail(t, tools.ReadBranchMemoryBank, `{"branch":"feature/a","path":"note.json"}`, tools.CodeNotFound)
 	assert.Contains(t, te.Message, `Documents in the branch bank of "feature/a": notes.json.`)
-	te = e.fail(t, memorybank.ToolReadBranchMemoryBank, `{"branch":"other","path":"notes.json"}`, memorybank.CodeNotFound)
+	te = e.fail(t, tools.ReadBranchMemoryBank, `{"branch":"other","path":"notes.json"}`, tools.CodeNotFound)
 	assert.Contains(t, te.Message, "holds no documents yet")
 	assert.Equal(t, []string{}, te.Details["availableDocuments"])
 }
@@ -227,9 +228,9 @@ func TestToolRead(t *testing.T) {
 func TestToolNotFoundListIsCapped(t *testing.T) {
 	e := newToolEnv(t, nil)
 	for i := range 60 {
-		e.ok(t, memorybank.ToolWriteGlobalMemoryBank, fmt.Sprintf(`{"path":"d%02d.md","content":"x"}`, i))
+		e.ok(t, tools.WriteGlobalMemoryBank, fmt.Sprintf(`{"path":"d%02d.md","content":"x"}`, i))
 	}
-	te := e.fail(t, memorybank.ToolReadGlobalMemoryBank, `{"path":"missing.md"}`, memorybank.CodeNotFound)
+	te := e.fail(t, tools.ReadGlobalMemoryBank, `{"path":"missing.md"}`, tools.CodeNotFound)
 	paths := te.Details["availableDocuments"].([]string)
 	assert.Len(t, paths, 50)
 	assert.Equal(t, "d00.md", paths[0])
@@ -240,10 +241,10 @@ func TestToolNotFoundListIsCapped(t *testing.T) {
 
 func TestToolReadContext(t *testing.T) {
 	e := newToolEnv(t, nil)
-	e.ok(t, memorybank.ToolWriteGlobalMemoryBank, `{"path":"core/architecture.md","content":"layers"}`)
-	e.ok(t, memorybank.ToolWriteGlobalMemoryBank, `{"path":"misc/notes.md","content":"n"}`)
+	e.ok(t, tools.WriteGlobalMemoryBank, `{"path":"core/architecture.md","content":"layers"}`)
+	e.ok(t, tools.WriteGlobalMemoryBank, `{"path":"misc/notes.md","content":"n"}`)
 
-	out := e.ok(t, memorybank.ToolReadContext, `{"branch":"feature/x","language":"en"}`)
+	out := e.ok(t, tools.ReadContext, `{"branch":"feature/x","language":"en"}`)
 	assert.Equal(t, memorybank.BuiltinRules(memorybank.English), out["rules"].(map[string]any)["content"])
 	branch := out["branchMemory"].(map[string]any)
 	for _, core := range memorybank.DefaultBranchCoreFiles {
@@ -257,16 +258,16 @@ func TestToolReadContext(t *testing.T) {
 	assert.Equal(t, []any{"misc/notes.md"}, out["otherGlobalFiles"])
 
 	// The language picks the templates of a new branch bank.
-	out = e.ok(t, memorybank.ToolReadContext, `{"branch":"feature/ja","language":"ja","includeRules":false,"includeGlobalMemory":false}`)
+	out = e.ok(t, tools.ReadContext, `{"branch":"feature/ja","language":"ja","includeRules":false,"includeGlobalMemory":false}`)
 	data, _ := json.Marshal(out["branchMemory"])
-	assert.NotEqual(t, data, mustJSON(t, e.ok(t, memorybank.ToolReadContext,
+	assert.NotEqual(t, data, mustJSON(t, e.ok(t, tools.ReadContext,
 		`{"branch":"feature/en","language":"en","includeRules":false,"includeGlobalMemory":false}`)["branchMemory"]))
 
 	// A budget leaves files out and says so.
-	out = e.ok(t, memorybank.ToolReadContext, `{"branch":"feature/x","includeRules":false,"maxBytes":300}`)
+	out = e.ok(t, tools.ReadContext, `{"branch":"feature/x","includeRules":false,"maxBytes":300}`)
 	assert.Equal(t, true, out["truncated"])
 
-	e.fail(t, memorybank.ToolReadContext, `{"branch":"feature/x","language":"fr"}`, memorybank.CodeInvalidArgument)
+	e.fail(t, tools.ReadContext, `{"branch":"feature/x","language":"fr"}`, tools.CodeInvalidArgument)
 }
 
 func mustJSON(t *testing.T, v any) []byte {
@@ -284,20 +285,20 @@ func TestToolReadRules(t *testing.T) {
 		{`{"language":"zh"}`, "zh", "规则"},
 	}
 	for _, tt := range tests {
-		out := e.ok(t, memorybank.ToolReadRules, tt.args)
+		out := e.ok(t, tools.ReadRules, tt.args)
 		assert.Equal(t, tt.lang, out["language"])
 		assert.Equal(t, tt.content, out["content"])
 	}
 	// A rules document in the global bank wins.
-	e.ok(t, memorybank.ToolWriteGlobalMemoryBank, `{"path":"rules/en.md","content":"our rules"}`)
-	assert.Equal(t, "our rules", e.ok(t, memorybank.ToolReadRules, `{"language":"en"}`)["content"])
+	e.ok(t, tools.WriteGlobalMemoryBank, `{"path":"rules/en.md","content":"our rules"}`)
+	assert.Equal(t, "our rules", e.ok(t, tools.ReadRules, `{"language":"en"}`)["content"])
 }
 
 func TestToolSearchAndList(t *testing.T) {
 	e := newToolEnv(t, nil)
-	e.ok(t, memorybank.ToolWriteBranchMemoryBank, `{"branch":"main","path":"a.json","content":{"x":1},"tags":["auth","db"]}`)
-	e.ok(t, memorybank.ToolWriteBranchMemoryBank, `{"branch":"main","path":"b.md","content":"b","tags":["auth"]}`)
-	e.ok(t, memorybank.ToolWriteGlobalMemoryBank, `{"path":"notes/c.md","content":"c","tags":["db"]}`)
+	e.ok(t, tools.WriteBranchMemoryBank, `{"branch":"main","path":"a.json","content":{"x":1},"tags":["auth","db"]}`)
+	e.ok(t, tools.WriteBranchMemoryBank, `{"branch":"main","path":"b.md","content":"b","tags":["auth"]}`)
+	e.ok(t, tools.WriteGlobalMemoryBank, `{"path":"notes/c.md","content":"c","tags":["db"]}`)
 
 	paths := func(out map[string]any) []string {
 		var ps []string
@@ -319,23 +320,23 @@ func TestToolSearchAndList(t *testing.T) {
 	}
 	for _, s := range searches {
 		t.Run("search "+s.args, func(t *testing.T) {
-			out := e.ok(t, memorybank.ToolSearchDocumentsByTags, s.args)
+			out := e.ok(t, tools.SearchDocumentsByTags, s.args)
 			assert.Equal(t, s.want, paths(out))
 			assert.NotNil(t, out["documents"], "no hits is an empty list, not null")
 		})
 	}
-	hit := e.ok(t, memorybank.ToolSearchDocumentsByTags, `{"tags":["db"]}`)["documents"].([]any)[0].(map[string]any)
+	hit := e.ok(t, tools.SearchDocumentsByTags, `{"tags":["db"]}`)["documents"].([]any)[0].(map[string]any)
 	assert.Equal(t, "c", hit["title"])
-	e.fail(t, memorybank.ToolSearchDocumentsByTags, `{"tags":["db"],"scope":"branch"}`, memorybank.CodeInvalidArgument)
+	e.fail(t, tools.SearchDocumentsByTags, `{"tags":["db"],"scope":"branch"}`, tools.CodeInvalidArgument)
 
-	out := e.ok(t, memorybank.ToolListDocuments, `{"scope":"branch","branch":"main"}`)
+	out := e.ok(t, tools.ListDocuments, `{"scope":"branch","branch":"main"}`)
 	assert.Equal(t, []string{"branch:a.json", "branch:b.md"}, listPaths(out, "branch"))
-	out = e.ok(t, memorybank.ToolListDocuments, `{"scope":"global","prefix":"notes/"}`)
+	out = e.ok(t, tools.ListDocuments, `{"scope":"global","prefix":"notes/"}`)
 	assert.Equal(t, []string{"global:notes/c.md"}, listPaths(out, "global"))
-	out = e.ok(t, memorybank.ToolListDocuments, `{"scope":"branch","branch":"empty"}`)
+	out = e.ok(t, tools.ListDocuments, `{"scope":"branch","branch":"empty"}`)
 	assert.Equal(t, []any{}, out["documents"])
-	e.fail(t, memorybank.ToolListDocuments, `{"scope":"branch"}`, memorybank.CodeInvalidArgument)
-	e.fail(t, memorybank.ToolListDocuments, `{"scope":"all"}`, memorybank.CodeInvalidArgument)
+	e.fail(t, tools.ListDocuments, `{"scope":"branch"}`, tools.CodeInvalidArgument)
+	e.fail(t, tools.ListDocuments, `{"scope":"all"}`, tools.CodeInvalidArgument)
 }
 
 func listPaths(out map[string]any, scope string) []string {
@@ -348,23 +349,23 @@ func listPaths(out map[string]any, scope string) []string {
 
 func TestToolDelete(t *testing.T) {
 	e := newToolEnv(t, nil)
-	e.ok(t, memorybank.ToolWriteBranchMemoryBank, `{"branch":"main","path":"a.md","content":"a"}`)
-	e.ok(t, memorybank.ToolWriteBranchMemoryBank, `{"branch":"main","path":"a.md","content":"a2"}`)
+	e.ok(t, tools.WriteBranchMemoryBank, `{"branch":"main","path":"a.md","content":"a"}`)
+	e.ok(t, tools.WriteBranchMemoryBank, `{"branch":"main","path":"a.md","content":"a2"}`)
 
-	te := e.fail(t, memorybank.ToolDeleteDocument, `{"scope":"branch","branch":"main","path":"a.md","ifVersion":1}`, memorybank.CodeConflict)
+	te := e.fail(t, tools.DeleteDocument, `{"scope":"branch","branch":"main","path":"a.md","ifVersion":1}`, tools.CodeConflict)
 	assert.EqualValues(t, 2, te.Details["currentVersion"])
-	te = e.fail(t, memorybank.ToolDeleteDocument, `{"scope":"branch","branch":"main","path":"b.md"}`, memorybank.CodeNotFound)
+	te = e.fail(t, tools.DeleteDocument, `{"scope":"branch","branch":"main","path":"b.md"}`, tools.CodeNotFound)
 	assert.Contains(t, te.Message, "a.md")
 
-	out := e.ok(t, memorybank.ToolDeleteDocument, `{"scope":"branch","branch":"main","path":"a.md","ifVersion":2}`)
+	out := e.ok(t, tools.DeleteDocument, `{"scope":"branch","branch":"main","path":"a.md","ifVersion":2}`)
 	assert.Equal(t, map[string]any{"deleted": true, "scope": "branch", "branch": "main", "path": "a.md"}, out)
-	e.fail(t, memorybank.ToolReadBranchMemoryBank, `{"branch":"main","path":"a.md"}`, memorybank.CodeNotFound)
-	te = e.fail(t, memorybank.ToolDeleteDocument, `{"scope":"branch","path":"a.md"}`, memorybank.CodeInvalidArgument)
+	e.fail(t, tools.ReadBranchMemoryBank, `{"branch":"main","path":"a.md"}`, tools.CodeNotFound)
+	te = e.fail(t, tools.DeleteDocument, `{"scope":"branch","path":"a.md"}`, tools.CodeInvalidArgument)
 	assert.Contains(t, te.Message, "branch")
 }
 
 // FuzzToolHandle: whatever a model sends, every tool answers with a JSON
-// object or a *ToolError, and never panics.
+// object or a *tools.Error, and never panics.
 func FuzzToolHandle(f *testing.F) {
 	f.Add(uint8(0), `{"branch":"main","path":"a.json","content":{"a":1}}`)
 	f.Add(uint8(0), `{"branch":"main","path":"a.json","patches":[{"op":"add","path":"/content/b","value":[1]}]}`)
@@ -373,13 +374,16 @@ func FuzzToolHandle(f *testing.F) {
 	f.Add(uint8(6), `{"tags":["a"],"match":"and"}`)
 	f.Add(uint8(8), `{"scope":"global","path":"a.md","ifVersion":3}`)
 	f.Add(uint8(2), `[`)
+	f.Add(uint8(1), `{"path":"a.json","path":"b.json","content":{}}`)
+	f.Add(uint8(1), `{"path":"a.json","content":"{\"schema\":\"memory_document_v2\",\"content\":\"{}\"}","patches":[]}`)
+	f.Add(uint8(0), `{"branch":"main","path":"a.md","content":null,"patches":null}`)
 	store := &memorybank.MemStore{}
-	tools := memorybank.Tools(memorybank.New(store, nil))
+	all := tools.For(memorybank.New(store, nil))
 	f.Fuzz(func(t *testing.T, which uint8, args string) {
-		tool := tools[int(which)%len(tools)]
+		tool := all[int(which)%len(all)]
 		res, err := tool.Handle(t.Context(), json.RawMessage(args))
 		if err != nil {
-			var te *memorybank.ToolError
+			var te *tools.Error
 			require.ErrorAs(t, err, &te)
 			require.NotEmpty(t, te.Code)
 			_, merr := json.Marshal(te)

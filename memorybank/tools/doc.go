@@ -1,0 +1,57 @@
+// Package tools gives a memory bank's agent tools to a host, without
+// choosing a transport: [For] returns, for a [memorybank.Bank], the tools
+// of the memory-bank MCP server (write_branch_memory_bank, read_context,
+// search_documents_by_tags, ...), each a name, a description, a JSON
+// Schema for its arguments and a handler. The host registers them with its
+// tool protocol (MCP's tools/list, a function-calling API, ...) and calls
+// [Tool.Handle] with the arguments the model sent; examples/mcp-server
+// serves them over MCP.
+//
+//	for _, t := range tools.For(bank) {
+//		register(t.Name, t.Description, t.InputSchema, t.Handle)
+//	}
+//
+// Arguments are validated against each tool's InputSchema before anything
+// runs, unknown properties are refused and defaults applied. Every failure
+// is an [*Error] whose Code (NOT_FOUND, INVALID_PATCH, CONFLICT, ...) is
+// mapped from the Bank's errors with errors.Is and errors.As, never from
+// messages; [AsError] does the same mapping for a host's own transport.
+// Results are JSON values: documents are objects, not strings holding JSON.
+//
+// This package is the edge that reads what models write, so the leniency
+// models need lives here and not in the Bank: in the write tools, content
+// "" or null is absent, a string holding a JSON object is that object (also
+// as an envelope's content), empty patches beside content are dropped, and
+// a content string for a text path (any path not ending in .json) is the
+// document's text. An argument given twice is refused, since JSON decoders
+// disagree on which one counts.
+//
+// Rules where the tool protocol leaves a choice:
+//
+//   - Input schemas are draft-07 JSON Schema (what gojsonschema checks and
+//     what MCP clients show models), compiled once per process. Every tool
+//     refuses unknown top-level properties; patch operation objects accept
+//     extra members, as RFC 6902 requires. Requirements that depend on
+//     another argument (branch when scope is "branch" or branch memory is
+//     included) are stated in the descriptions and enforced by the Bank,
+//     whose messages name what is missing.
+//   - Defaults in the schemas are applied before the call: mode "upsert",
+//     returnContent false, include flags true, match "or", search scope
+//     "all". language has no schema default: it is the Bank's
+//     Options.Language.
+//   - Every result is a JSON object: list_documents and
+//     search_documents_by_tags wrap their entries in {"documents": [...]},
+//     read_rules returns {"language", "content"}, delete_document
+//     {"deleted": true, ...}. Reads return the memorybank.Document, whose
+//     "content" is the envelope as a JSON value.
+//   - list_documents and delete_document take scope "branch" or "global",
+//     one tool for both banks.
+//   - returnContent reads the document after the write; a concurrent writer
+//     may already have changed it (its version says so), and if it was
+//     deleted meanwhile the document is omitted rather than the write
+//     reported as failed.
+//   - NOT_FOUND lists at most 50 of the bank's documents (and how many
+//     there are), from one listing of the store's keys: no document is
+//     read to build the hint. ErrExists (mode "create") is CONFLICT; a
+//     corrupt stored document, a store failure or cancellation is INTERNAL.
+package tools
