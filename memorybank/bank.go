@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentmemory/agentmemory/jsonpatch"
@@ -66,7 +67,7 @@ var DefaultBranchCoreFiles = []string{"branchContext.json", "activeContext.json"
 
 // DefaultGlobalCoreFiles are the core files of the global bank: every
 // document under core/ (an entry ending in "/" is a prefix), then the
-// documents of seed 004 when present.
+// documents a global memory bank usually holds, when present.
 var DefaultGlobalCoreFiles = []string{"core/", "architecture.md", "coding-standards.md", "domain-models.md", "glossary.md", "tech-stack.md", "user-guide.md"}
 
 // Options configure a Bank. The zero value, and a nil *Options, give the
@@ -81,7 +82,7 @@ type Options struct {
 	Logger *slog.Logger
 	// Patcher applies JSON Patches. Default jsonpatch.New(nil).
 	Patcher jsonpatch.Patcher
-	// Language is ReadContext's default language. Default Japanese (seed 004).
+	// Language is ReadContext's default language. Default Japanese.
 	Language Language
 	// BranchCoreFiles and GlobalCoreFiles replace DefaultBranchCoreFiles and
 	// DefaultGlobalCoreFiles when non-nil. A core file name matches a stored
@@ -89,9 +90,9 @@ type Options struct {
 	// extensions .json/.md (so existing Markdown banks keep their core files).
 	BranchCoreFiles []string
 	GlobalCoreFiles []string
-	// Rules replace the built-in rules per language. A "rules/<lang>.md"
+	// DefaultRules replace the built-in rules per language. A "rules/<lang>.md"
 	// document in the global bank takes precedence over both.
-	Rules map[Language]string
+	DefaultRules map[Language]string
 	// MaxDocumentBytes limits the stored size of a document. Default 1 MiB.
 	MaxDocumentBytes int
 	// MaxPatchOps limits the operations of one patch. Default 256.
@@ -128,12 +129,13 @@ type Bank struct {
 
 	mu       sync.Mutex
 	branches map[string]string // branch dir -> branch name, verified
-	indexes  map[string]*scopeIndex
+	indexes  map[string]*bankIndex
+	own      atomic.Uint64 // this Bank's successful Puts and Deletes (see index.go)
 }
 
 // New returns a Bank over store. opts may be nil.
 func New(store Store, opts *Options) *Bank {
-	b := &Bank{store: store, locks: newKeyLocks(), branches: map[string]string{}, indexes: map[string]*scopeIndex{}}
+	b := &Bank{store: store, locks: newKeyLocks(), branches: map[string]string{}, indexes: map[string]*bankIndex{}}
 	if opts != nil {
 		b.opts = *opts
 	}
@@ -161,12 +163,12 @@ func New(store Store, opts *Options) *Bank {
 	}
 	o.BranchCoreFiles = append([]string(nil), o.BranchCoreFiles...)
 	o.GlobalCoreFiles = append([]string(nil), o.GlobalCoreFiles...)
-	if o.Rules != nil {
-		rules := make(map[Language]string, len(o.Rules))
-		for k, v := range o.Rules {
+	if o.DefaultRules != nil {
+		rules := make(map[Language]string, len(o.DefaultRules))
+		for k, v := range o.DefaultRules {
 			rules[k] = v
 		}
-		o.Rules = rules
+		o.DefaultRules = rules
 	}
 	if o.MaxDocumentBytes <= 0 {
 		o.MaxDocumentBytes = DefaultMaxDocumentBytes
@@ -192,12 +194,12 @@ func (b *Bank) Options() Options {
 	o := b.opts
 	o.BranchCoreFiles = append([]string(nil), o.BranchCoreFiles...)
 	o.GlobalCoreFiles = append([]string(nil), o.GlobalCoreFiles...)
-	if o.Rules != nil {
-		rules := make(map[Language]string, len(o.Rules))
-		for k, v := range o.Rules {
+	if o.DefaultRules != nil {
+		rules := make(map[Language]string, len(o.DefaultRules))
+		for k, v := range o.DefaultRules {
 			rules[k] = v
 		}
-		o.Rules = rules
+		o.DefaultRules = rules
 	}
 	return o
 }

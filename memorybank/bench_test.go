@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentmemory/agentmemory/jsonpatch"
 	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/fsstore"
 )
 
 // populate stores n generic documents directly in the global bank, as
@@ -58,7 +60,7 @@ func BenchmarkReadContext1000(b *testing.B) {
 	populate(b, store, 994)
 	bank := memorybank.New(store, nil)
 	for _, p := range []string{"architecture.md", "coding-standards.md", "domain-models.md", "glossary.md", "tech-stack.md", "user-guide.md"} {
-		_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: p, Content: memorybank.TextContent("# " + p + "\n" + strings.Repeat("Some text. ", 50)), Tags: []string{"core"}})
+		_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: p, Text: ("# " + p + "\n" + strings.Repeat("Some text. ", 50)), Tags: []string{"core"}})
 		require.NoError(b, err)
 	}
 	res, err := bank.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "main"}) // initialises the branch bank
@@ -145,6 +147,10 @@ func (s hideSnapshot) Get(ctx context.Context, key string) (memorybank.Object, e
 	return s.Store.Get(ctx, key)
 }
 
+func (s hideSnapshot) Changes(ctx context.Context) (memorybank.ChangeCount, error) {
+	return s.Store.(memorybank.ChangeCounter).Changes(ctx)
+}
+
 func (s hideSnapshot) Put(ctx context.Context, key string, data []byte, cond memorybank.Condition) (memorybank.Object, error) {
 	if strings.HasSuffix(key, "/.tagindex.json") {
 		return memorybank.Object{Key: key, Version: "hidden"}, nil
@@ -181,6 +187,113 @@ func BenchmarkWriteBankSize(b *testing.B) {
 					}
 				}
 			})
+		})
+	}
+}
+
+// patchDoc builds a system_patterns document of about size bytes.
+func patchDoc(size int) string {
+	items := make([]string, 0, size/70)
+	n := 0
+	for i := 0; n < size; i++ {
+		it := fmt.Sprintf(`{"title":"decision %d","decision":"use approach %d for module %d"}`, i, i, i)
+		items = append(items, it)
+		n += len(it) + 1
+	}
+	return `{"schema":"memory_document_v2","metadata":{"title":"Patterns","documentType":"system_patterns","tags":["core"]},"content":{"technicalDecisions":[` + strings.Join(items, ",") + `]}}`
+}
+
+// BenchmarkPatchWriteVsFloor measures a one-operation patch write on
+// MemStore against the floor of any write: decoding the stored document once
+// and encoding the result once (encoding/json into and out of an any). The
+// two are timed alternately inside one loop, so machine noise hits both; the
+// x-floor metric is their ratio. gets/op and puts/op count store calls per
+// patch write.
+func BenchmarkPatchWriteVsFloor(b *testing.B) {
+	for _, size := range []int{10_000, 600_000} {
+		b.Run(fmt.Sprintf("%dKB", size/1000), func(b *testing.B) {
+			store := &countingStore{Store: &memorybank.MemStore{}}
+			bank := memorybank.New(store, nil)
+			_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "systemPatterns.json", Content: json.RawMessage(patchDoc(size))})
+			require.NoError(b, err)
+			obj, err := store.Get(ctx, "global-memory-bank/systemPatterns.json")
+			require.NoError(b, err)
+			stored := obj.Data
+			patch := jsonpatch.Patch{{Op: "replace", Path: "/content/technicalDecisions/3/decision", Value: json.RawMessage(`"changed"`)}}
+			store.reset()
+			var floor, write time.Duration
+			for b.Loop() {
+				t := time.Now()
+				var v any
+				if err := json.Unmarshal(stored, &v); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := json.Marshal(v); err != nil {
+					b.Fatal(err)
+				}
+				floor += time.Since(t)
+				t = time.Now()
+				if _, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "systemPatterns.json", Patches: patch}); err != nil {
+					b.Fatal(err)
+				}
+				write += time.Since(t)
+			}
+			b.ReportMetric(float64(write)/float64(floor), "x-floor")
+			b.ReportMetric(float64(floor.Nanoseconds())/float64(b.N), "floor-ns")
+			b.ReportMetric(float64(write.Nanoseconds())/float64(b.N), "write-ns")
+			b.ReportMetric(float64(store.gets.Load())/float64(b.N), "gets/op")
+			b.ReportMetric(float64(store.puts.Load())/float64(b.N), "puts/op")
+		})
+	}
+}
+
+// readContextBank is a bank of n generic documents plus the six global core
+// files, with the branch bank of "main" initialised.
+func readContextBank(b testing.TB, store memorybank.Store, n int) *memorybank.Bank {
+	populate(b, store, n)
+	bank := memorybank.New(store, nil)
+	for _, p := range []string{"architecture.md", "coding-standards.md", "domain-models.md", "glossary.md", "tech-stack.md", "user-guide.md"} {
+		_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: p, Text: "# " + p + "\n" + strings.Repeat("Some text. ", 50), Tags: []string{"core"}})
+		require.NoError(b, err)
+	}
+	_, err := bank.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "main"}) // initialises the branch bank
+	require.NoError(b, err)
+	return bank
+}
+
+// BenchmarkReadContextBankSize: warm ReadContext on banks of 100 and 10,000
+// documents, timed alternately in one loop; x-100 is the 10,000-document
+// cost over the 100-document cost.
+func BenchmarkReadContextBankSize(b *testing.B) {
+	for _, kind := range []string{"mem", "fs"} {
+		b.Run(kind, func(b *testing.B) {
+			open := func() memorybank.Store {
+				if kind == "mem" {
+					return &memorybank.MemStore{}
+				}
+				s, err := fsstore.Open(b.TempDir(), nil)
+				require.NoError(b, err)
+				b.Cleanup(func() { _ = s.Close() })
+				return s
+			}
+			small, large := readContextBank(b, open(), 100), readContextBank(b, open(), 10_000)
+			var ts, tl time.Duration
+			req := memorybank.ReadContextRequest{Branch: "main"}
+			for b.Loop() {
+				t := time.Now()
+				if _, err := small.ReadContext(ctx, req); err != nil {
+					b.Fatal(err)
+				}
+				ts += time.Since(t)
+				t = time.Now()
+				if _, err := large.ReadContext(ctx, req); err != nil {
+					b.Fatal(err)
+				}
+				tl += time.Since(t)
+			}
+			b.ReportMetric(float64(ts.Nanoseconds())/float64(b.N), "ns-100")
+			b.ReportMetric(float64(tl.Nanoseconds())/float64(b.N), "ns-10000")
+			b.ReportMetric(float64(tl)/float64(ts), "x-100")
 		})
 	}
 }

@@ -101,6 +101,22 @@ func (b *Bank) branchDir(ctx context.Context, name string, claim bool) (string, 
 	}
 	key := BranchPrefix + dir + "/" + branchMarker
 	for range 3 {
+		if claim {
+			// A claim follows a check that found no marker (locate), so
+			// try to write it first and read it only if someone was first.
+			data, _ := json.Marshal(branchRecord{Branch: name})
+			_, err := b.store.Put(ctx, key, append(data, '\n'), Condition{IfAbsent: true})
+			if err == nil {
+				b.own.Add(1)
+				b.mu.Lock()
+				b.branches[dir] = name
+				b.mu.Unlock()
+				return dir, nil
+			}
+			if !errors.Is(err, ErrConflict) {
+				return "", err
+			}
+		}
 		obj, err := b.store.Get(ctx, key)
 		if err == nil {
 			var rec branchRecord
@@ -118,18 +134,7 @@ func (b *Bank) branchDir(ctx context.Context, name string, claim bool) (string, 
 		if !claim {
 			return dir, nil
 		}
-		data, _ := json.Marshal(branchRecord{Branch: name})
-		_, err = b.store.Put(ctx, key, append(data, '\n'), Condition{IfAbsent: true})
-		if err == nil {
-			b.mu.Lock()
-			b.branches[dir] = name
-			b.mu.Unlock()
-			return dir, nil
-		}
-		if !errors.Is(err, ErrConflict) {
-			return "", err
-		}
-		// Another writer claimed it first: read whom it belongs to.
+		// Claimed and deleted again between the Put and the Get: retry.
 	}
 	return "", fmt.Errorf("%w: branch marker %q keeps changing", ErrConflict, key)
 }

@@ -71,7 +71,7 @@ func TestBranchNames(t *testing.T) {
 func TestBranchCollision(t *testing.T) {
 	forEachStore(t, func(t *testing.T, store memorybank.Store) {
 		b := newBank(store)
-		mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "feature/foo", Path: "notes.md", Content: memorybank.TextContent("x")})
+		mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "feature/foo", Path: "notes.md", Text: ("x")})
 		// The directory records its branch.
 		obj, err := store.Get(ctx, "branch-memory-bank/feature-foo/.branch.json")
 		require.NoError(t, err)
@@ -81,7 +81,7 @@ func TestBranchCollision(t *testing.T) {
 		// for reads, writes, lists and searches alike.
 		other := newBank(store)
 		before := snapshot(t, store)
-		_, err = other.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "feature-foo", Path: "notes.md", Content: memorybank.TextContent("y")})
+		_, err = other.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "feature-foo", Path: "notes.md", Text: ("y")})
 		var be *memorybank.BranchError
 		require.ErrorAs(t, err, &be)
 		assert.ErrorIs(t, err, memorybank.ErrBranchCollision)
@@ -95,11 +95,11 @@ func TestBranchCollision(t *testing.T) {
 		assert.ErrorIs(t, err, memorybank.ErrBranchCollision)
 		_, err = other.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "feature-foo"})
 		assert.ErrorIs(t, err, memorybank.ErrBranchCollision)
-		_, err = b.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "feature-foo", Path: "n.md", Content: memorybank.TextContent("y")})
+		_, err = b.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "feature-foo", Path: "n.md", Text: ("y")})
 		assert.ErrorIs(t, err, memorybank.ErrBranchCollision, "the same Bank refuses it too")
 
 		// "main" is a branch like any other.
-		mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "main", Path: "notes.md", Content: memorybank.TextContent("m")})
+		mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "main", Path: "notes.md", Text: ("m")})
 		assert.Equal(t, "m", mustRead(t, other, memorybank.ScopeBranch, "main", "notes.md").Text())
 
 		names, err := other.Branches(ctx)
@@ -116,7 +116,7 @@ func TestBranchClaimsLegacyDirectory(t *testing.T) {
 	require.NoError(t, err)
 	b := newBank(store)
 	assert.Equal(t, "# Progress\n", mustRead(t, b, memorybank.ScopeBranch, "feature-old", "progress.md").Text(), "reading claims nothing")
-	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "feature/old", Path: "x.md", Content: memorybank.TextContent("x")})
+	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "feature/old", Path: "x.md", Text: ("x")})
 	_, err = newBank(store).Read(ctx, memorybank.ReadRequest{Scope: memorybank.ScopeBranch, Branch: "feature-old", Path: "progress.md"})
 	assert.ErrorIs(t, err, memorybank.ErrBranchCollision)
 }

@@ -1,11 +1,9 @@
 // Package memorybank is a memory bank for AI coding agents: a branch bank
 // per git branch and a global bank of documents, kept in any [Store]
-// ([MemStore] in memory, fsstore on disk, or one of the host's), with
-// validated writes, RFC 6902 partial updates, a one-call [Bank.ReadContext]
-// and tag search. It reads the banks of the origin memory-bank MCP server
-// unchanged and fixes its known faults: it validates every JSON write,
-// keeps tag patches, bumps metadata.version, accepts the branch "main", and
-// returns real titles from tag search.
+// ([MemStore] in memory, fsstore on disk, pgstore in PostgreSQL, or one of
+// the host's), with validated writes, RFC 6902 partial updates, a one-call
+// [Bank.ReadContext] and tag search. It reads the banks of the memory-bank
+// MCP server (its memory_document_v2 format, JSON and Markdown) unchanged.
 //
 //	bank := memorybank.New(&memorybank.MemStore{}, nil)
 //	rc, err := bank.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "feature/login"})
@@ -14,11 +12,13 @@
 //
 // The package does no I/O of its own: every read and write goes through the
 // Store, with compare-and-swap. It picks no transport and does not detect
-// the current git branch: callers pass it. Around it, each in its own
-// package: memorybank/tools, the bank's agent tools (definitions, argument
-// decoding, error codes) for a host to serve; memorybank/plan, the file
-// selection and write plans of a Markdown memory bank, as functions over a
-// Bank; memorybank/memorymd, the MEMORY.md format.
+// the current git branch: callers pass it. Its Go API takes typed input
+// (content as a JSON object, text as text). Around it, each in its own
+// package: memorybank/tools, the agent tools (definitions, the lenient
+// decoding model-written arguments need, error codes) for a host to serve;
+// memorybank/plan, the file selection and confirmed write plans of a
+// Markdown memory bank, as functions over a Bank; memorybank/memorymd, the
+// MEMORY.md format.
 //
 // # Layout
 //
@@ -35,37 +35,39 @@
 //
 // # Documents
 //
-// A path ending in ".json" holds a memory_document_v2 envelope; reading
-// also accepts documentType at the top level (moved into metadata), missing
-// metadata fields (filled: title from the file name, documentType from it
-// for the four core names, else "generic", tags [], version 1) and plain
-// JSON objects (taken as content); writes always store the canonical form,
-// indented, keys in a fixed order, unknown fields kept. Every other path is
-// a text document stored as its text after a YAML front matter block with
-// the same metadata (see textdoc.go); existing Markdown files without front
-// matter read unchanged, their tags taken from a "tags: #a #b" line, which
-// later writes keep in step with the metadata.
+// A path ending in ".json" holds a memory_document_v2 envelope
+// {"schema", "metadata", "content"}; reading also accepts documentType at
+// the top level (moved into metadata), missing metadata fields (filled:
+// title from the file name, documentType from it for the four core names,
+// else "generic", tags [], version 1) and plain JSON objects (taken as
+// content). Writes store the canonical form: indented by two spaces,
+// metadata keys in a fixed order, unknown fields kept, member order and
+// number spellings of the content as given. Every other path is a text
+// document: its text after a YAML front matter block holding the same
+// metadata; Markdown files without front matter read unchanged, their tags
+// taken from a "tags: #a #b" line among the first lines, which later writes
+// keep in step with the metadata.
 //
 // # Writes
 //
-// [Bank.Write] follows seed 000: content XOR patches (else
-// [ErrInvalidRequest]); patches on a missing document are [ErrNotFound];
-// patches apply to the whole canonical envelope, atomically. The Bank owns
-// schema, id (kept; generated when absent), path, createdAt (kept), version
-// (+1 per write) and lastModified (from Options.Clock); patch operations
-// that write them, move them away, or replace an ancestor with different
-// values are [*ForbiddenPatchError]. Decisions where the seed is silent:
-// /metadata/path is maintained too (move a document by writing the new path
-// and deleting the old one); tags are deduplicated; WriteRequest.Tags,
-// when given, win over tags in content or patches; a full write without
-// tags keeps the stored tags; a full write of bare content keeps the stored
-// title and documentType; a patch that removes /metadata/tags,
-// /metadata/title or /metadata/documentType removes them (tags become [],
-// title and documentType the defaults a read fills in), never restoring the
-// stored value as the origin server did; a patch that puts documentType at
-// the top level is a [*ValidationError] pointing to /metadata/documentType;
-// a version stored as a numeric string ("3") counts as that number; a
-// corrupt stored document can be replaced by a full write but not patched
+// [Bank.Write] takes content (a JSON object), text (text documents) or
+// patches, exactly one (else [ErrInvalidRequest]); patches on a missing
+// document are [ErrNotFound]; patches apply to the whole canonical
+// envelope, atomically. The Bank owns schema, id (kept; generated when
+// absent), path, createdAt (kept), version (+1 per write) and lastModified
+// (from Options.Clock); patch operations that write them, move them away,
+// or replace an ancestor with different values are [*ForbiddenPatchError].
+// Decisions: /metadata/path is maintained too (move a document by writing
+// the new path and deleting the old one); tags are deduplicated;
+// WriteRequest.Tags, when given, win over tags in content or patches; a
+// full write without tags keeps the stored tags; a full write of bare
+// content keeps the stored title and documentType; a patch that removes
+// /metadata/tags, /metadata/title or /metadata/documentType removes them
+// (tags become [], title and documentType the defaults a read fills in),
+// never restoring the stored value; a patch that puts documentType at the
+// top level is a [*ValidationError] pointing to /metadata/documentType; a
+// version stored as a numeric string ("3") counts as that number; a corrupt
+// stored document can be replaced by a full write but not patched
 // ([ErrCorrupt]).
 //
 // Every write validates the result against the embedded draft-07 schemas
@@ -73,6 +75,13 @@
 // (branch_context, active_context, progress, system_patterns, else generic:
 // any non-empty object); extra fields are allowed. Failures list every
 // problem by JSON Pointer in a [*ValidationError].
+//
+// A write does each piece of work once: one Store.Get, the stored bytes
+// split into their members without decoding the content, the patch or
+// content applied, the content decoded once (for validation, and in the
+// same pass written in its stored form), one Store.Put. A first write to a
+// branch bank also writes its marker. [WriteResult.Document] gives the
+// stored document without reading it back.
 //
 // Concurrency: each write is a read, a recomputation and a compare-and-swap
 // on the store version. With IfVersion, a stale metadata.version is a
@@ -90,59 +99,52 @@
 //
 // # ReadContext
 //
-// Seed 004's read_context: rules, branch memory and global memory, each
-// section included unless its flag is false. Decisions: the language also
-// selects the templates of a new branch bank and accepts "zh"; a branch
-// bank with no documents is initialised from templates (the global bank is
-// never initialised); core files match by name or by the other of
-// .json/.md, so Markdown banks keep their core files; the paths of the
-// other documents are listed (otherBranchFiles, otherGlobalFiles) so the
-// agent knows what it can Read; the byte budget counts the JSON of memory
-// files (not the rules), core files first in configured order, then
-// paths, with truncated set when anything was left out. The budget is
-// exact: it is the sum of the bytes encoding/json writes for each included
-// memory file entry ("path":{...}) and each listed path, so the encoded
-// files and paths never exceed it; section names, rules and punctuation
-// around them are not counted. Rules come from the
-// global document "rules/<lang>.md" ([RulesPath]) if it exists, else
-// Options.Rules, else the built-in text ([BuiltinRules]).
+// Rules, branch memory and global memory in one call, each section
+// included unless its flag is false. Decisions: the language also selects
+// the templates of a new branch bank and accepts "zh"; a branch bank with
+// no documents is initialised from templates (the global bank is never
+// initialised); core files match by name or by the other of .json/.md, so
+// Markdown banks keep their core files; the paths of the other documents
+// are listed (otherBranchFiles, otherGlobalFiles) so the agent knows what
+// it can Read; the byte budget counts the JSON of memory files (not the
+// rules), core files first in configured order, then paths, with truncated
+// set when anything was left out. The budget is exact: it is the sum of the
+// bytes encoding/json writes for each included memory file entry
+// ("path":{...}) and each listed path; section names, rules and punctuation
+// around them are not counted. Rules come from the global document
+// "rules/<lang>.md" ([RulesPath]) if it exists, else Options.DefaultRules,
+// else the built-in text ([BuiltinRules]). ReadContext reads only the
+// documents it returns: the other paths come from the index.
 //
-// # Tag search and List
+// # Index, change signal, List and tag search
 //
-// [Bank.SearchByTags] and [Bank.List] are served by an in-memory index per
-// bank, updated in place by the Bank's own writes, so a write costs the
-// same at any bank size (see tagindex.go). A fresh process does not read
-// every document on its first search or List: each bank of 128 or more
-// documents holds a snapshot of its index (".tagindex.json": per document,
-// the store version it was read at, title, documentType, tags,
-// lastModified, version and size). A cold index loads it (one Get) and
-// reconciles it with one Store.List, re-reading only documents whose store
-// version differs and dropping vanished ones; a bank without a usable
-// snapshot is read in full (one Get per document). BenchmarkSearchByTagsCold
-// measures both over 10,000 documents. The snapshot is a cache checked
-// against store versions, never trusted on its own: a corrupt, foreign or
-// outdated one is ignored or corrected, never an error. Writes do not update
-// it (their cost must not grow with the bank); the reconcile rewrites it,
-// unconditionally and best effort (failures are logged), after re-reading
-// or dropping 128 or more documents, including a full build. So a read (a
-// search, List, ReadContext, or a failed call listing the documents) may
-// store the snapshot; it is hidden like the other dot-names.
-// Writes through any Bank, in any process, are noticed through a per-bank
-// generation marker (".generation"), so a warm search costs one small read
-// per bank plus the matching. Changes made outside any Bank (a person
-// editing the folder, git pull, the origin server) do not touch the marker:
-// List and ReadContext always reconcile with one Store.List (comparing
-// store versions, re-reading only changed documents, dropping vanished
-// ones), so they see such changes at once; SearchByTags also reconciles
-// when its last reconcile is older than Options.IndexMaxAge (default 2 s,
-// by the Bank's Clock; negative: every search), which bounds how stale a
-// search can be. Indexes are kept only for banks that exist. ScopeAll
-// searches the global bank and, when Branch is set, that branch.
+// [Bank.List], [Bank.SearchByTags] and ReadContext's listing are served by
+// an in-memory index per bank, derived from the Store and keyed by store
+// versions, updated in place by the Bank's own writes (so a write costs the
+// same at any bank size and writes nothing but its document). Whether
+// anybody else wrote is learnt from the store's change count
+// ([ChangeCounter], which MemStore and fsstore offer): a warm call costs
+// one Changes call, whatever the size of the bank. When the count shows
+// changes by others, or the store offers no count (the fallback, used for
+// pgstore today), the index reconciles with one Store.List and re-reads
+// only the documents whose store version changed, and only when their
+// metadata is needed. Changes that bypass every Store (a person editing the
+// folder, git pull) are not counted: List, ReadContext and search see them
+// once the last reconcile is older than Options.IndexMaxAge (default 2 s,
+// by the Bank's Clock; negative: every call reconciles); Read always reads
+// the store. A fresh process does not read every document for its first
+// search or List: each bank of 128 or more documents holds a snapshot of
+// the index (".tagindex.json"), a cache checked against store versions,
+// never trusted on its own, rewritten (best effort) only by reads that
+// re-read 128 or more documents. Indexes are kept only for banks that
+// exist. ScopeAll searches the global bank and, when Branch is set, that
+// branch.
 //
 // # Testing
 //
 // The tests run every behaviour over MemStore and over fsstore in a
 // temporary directory, plus a copy of an existing bank under
 // testdata/legacy-bank. To check a Bank over your own Store, run the
-// storetest suite on it; the Bank needs nothing beyond the Store contract.
+// storetest suite on it (it also checks a ChangeCounter when the store
+// offers one); the Bank needs nothing beyond the Store contract.
 package memorybank

@@ -24,14 +24,32 @@ var maintainedPointers = []string{"/schema", "/metadata/id", "/metadata/path", "
 // Canonical key order of metadata; other keys follow in byte order.
 var metaOrder = []string{"id", "title", "documentType", "path", "tags", "lastModified", "createdAt", "version"}
 
-// envelope is a memory_document_v2 document held as raw JSON values, so that
-// fields the Bank does not know (agents enrich documents) survive unchanged
-// and schema validation sees the values as they are.
+// envelope is the one model of a document: the memory_document_v2 envelope
+// {"schema", "metadata", "content", ...} of a JSON document, or the front
+// matter and text of a text document (whose content is a JSON string).
+// Values are kept as raw JSON, so fields the Bank does not know (agents
+// enrich documents) survive unchanged, and the content, the only large
+// part, is never decoded except once, for validation.
+//
+// Its invariants, all kept by the methods below: after normalize, schema,
+// metadata title, documentType, tags, version and path are present and
+// documentType lives in metadata; stamp sets the maintained fields (id,
+// createdAt, lastModified, version) of a write; canonical is the compact
+// form patches apply to and Read shows, with metadata keys in metaOrder;
+// encode is the stored form.
 type envelope struct {
-	top  map[string]json.RawMessage // every top-level field except "metadata"
-	meta map[string]json.RawMessage
-	// badMeta: the parsed "metadata" was not an object (and was dropped).
+	format  Format
+	path    string
+	schema  json.RawMessage            // nil when absent
+	meta    map[string]json.RawMessage // never nil
+	content json.RawMessage            // as found, possibly indented; nil when absent
+	extra   map[string]json.RawMessage // other top-level members (JSON documents)
+	// badMeta: "metadata" was there but not an object (and was dropped).
 	badMeta bool
+}
+
+func newEnvelope(format Format, p string) *envelope {
+	return &envelope{format: format, path: p, meta: map[string]json.RawMessage{}}
 }
 
 // formatOf: .json paths are JSON documents, everything else is text.
@@ -69,6 +87,180 @@ func rawString(s string) json.RawMessage {
 	return b
 }
 
+func rawInt(n int64) json.RawMessage { return json.RawMessage(strconv.FormatInt(n, 10)) }
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+// decodeStored decodes a stored document, normalized. Only the metadata is
+// decoded; the content stays raw.
+func decodeStored(format Format, p string, data []byte) (*envelope, error) {
+	var e *envelope
+	if format == FormatJSON {
+		data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 BOM some editors add
+		var ok bool
+		e, ok = splitEnvelope(format, p, data)
+		switch {
+		case ok && e.badMeta:
+			return nil, fmt.Errorf("%w: %q: metadata is not an object; overwrite it with a full content write", ErrCorrupt, p)
+		case !ok && json.Valid(data):
+			// A JSON value that is not an object: show it as the content.
+			e = newEnvelope(format, p)
+			e.content = bytes.Clone(data)
+		case !ok:
+			return nil, fmt.Errorf("%w: %q is not valid JSON; overwrite it with a full content write", ErrCorrupt, p)
+		}
+	} else {
+		e = decodeText(p, data)
+	}
+	e.normalize()
+	return e, nil
+}
+
+// splitEnvelope splits a JSON object into an envelope. An object that is
+// not an envelope (no "schema", and not both "metadata" and "content") is
+// the bare content of a new envelope. ok is false when data is not a JSON
+// object. Values other than the metadata are not decoded (nor validated:
+// canonical, validate and encode do that).
+func splitEnvelope(format Format, p string, data []byte) (e *envelope, ok bool) {
+	e = newEnvelope(format, p)
+	var meta json.RawMessage
+	hasMeta := false
+	ok = objectMembers(data, func(k string, v []byte) {
+		switch k {
+		case "schema":
+			e.schema = v
+		case "metadata":
+			meta, hasMeta = v, true
+		case "content":
+			e.content = v
+		default:
+			if e.extra == nil {
+				e.extra = map[string]json.RawMessage{}
+			}
+			e.extra[k] = v
+		}
+	})
+	if !ok {
+		return nil, false
+	}
+	if e.schema == nil && !(hasMeta && e.content != nil) {
+		bare := newEnvelope(format, p)
+		bare.content = data
+		return bare, true
+	}
+	if hasMeta && (json.Unmarshal(meta, &e.meta) != nil || e.meta == nil) {
+		e.meta = map[string]json.RawMessage{}
+		e.badMeta = true
+	}
+	return e, true
+}
+
+// normalize fills what a stored document may lack and moves a top-level
+// documentType (written by later versions of some servers) into metadata,
+// giving the canonical form.
+func (e *envelope) normalize() {
+	if dt, ok := e.extra["documentType"]; ok {
+		if _, has := e.meta["documentType"]; !has {
+			e.meta["documentType"] = dt
+		}
+		delete(e.extra, "documentType")
+	}
+	if e.schema == nil {
+		e.schema = rawString(SchemaV2)
+	}
+	if _, ok := e.meta["title"]; !ok {
+		e.meta["title"] = rawString(defaultTitle(e.path))
+	}
+	if _, ok := e.meta["documentType"]; !ok {
+		e.meta["documentType"] = rawString(inferDocumentType(e.path))
+	}
+	if _, ok := e.meta["tags"]; !ok {
+		e.meta["tags"] = json.RawMessage(`[]`)
+	}
+	if _, ok := e.meta["version"]; !ok {
+		e.meta["version"] = rawInt(1)
+	}
+	e.meta["path"] = rawString(e.path)
+}
+
+// stamp sets the metadata the Bank maintains on the document a write is
+// about to store, given the stored document (nil for a new one). keepStored
+// is true for a full content write: title, documentType and tags it does not
+// give fall back to the stored document. A patch starts from the stored
+// document, so a field missing after it was removed on purpose: it gets the
+// default of normalize (title from the file name, documentType from it, tags
+// []), never the stored value back. tags, when non-nil, replace the tags.
+func (e *envelope) stamp(old *envelope, now string, newID func() string, tags []string, keepStored bool) {
+	if old != nil && keepStored {
+		for _, k := range []string{"title", "documentType", "tags"} {
+			if _, ok := e.meta[k]; !ok {
+				if _, top := e.extra[k]; k == "documentType" && top {
+					continue // normalize moves it into metadata
+				}
+				if v, ok := old.meta[k]; ok {
+					e.meta[k] = v
+				}
+			}
+		}
+	}
+	e.normalize()
+	id, _ := e.str("id")
+	created, _ := e.str("createdAt")
+	if old != nil {
+		if oid, ok := old.str("id"); ok && oid != "" {
+			id = oid
+		} else if v, ok := old.meta["id"]; ok && len(v) > 0 && v[0] != '"' && v[0] != 'n' {
+			id = string(v) // a numeric id of an existing bank, kept as a string
+		}
+		if oc, ok := old.str("createdAt"); ok && oc != "" {
+			created = oc
+		}
+	}
+	if id == "" {
+		id = newID()
+	}
+	if created == "" {
+		created = now
+	}
+	version := int64(1)
+	if old != nil {
+		version = old.version() + 1
+	}
+	e.schema = rawString(SchemaV2)
+	e.meta["id"] = rawString(id)
+	e.meta["createdAt"] = rawString(created)
+	e.meta["lastModified"] = rawString(now)
+	e.meta["version"] = rawInt(version)
+	if tags == nil {
+		var ts []string
+		if json.Unmarshal(e.meta["tags"], &ts) == nil && ts != nil {
+			tags = ts
+		}
+	}
+	if tags != nil {
+		e.meta["tags"], _ = json.Marshal(dedupe(tags))
+	}
+	if e.format == FormatText {
+		if body, ok := e.text(); ok {
+			e.content = rawString(setLegacyTags(body, e.tags()))
+		}
+	}
+}
+
+// dedupe keeps the first occurrence of each tag, in order. A map keeps it
+// linear: a stored document may carry any number of tags.
+func dedupe(tags []string) []string {
+	out := make([]string, 0, len(tags))
+	seen := make(map[string]struct{}, len(tags))
+	for _, t := range tags {
+		if _, dup := seen[t]; !dup {
+			seen[t] = struct{}{}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 func (e *envelope) str(key string) (string, bool) {
 	v, ok := e.meta[key]
 	if !ok {
@@ -76,6 +268,15 @@ func (e *envelope) str(key string) (string, bool) {
 	}
 	var s string
 	if json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// text returns the text of a text document.
+func (e *envelope) text() (string, bool) {
+	var s string
+	if len(e.content) == 0 || e.content[0] != '"' || json.Unmarshal(e.content, &s) != nil {
 		return "", false
 	}
 	return s, true
@@ -122,83 +323,66 @@ func (e *envelope) time(key string) time.Time {
 	return t
 }
 
-// normalize fills what a stored document may lack and moves a top-level
-// documentType (written by later versions of the origin server) into
-// metadata, giving the canonical form.
-func (e *envelope) normalize(p string) {
-	if dt, ok := e.top["documentType"]; ok {
-		if _, has := e.meta["documentType"]; !has {
-			e.meta["documentType"] = dt
+// canonical encodes the envelope in canonical member order: schema,
+// metadata (compact, keys in metaOrder), content, then other members by
+// name. With compact, every value is compacted (and so checked), as Read
+// shows it; without, the content is copied as found, which is all a patch
+// needs and spares a pass over a large document.
+func (e *envelope) canonical(compact bool) ([]byte, error) {
+	b := bytes.NewBuffer(make([]byte, 0, len(e.content)+256))
+	b.WriteString(`{"schema":`)
+	if err := json.Compact(b, e.schema); err != nil {
+		return nil, err
+	}
+	b.WriteString(`,"metadata":`)
+	if err := e.writeMeta(b); err != nil {
+		return nil, err
+	}
+	if e.content != nil {
+		b.WriteString(`,"content":`)
+		if compact {
+			if err := json.Compact(b, e.content); err != nil {
+				return nil, err
+			}
+		} else {
+			b.Write(bytes.TrimSpace(e.content))
 		}
-		delete(e.top, "documentType")
 	}
-	if _, ok := e.top["schema"]; !ok {
-		e.top["schema"] = rawString(SchemaV2)
-	}
-	if _, ok := e.meta["title"]; !ok {
-		e.meta["title"] = rawString(defaultTitle(p))
-	}
-	if _, ok := e.meta["documentType"]; !ok {
-		e.meta["documentType"] = rawString(inferDocumentType(p))
-	}
-	if _, ok := e.meta["tags"]; !ok {
-		e.meta["tags"] = json.RawMessage(`[]`)
-	}
-	if _, ok := e.meta["version"]; !ok {
-		e.meta["version"] = rawInt(1)
-	}
-	e.meta["path"] = rawString(p)
-}
-
-// canonical encodes the envelope compactly in canonical key order.
-func (e *envelope) canonical() []byte {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	n := 0
-	field := func(k string, v []byte) {
-		if n > 0 {
-			b.WriteByte(',')
-		}
-		n++
+	for _, k := range sortedKeys(e.extra) {
+		b.WriteByte(',')
 		b.Write(rawString(k))
 		b.WriteByte(':')
-		if err := json.Compact(&b, v); err != nil {
-			b.WriteString("null") // unreachable: values come from parsed JSON
+		if err := json.Compact(b, e.extra[k]); err != nil {
+			return nil, err
 		}
-	}
-	if v, ok := e.top["schema"]; ok {
-		field("schema", v)
-	}
-	field("metadata", e.canonicalMeta())
-	if v, ok := e.top["content"]; ok {
-		field("content", v)
-	}
-	for _, k := range orderedKeys(e.top, []string{"schema", "content"}) {
-		if k == "schema" || k == "content" || k == "metadata" {
-			continue
-		}
-		field(k, e.top[k])
 	}
 	b.WriteByte('}')
-	return b.Bytes()
+	return b.Bytes(), nil
 }
 
-// canonicalMeta encodes the metadata compactly in canonical key order.
-func (e *envelope) canonicalMeta() []byte {
-	var m bytes.Buffer
-	m.WriteByte('{')
+// writeMeta writes the metadata compactly in canonical key order.
+func (e *envelope) writeMeta(b *bytes.Buffer) error {
+	b.WriteByte('{')
 	for i, k := range orderedKeys(e.meta, metaOrder) {
 		if i > 0 {
-			m.WriteByte(',')
+			b.WriteByte(',')
 		}
-		m.Write(rawString(k))
-		m.WriteByte(':')
-		if err := json.Compact(&m, e.meta[k]); err != nil {
-			m.WriteString("null")
+		b.Write(rawString(k))
+		b.WriteByte(':')
+		if err := json.Compact(b, e.meta[k]); err != nil {
+			return err
 		}
 	}
-	m.WriteByte('}')
-	return m.Bytes()
+	b.WriteByte('}')
+	return nil
+}
+
+func (e *envelope) canonicalMeta() json.RawMessage {
+	var b bytes.Buffer
+	if e.writeMeta(&b) != nil {
+		return json.RawMessage(`{}`)
+	}
+	return b.Bytes()
 }
 
 // orderedKeys returns the keys of m: those in first, in that order, then the
@@ -210,80 +394,27 @@ func orderedKeys(m map[string]json.RawMessage, first []string) []string {
 			keys = append(keys, k)
 		}
 	}
-	var rest []string
-	for k := range m {
+	for _, k := range sortedKeys(m) {
 		if !slices.Contains(first, k) {
-			rest = append(rest, k)
+			keys = append(keys, k)
 		}
 	}
-	slices.Sort(rest)
-	return append(keys, rest...)
+	return keys
 }
 
-// parseEnvelopeJSON splits a JSON object into an envelope. An object that is
-// not an envelope (no "schema", and not both "metadata" and "content") is
-// taken as the bare content of a new envelope. ok is false when data is not
-// a JSON object.
-func parseEnvelopeJSON(data []byte) (e *envelope, ok bool) {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(data, &top) != nil || top == nil {
-		return nil, false
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	_, hasSchema := top["schema"]
-	_, hasMeta := top["metadata"]
-	_, hasContent := top["content"]
-	if !hasSchema && !(hasMeta && hasContent) {
-		return &envelope{top: map[string]json.RawMessage{"content": bytes.Clone(data)}, meta: map[string]json.RawMessage{}}, true
-	}
-	e = &envelope{top: top, meta: map[string]json.RawMessage{}}
-	if m, ok := top["metadata"]; ok {
-		if json.Unmarshal(m, &e.meta) != nil || e.meta == nil {
-			e.meta = map[string]json.RawMessage{}
-			e.badMeta = true
-		}
-	}
-	delete(e.top, "metadata")
-	return e, true
+	slices.Sort(keys)
+	return keys
 }
 
-// decodeStored decodes a stored document into its canonical envelope.
-func decodeStored(format Format, p string, data []byte) (*envelope, error) {
-	var e *envelope
-	if format == FormatJSON {
-		data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 BOM some editors add
-		var ok bool
-		e, ok = parseEnvelopeJSON(data)
-		if !ok {
-			if !json.Valid(data) {
-				return nil, fmt.Errorf("%w: %q is not valid JSON; overwrite it with a full content write", ErrCorrupt, p)
-			}
-			// A JSON value that is not an object: show it as the content.
-			e = &envelope{top: map[string]json.RawMessage{"content": bytes.Clone(data)}, meta: map[string]json.RawMessage{}}
-		}
-	} else {
-		e = decodeText(data)
-	}
-	e.normalize(p)
-	return e, nil
-}
-
-// encode returns the bytes to store: indented JSON for JSON documents, front
-// matter plus text for text documents.
-func (e *envelope) encode(format Format, c []byte) []byte {
-	if format == FormatJSON {
-		var b bytes.Buffer
-		_ = json.Indent(&b, c, "", "  ")
-		b.WriteByte('\n')
-		return b.Bytes()
-	}
-	return encodeText(e)
-}
-
-// document converts a canonical envelope to a Document.
-// canonical may be nil, or e.canonical() when the caller has it already.
-func (e *envelope) document(format Format, scope Scope, branch, p string, modTime time.Time, canonical []byte) *Document {
+// document converts the envelope to a Document.
+func (e *envelope) document(scope Scope, branch string, modTime time.Time) (*Document, error) {
 	d := &Document{
-		Scope: scope, Branch: branch, Path: p, Format: format,
+		Scope: scope, Branch: branch, Path: e.path, Format: e.format,
 		Tags: e.tags(), Version: e.version(),
 		LastModified: e.time("lastModified"), CreatedAt: e.time("createdAt"),
 	}
@@ -293,16 +424,28 @@ func (e *envelope) document(format Format, scope Scope, branch, p string, modTim
 	if d.LastModified.IsZero() {
 		d.LastModified = modTime.UTC()
 	}
-	if format == FormatJSON {
-		if canonical == nil {
-			canonical = e.canonical()
+	if e.format == FormatJSON {
+		c, err := e.canonical(true)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %q is not valid JSON: %v; overwrite it with a full content write", ErrCorrupt, e.path, err)
 		}
-		d.Content = canonical
+		d.Content = c
 	} else {
 		d.Metadata = e.canonicalMeta()
-		d.Content = compactRaw(e.top["content"])
+		d.Content = compactRaw(e.content)
 	}
-	return d
+	return d, nil
+}
+
+// entry describes the document for List and the index.
+func (e *envelope) entry(size int, modTime time.Time) ListEntry {
+	le := ListEntry{Path: e.path, Tags: e.tags(), LastModified: e.time("lastModified"), Version: e.version(), Size: size}
+	le.Title, _ = e.str("title")
+	le.DocumentType, _ = e.str("documentType")
+	if le.LastModified.IsZero() {
+		le.LastModified = modTime.UTC()
+	}
+	return le
 }
 
 func compactRaw(v json.RawMessage) json.RawMessage {
@@ -313,6 +456,117 @@ func compactRaw(v json.RawMessage) json.RawMessage {
 	return b.Bytes()
 }
 
-func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+// objectMembers calls fn with each member of the JSON object in data, in
+// order, with the member's name decoded and its value as raw bytes, and
+// reports whether data is an object. It finds the members by their
+// delimiters without decoding or validating the values, so splitting a
+// large document costs one quick pass; whoever uses a value decodes it and
+// so checks it.
+func objectMembers(data []byte, fn func(key string, val []byte)) bool {
+	i := skipWS(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return false
+	}
+	i = skipWS(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return skipWS(data, i+1) == len(data)
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return false
+		}
+		ks := i
+		if i = skipString(data, i); i < 0 {
+			return false
+		}
+		key := string(data[ks+1 : i-1])
+		if bytes.IndexByte(data[ks:i], '\\') >= 0 && json.Unmarshal(data[ks:i], &key) != nil {
+			return false
+		}
+		if i = skipWS(data, i); i >= len(data) || data[i] != ':' {
+			return false
+		}
+		vs := skipWS(data, i+1)
+		if i = skipValue(data, vs); i < 0 {
+			return false
+		}
+		fn(key, data[vs:i])
+		if i = skipWS(data, i); i >= len(data) {
+			return false
+		}
+		switch data[i] {
+		case '}':
+			return skipWS(data, i+1) == len(data)
+		case ',':
+			i = skipWS(data, i+1)
+		default:
+			return false
+		}
+	}
+}
 
-func rawInt(n int64) json.RawMessage { return json.RawMessage(strconv.FormatInt(n, 10)) }
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the offset just past the string starting at b[i], or
+// -1 when it does not end.
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i++
+		}
+	}
+	return -1
+}
+
+// skipValue returns the offset just past the value starting at b[i], or -1
+// when there is none.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				if i = skipString(b, i); i < 0 {
+					return -1
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return -1
+	case ',', ':', '}', ']':
+		return -1
+	}
+	start := i
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	if i == start {
+		return -1
+	}
+	return i
+}

@@ -104,7 +104,7 @@ func ExampleBank_ReadContext() {
 	bank := exampleBank()
 	_, _ = bank.Write(ctx, memorybank.WriteRequest{
 		Scope: memorybank.ScopeGlobal, Path: "tech-stack.md",
-		Content: memorybank.TextContent("# Tech stack\n\nGo 1.25, PostgreSQL.\n"), Tags: []string{"core", "tech-stack"},
+		Text: ("# Tech stack\n\nGo 1.25, PostgreSQL.\n"), Tags: []string{"core", "tech-stack"},
 	})
 	res, err := bank.ReadContext(ctx, memorybank.ReadContextRequest{
 		Branch:       "feature/login",
@@ -133,7 +133,7 @@ func ExampleBank_SearchByTags() {
 	ctx := context.Background()
 	bank := exampleBank()
 	_, _ = bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "auth.md",
-		Content: memorybank.TextContent("# Auth policy\n"), Tags: []string{"auth", "policy"}})
+		Text: ("# Auth policy\n"), Tags: []string{"auth", "policy"}})
 	_, _ = bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "main", Path: "login.json",
 		Content: json.RawMessage(`{"schema":"memory_document_v2","metadata":{"title":"Login flow","documentType":"design"},"content":{"steps":3}}`),
 		Tags:    []string{"auth"}})

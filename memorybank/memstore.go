@@ -27,7 +27,8 @@ type MemStore struct {
 
 	mu      sync.RWMutex
 	objects map[string]memObject
-	counter uint64
+	counter uint64 // versions
+	changes uint64 // successful Puts and Deletes
 }
 
 type memObject struct {
@@ -36,7 +37,20 @@ type memObject struct {
 	modTime time.Time
 }
 
-var _ Store = (*MemStore)(nil)
+var (
+	_ Store         = (*MemStore)(nil)
+	_ ChangeCounter = (*MemStore)(nil)
+)
+
+// Changes counts the store's successful Puts and Deletes.
+func (s *MemStore) Changes(ctx context.Context) (ChangeCount, error) {
+	if err := ctx.Err(); err != nil {
+		return ChangeCount{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return ChangeCount{N: s.changes}, nil
+}
 
 // Get returns a copy of the object stored at key, or an error wrapping
 // ErrNotFound.
@@ -81,6 +95,7 @@ func (s *MemStore) Put(ctx context.Context, key string, data []byte, cond Condit
 		s.objects = make(map[string]memObject)
 	}
 	s.counter++
+	s.changes++
 	o := memObject{data: data, version: strconv.FormatUint(s.counter, 10), modTime: s.now()}
 	s.objects[key] = o
 	return Object{Key: key, Version: o.version, ModTime: o.modTime}, nil
@@ -108,6 +123,7 @@ func (s *MemStore) Delete(ctx context.Context, key string, cond Condition) error
 		return err
 	}
 	delete(s.objects, key)
+	s.changes++
 	return nil
 }
 

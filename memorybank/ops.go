@@ -92,12 +92,11 @@ func (b *Bank) Read(ctx context.Context, req ReadRequest) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	format := formatOf(l.path)
-	e, err := decodeStored(format, l.path, obj.Data)
+	e, err := decodeStored(formatOf(l.path), l.path, obj.Data)
 	if err != nil {
 		return nil, err
 	}
-	return e.document(format, l.scope, l.branch, l.path, obj.ModTime, nil), nil
+	return e.document(l.scope, l.branch, obj.ModTime)
 }
 
 // Delete removes one document: ErrNotFound when it does not exist, a
@@ -143,7 +142,7 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 		}
 		err = b.store.Delete(ctx, l.key, Condition{IfVersion: obj.Version})
 		if err == nil {
-			b.unindexed(ctx, l, obj.Version)
+			b.unindexed(l, obj.Version)
 			return nil
 		}
 		if !errors.Is(err, ErrConflict) && !errors.Is(err, ErrNotFound) {
@@ -156,14 +155,14 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 }
 
 // List describes the documents of one bank whose path starts with Prefix,
-// sorted by path. It is served by the tag index (see SearchByTags), so it
-// reads only documents changed since the index last saw them.
+// sorted by path. It is served by the index, so it reads only documents
+// changed since the index last saw them.
 func (b *Bank) List(ctx context.Context, req ListRequest) ([]ListEntry, error) {
 	prefix, err := b.bankPrefix(ctx, req.Scope, req.Branch, false)
 	if err != nil {
 		return nil, err
 	}
-	idx, err := b.index(ctx, prefix, true)
+	idx, err := b.entryIndex(ctx, prefix)
 	if err != nil {
 		return nil, err
 	}

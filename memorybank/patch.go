@@ -3,6 +3,8 @@ package memorybank
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/agentmemory/agentmemory/jsonpatch"
@@ -13,7 +15,8 @@ import (
 // are refused before anything is applied; an operation on an ancestor of a
 // maintained field (such as replacing all of /metadata) is allowed as long
 // as it leaves the maintained fields as they were.
-func (b *Bank) applyPatches(p string, old *envelope, patch jsonpatch.Patch) (*envelope, error) {
+func (b *Bank) applyPatches(old *envelope, patch jsonpatch.Patch) (*envelope, error) {
+	p := old.path
 	for i, op := range patch {
 		if f := touchedField(op); f != "" {
 			where := op.Path
@@ -23,39 +26,42 @@ func (b *Bank) applyPatches(p string, old *envelope, patch jsonpatch.Patch) (*en
 			return nil, &ForbiddenPatchError{Index: i, Op: op.Op, Path: where, Field: f}
 		}
 	}
-	before := old.canonical()
+	before, err := old.canonical(false)
+	if err != nil {
+		return nil, corrupt(p, err)
+	}
 	after, err := b.opts.Patcher.Apply(before, patch)
+	if errors.Is(err, jsonpatch.ErrInvalidDocument) {
+		return nil, corrupt(p, err)
+	}
 	if err != nil {
 		return nil, newPatchError(p, err)
 	}
-	var top map[string]json.RawMessage
-	if json.Unmarshal(after, &top) != nil || top == nil {
+	next, ok := splitEnvelope(old.format, p, after)
+	if !ok {
 		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "", Message: "the patched document must stay a JSON object with schema, metadata and content"}}}
 	}
-	next := &envelope{top: top, meta: map[string]json.RawMessage{}}
-	m, ok := top["metadata"]
-	metaOK := ok && json.Unmarshal(m, &next.meta) == nil && next.meta != nil
-	if !metaOK {
-		next.meta = map[string]json.RawMessage{}
-	}
-	delete(top, "metadata")
 	for _, f := range maintainedPointers {
 		if !bytes.Equal(fieldValue(old, f), fieldValue(next, f)) {
 			i, op := firstAncestorOp(patch, f)
 			return nil, &ForbiddenPatchError{Index: i, Op: op.Op, Path: op.Path, Field: f}
 		}
 	}
-	if !metaOK {
+	if next.badMeta {
 		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/metadata", Message: "the patched document must keep metadata as an object"}}}
 	}
 	// The canonical form has no top-level documentType, so a patch put one
 	// there. Reading would move it into metadata only when metadata has
 	// none, dropping it otherwise: refuse rather than guess.
-	if _, ok := top["documentType"]; ok {
+	if _, ok := next.extra["documentType"]; ok {
 		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/documentType",
 			Message: "documentType belongs in metadata; patch /metadata/documentType instead"}}}
 	}
 	return next, nil
+}
+
+func corrupt(p string, err error) error {
+	return fmt.Errorf("%w: %q: %v; overwrite it with a full content write", ErrCorrupt, p, err)
 }
 
 // touchedField returns the maintained field an operation writes directly
@@ -85,7 +91,7 @@ func within(p, anc string) bool {
 func fieldValue(e *envelope, f string) []byte {
 	var v json.RawMessage
 	if f == "/schema" {
-		v = e.top["schema"]
+		v = e.schema
 	} else {
 		v = e.meta[strings.TrimPrefix(f, "/metadata/")]
 	}

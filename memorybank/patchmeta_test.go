@@ -111,7 +111,7 @@ func TestWriteMessages(t *testing.T) {
 	for _, c := range []string{`""`, `"\"\""`, `"  "`} {
 		_, err = b.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "e.json", Content: json.RawMessage(c)})
 		require.ErrorIs(t, err, memorybank.ErrInvalidRequest, "content %s", c)
-		assert.Contains(t, err.Error(), "content is an empty string", "content %s", c)
+		assert.Contains(t, err.Error(), "content must be a JSON object", "content %s", c)
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 // ReadContextRequest asks for rules, branch memory and global memory in one
-// call (seed 004's read_context).
+// call: the read_context of a memory-bank server.
 type ReadContextRequest struct {
 	// Branch is required when branch memory is included.
 	Branch string `json:"branch,omitempty"`
@@ -32,11 +32,11 @@ type ReadContextRequest struct {
 	MaxBytes int `json:"maxBytes,omitempty"`
 }
 
-// ReadContextResult is seed 004's output. A section is nil (and absent from
+// ReadContextResult is the output of ReadContext. A section is nil (and absent from
 // the JSON) when it was not requested; an included but empty bank is an
 // empty map.
 type ReadContextResult struct {
-	Rules        *Rules                 `json:"rules,omitempty"`
+	Rules        *RulesSection          `json:"rules,omitempty"`
 	BranchMemory map[string]ContextFile `json:"branchMemory,omitzero"`
 	GlobalMemory map[string]ContextFile `json:"globalMemory,omitzero"`
 	// OtherBranchFiles and OtherGlobalFiles list, sorted, the paths of
@@ -48,8 +48,8 @@ type ReadContextResult struct {
 	Truncated bool `json:"truncated,omitempty"`
 }
 
-// Rules is the rules section: Markdown text.
-type Rules struct {
+// RulesSection is the rules section of ReadContext: Markdown text.
+type RulesSection struct {
 	Content string `json:"content"`
 }
 
@@ -64,7 +64,7 @@ type ContextFile struct {
 }
 
 // ReadContext returns rules, branch memory and global memory in one call, as
-// seed 004's read_context. A branch bank without documents is first
+// the read_context of a memory-bank server. A branch bank without documents is first
 // initialised with the core file templates in the request's language.
 func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadContextResult, error) {
 	lang := req.Language
@@ -91,7 +91,7 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 		if err != nil {
 			return nil, err
 		}
-		res.Rules = &Rules{Content: text}
+		res.Rules = &RulesSection{Content: text}
 	}
 	type section struct {
 		scope Scope
@@ -101,34 +101,35 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 	}
 	var sections []*section
 	if incBranch {
-		paths, err := b.bankPaths(ctx, ScopeBranch, req.Branch)
+		core, other, err := b.bankPaths(ctx, ScopeBranch, req.Branch, b.opts.BranchCoreFiles)
 		if err != nil {
 			return nil, err
 		}
-		if len(paths) == 0 {
+		if len(core)+len(other) == 0 {
 			if err := b.InitBranch(ctx, req.Branch, lang); err != nil {
 				return nil, err
 			}
-			if paths, err = b.bankPaths(ctx, ScopeBranch, req.Branch); err != nil {
+			if core, other, err = b.bankPaths(ctx, ScopeBranch, req.Branch, b.opts.BranchCoreFiles); err != nil {
 				return nil, err
 			}
 		}
-		core, other := splitCore(paths, b.opts.BranchCoreFiles)
 		res.BranchMemory = map[string]ContextFile{}
 		sections = append(sections, &section{scope: ScopeBranch, core: core, other: other, out: res.BranchMemory})
 	}
 	if incGlobal {
-		paths, err := b.bankPaths(ctx, ScopeGlobal, "")
+		core, other, err := b.bankPaths(ctx, ScopeGlobal, "", b.opts.GlobalCoreFiles)
 		if err != nil {
 			return nil, err
 		}
-		core, other := splitCore(paths, b.opts.GlobalCoreFiles)
 		res.GlobalMemory = map[string]ContextFile{}
 		sections = append(sections, &section{scope: ScopeGlobal, core: core, other: other, out: res.GlobalMemory})
 	}
 	used := 0
 	fits := func(n int) bool {
-		if budget > 0 && used+n > budget {
+		if budget == 0 {
+			return true
+		}
+		if used+n > budget {
 			res.Truncated = true
 			return false
 		}
@@ -151,26 +152,31 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 				return nil, err
 			}
 			cf := ContextFile{Path: p, Content: d.Content, Tags: d.Tags, LastModified: d.LastModified}
-			enc, _ := json.Marshal(cf)
-			if !fits(jsonLen(p) + 1 + len(enc)) { // "path":{...}
-				skipped[i] = append(skipped[i], p)
-				continue
+			if budget > 0 {
+				enc, _ := json.Marshal(cf)
+				if !fits(jsonLen(p) + 1 + len(enc)) { // "path":{...}
+					skipped[i] = append(skipped[i], p)
+					continue
+				}
 			}
 			s.out[p] = cf
 		}
 	}
 	for i, s := range sections {
 		// Core files left out are listed before the other paths.
-		var kept []string
-		for _, names := range [][]string{skipped[i], s.other} {
-			for _, p := range names {
-				if !fits(jsonLen(p)) {
-					break
+		kept := s.other
+		if budget > 0 || len(skipped[i]) > 0 {
+			kept = nil
+			for _, names := range [][]string{skipped[i], s.other} {
+				for _, p := range names {
+					if budget > 0 && !fits(jsonLen(p)) {
+						break
+					}
+					kept = append(kept, p)
 				}
-				kept = append(kept, p)
 			}
+			slices.Sort(kept)
 		}
-		slices.Sort(kept)
 		if s.scope == ScopeBranch {
 			res.OtherBranchFiles = kept
 		} else {
@@ -189,39 +195,28 @@ func jsonLen(s string) int {
 	return len(b)
 }
 
-// bankPaths lists the document paths of a bank through its index.
-func (b *Bank) bankPaths(ctx context.Context, scope Scope, branch string) ([]string, error) {
+// bankPaths returns the core files of a bank, in the order of the core
+// list, and the other document paths, sorted, from its index: no document
+// is read. A core name matches its path exactly, or with the other of
+// .json/.md when the exact path is absent; a name ending in "/" matches
+// every path below it.
+func (b *Bank) bankPaths(ctx context.Context, scope Scope, branch string, coreNames []string) (core, other []string, err error) {
 	prefix, err := b.bankPrefix(ctx, scope, branch, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	idx, err := b.index(ctx, prefix, true)
+	idx, err := b.pathIndex(ctx, prefix)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer idx.mu.Unlock()
-	paths := make([]string, 0, len(idx.entries))
-	for p := range idx.entries {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	return paths, nil
-}
-
-// splitCore separates the core files, in the order of the core list, from
-// the other paths. A core name matches its path exactly, or with the other
-// of .json/.md when the exact path is absent; a name ending in "/" matches
-// every path below it.
-func splitCore(paths, coreNames []string) (core, other []string) {
-	have := make(map[string]bool, len(paths))
-	for _, p := range paths {
-		have[p] = true
-	}
+	sorted := idx.sortedPaths()
 	taken := map[string]bool{}
 	for _, c := range coreNames {
 		if strings.HasSuffix(c, "/") {
-			for _, p := range paths {
-				if strings.HasPrefix(p, c) && !taken[p] {
+			i, _ := slices.BinarySearch(sorted, c)
+			for ; i < len(sorted) && strings.HasPrefix(sorted[i], c); i++ {
+				if p := sorted[i]; !taken[p] {
 					taken[p] = true
 					core = append(core, p)
 				}
@@ -229,19 +224,28 @@ func splitCore(paths, coreNames []string) (core, other []string) {
 			continue
 		}
 		for _, cand := range []string{c, swapExt(c)} {
-			if cand != "" && have[cand] && !taken[cand] {
+			if _, ok := idx.paths[cand]; ok && cand != "" && !taken[cand] {
 				taken[cand] = true
 				core = append(core, cand)
 				break
 			}
 		}
 	}
-	for _, p := range paths {
-		if !taken[p] {
-			other = append(other, p)
-		}
+	// Copy the paths between the core files: a few copies, not a lookup
+	// per document.
+	at := make([]int, 0, len(core))
+	for _, p := range core {
+		i, _ := slices.BinarySearch(sorted, p)
+		at = append(at, i)
 	}
-	return core, other
+	slices.Sort(at)
+	other = make([]string, 0, len(sorted)-len(core))
+	from := 0
+	for _, i := range at {
+		other = append(other, sorted[from:i]...)
+		from = i + 1
+	}
+	return core, append(other, sorted[from:]...), nil
 }
 
 func swapExt(p string) string {

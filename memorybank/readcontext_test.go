@@ -35,7 +35,7 @@ func TestReadContextSections(t *testing.T) {
 	}
 	forEachStore(t, func(t *testing.T, store memorybank.Store) {
 		b := newBank(store)
-		mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "architecture.md", Content: memorybank.TextContent("# Architecture\n\nHexagonal.\n"), Tags: []string{"core", "architecture"}})
+		mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "architecture.md", Text: ("# Architecture\n\nHexagonal.\n"), Tags: []string{"core", "architecture"}})
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				res, err := b.ReadContext(ctx, tc.req)
@@ -65,7 +65,7 @@ func TestReadContextSections(t *testing.T) {
 // is initialised with its core files.
 func TestReadContextOutputShape(t *testing.T) {
 	b := newBank(&memorybank.MemStore{})
-	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "glossary.md", Content: memorybank.TextContent("# Glossary\n"), Tags: []string{"core", "glossary"}})
+	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "glossary.md", Text: ("# Glossary\n"), Tags: []string{"core", "glossary"}})
 	res, err := b.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "feature/login", Language: memorybank.English})
 	require.NoError(t, err)
 	out := string(must(json.Marshal(res)))
@@ -139,7 +139,7 @@ func TestReadContextLanguages(t *testing.T) {
 
 func TestRulesOverride(t *testing.T) {
 	store := &memorybank.MemStore{}
-	b := memorybank.New(store, &memorybank.Options{Rules: map[memorybank.Language]string{memorybank.English: "custom en rules"}})
+	b := memorybank.New(store, &memorybank.Options{DefaultRules: map[memorybank.Language]string{memorybank.English: "custom en rules"}})
 	r, err := b.Rules(ctx, memorybank.English)
 	require.NoError(t, err)
 	assert.Equal(t, "custom en rules", r)
@@ -147,7 +147,7 @@ func TestRulesOverride(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, memorybank.BuiltinRules(memorybank.Japanese), r, "other languages keep the built-in rules")
 
-	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: memorybank.RulesPath(memorybank.English), Content: memorybank.TextContent("team rules\n")})
+	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: memorybank.RulesPath(memorybank.English), Text: ("team rules\n")})
 	res, err := b.ReadContext(ctx, memorybank.ReadContextRequest{Language: memorybank.English, IncludeBranchMemory: no})
 	require.NoError(t, err)
 	assert.Equal(t, "team rules\n", res.Rules.Content, "the stored rules document wins")
@@ -162,15 +162,15 @@ func TestReadContextCoreFilesAndBudget(t *testing.T) {
 	b := newBank(&memorybank.MemStore{})
 	g := memorybank.ScopeGlobal
 	for _, p := range []string{"core/a.md", "core/b.json", "tech-stack.md", "notes/x.md", "notes/y.json", "notes/q&a&&&&&&&&.md"} {
-		c := memorybank.TextContent("# " + p + "\n" + strings.Repeat("text ", 20))
+		req := memorybank.WriteRequest{Scope: g, Path: p, Text: "# " + p + "\n" + strings.Repeat("text ", 20)}
 		if strings.HasSuffix(p, ".json") {
-			c = raw(`{"k":"` + strings.Repeat("v", 100) + `"}`)
+			req.Text, req.Content = "", raw(`{"k":"`+strings.Repeat("v", 100)+`"}`)
 		}
-		mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: p, Content: c})
+		mustWrite(t, b, req)
 	}
 	// A Markdown bank: branchContext.md stands in for branchContext.json.
-	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "md", Path: "branchContext.md", Content: memorybank.TextContent("# Branch\n")})
-	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "md", Path: "scratch.md", Content: memorybank.TextContent("s")})
+	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "md", Path: "branchContext.md", Text: ("# Branch\n")})
+	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "md", Path: "scratch.md", Text: ("s")})
 
 	res, err := b.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "md", IncludeRules: no})
 	require.NoError(t, err)
@@ -252,4 +252,31 @@ func TestOptionsDefaults(t *testing.T) {
 	assert.Equal(t, memorybank.DefaultBranchCoreFiles, o.BranchCoreFiles)
 	o.BranchCoreFiles[0] = "changed"
 	assert.Equal(t, "branchContext.json", memorybank.DefaultBranchCoreFiles[0], "options are copies")
+}
+
+// The first ReadContext of a fresh Bank (a new process) on a large bank
+// reads the core files it returns, the rules and the branch marker, and
+// lists each bank once: never the other documents.
+func TestFirstReadContextReadsOnlyWhatItReturns(t *testing.T) {
+	mem := &memorybank.MemStore{}
+	populate(t, mem, 1000)
+	seed := newBank(mem)
+	core := []string{"architecture.md", "glossary.md"}
+	for _, p := range core {
+		mustWrite(t, seed, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: p, Text: "# " + p + "\n", Tags: []string{"core"}})
+	}
+	_, err := seed.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "main"}) // initialises the branch bank
+	require.NoError(t, err)
+
+	store := &countingStore{Store: mem}
+	res, err := memorybank.New(store, nil).ReadContext(ctx, memorybank.ReadContextRequest{Branch: "main"})
+	require.NoError(t, err)
+	assert.Len(t, res.BranchMemory, 4)
+	assert.Equal(t, core, mapKeys(res.GlobalMemory))
+	assert.Len(t, res.OtherGlobalFiles, 1000)
+	// The rules document (absent: the built-in rules are used), the branch
+	// marker, and the six files returned.
+	assert.Equal(t, int64(1+1+4+2), store.gets.Load())
+	assert.Equal(t, int64(2), store.lists.Load(), "one List per bank")
+	assert.Equal(t, int64(0), store.puts.Load())
 }

@@ -24,7 +24,7 @@ func BuiltinRules(lang Language) string {
 func RulesPath(lang Language) string { return "rules/" + string(lang) + ".md" }
 
 // Rules returns the memory bank rules in lang ("" for Options.Language): the
-// global document RulesPath(lang) when it exists, else Options.Rules[lang],
+// global document RulesPath(lang) when it exists, else Options.DefaultRules[lang],
 // else the built-in rules.
 func (b *Bank) Rules(ctx context.Context, lang Language) (string, error) {
 	if lang == "" {
@@ -40,7 +40,7 @@ func (b *Bank) Rules(ctx context.Context, lang Language) (string, error) {
 	case !errors.Is(err, ErrNotFound):
 		return "", err
 	}
-	if r, ok := b.opts.Rules[lang]; ok {
+	if r, ok := b.opts.DefaultRules[lang]; ok {
 		return r, nil
 	}
 	return BuiltinRules(lang), nil

@@ -5,7 +5,6 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -82,59 +81,103 @@ func compiledSchema(name string) (*gojsonschema.Schema, error) {
 	return compiled[name], nil
 }
 
-// validateDocument checks a canonical envelope against the envelope schema
-// and, for JSON documents, its content against the schema of its type.
-func validateDocument(p string, format Format, e *envelope) error {
-	// The envelope schema sees the content only as "an object" or "a
-	// string": a stub stands in for it, so a large document is decoded by
-	// the validator once, for its content schema.
-	content := e.top["content"]
-	stub := envelope{top: maps.Clone(e.top), meta: e.meta}
-	if c := bytes.TrimSpace(content); len(c) > 0 && (c[0] == '{' || c[0] == '"') {
-		if c[0] == '{' {
-			stub.top["content"] = json.RawMessage(`{}`)
+// seal validates an envelope and returns its stored form. Each value is
+// decoded once (parseIndented), for the schemas and, in the same pass,
+// written as stored: the envelope schema checks the whole envelope with a
+// stub for the content, then, for a JSON document, the content schema of its
+// documentType checks the content.
+func (e *envelope) seal() ([]byte, error) {
+	var problems []Problem
+	isJSON := e.format == FormatJSON
+	var out []byte
+	if isJSON {
+		out = make([]byte, 0, len(e.content)+len(e.content)/2+512)
+		out = append(out, "{\n  \"schema\": "...)
+	}
+	decode := func(ptr string, raw json.RawMessage) any {
+		v, next, err := parseIndented(raw, 1, out)
+		if err != nil {
+			problems = append(problems, Problem{Pointer: ptr, Message: "not valid JSON: " + err.Error()})
+			return nil
+		}
+		if isJSON {
+			out = next
 		} else {
-			stub.top["content"] = json.RawMessage(`""`)
+			out = out[:0]
+		}
+		return v
+	}
+	env := map[string]any{"schema": decode("/schema", e.schema)}
+	if isJSON {
+		out = append(out, ",\n  \"metadata\": "...)
+	}
+	env["metadata"] = decode("/metadata", e.canonicalMeta())
+	var content any
+	if c := bytes.TrimSpace(e.content); len(c) > 0 {
+		if isJSON {
+			out = append(out, ",\n  \"content\": "...)
+			content = decode("/content", c)
+		}
+		switch c[0] {
+		case '{':
+			env["content"] = map[string]any{}
+		case '"':
+			env["content"] = ""
+		default:
+			if !isJSON {
+				content = decode("/content", c)
+			}
+			env["content"] = content
 		}
 	}
-	problems, err := validateWith(SchemaEnvelope, stub.canonical(), "")
-	if err != nil {
-		return err
+	for _, k := range sortedKeys(e.extra) {
+		if isJSON {
+			out = append(out, ",\n  "...)
+			out = append(out, rawString(k)...)
+			out = append(out, ": "...)
+		}
+		env[k] = decode("/"+escapePointer(k), e.extra[k])
+	}
+	if len(problems) == 0 {
+		var err error
+		if problems, err = validateValue(SchemaEnvelope, env, ""); err != nil {
+			return nil, err
+		}
 	}
 	name := SchemaEnvelope
-	if format == FormatText {
-		var s string
-		if json.Unmarshal(content, &s) != nil {
-			problems = append(problems, Problem{Pointer: "/content", Message: "must be a string: the text of a " + p + " document"})
+	if !isJSON {
+		if _, ok := e.text(); !ok {
+			problems = append(problems, Problem{Pointer: "/content", Message: "must be a string: the text of a " + e.path + " document"})
 		}
-		for k := range e.top {
-			if k != "schema" && k != "content" {
-				problems = append(problems, Problem{Pointer: "/" + escapePointer(k), Message: "a text document holds only schema, metadata and content; put extra fields in metadata"})
-			}
+		for k := range e.extra {
+			problems = append(problems, Problem{Pointer: "/" + escapePointer(k), Message: "a text document holds only schema, metadata and content; put extra fields in metadata"})
 		}
 	} else if len(problems) == 0 {
 		dt, _ := e.str("documentType")
 		name = ContentSchemaFor(dt)
-		problems, err = validateWith(name, content, "/content")
-		if err != nil {
-			return err
+		var err error
+		if problems, err = validateValue(name, content, "/content"); err != nil {
+			return nil, err
 		}
 	}
-	if len(problems) == 0 {
-		return nil
+	if len(problems) > 0 {
+		slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Pointer, b.Pointer) })
+		return nil, &ValidationError{Path: e.path, Schema: name, Problems: problems}
 	}
-	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Pointer, b.Pointer) })
-	return &ValidationError{Path: p, Schema: name, Problems: problems}
+	if !isJSON {
+		return encodeText(e), nil
+	}
+	return append(out, "\n}\n"...), nil
 }
 
-func validateWith(name string, doc []byte, prefix string) ([]Problem, error) {
+func validateValue(name string, doc any, prefix string) ([]Problem, error) {
 	s, err := compiledSchema(name)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.Validate(gojsonschema.NewBytesLoader(doc))
+	res, err := s.Validate(gojsonschema.NewRawLoader(doc))
 	if err != nil {
-		return []Problem{{Pointer: prefix, Message: "not valid JSON: " + err.Error()}}, nil
+		return []Problem{{Pointer: prefix, Message: "cannot validate: " + err.Error()}}, nil
 	}
 	var out []Problem
 	for _, re := range res.Errors() {

@@ -71,7 +71,7 @@ func (b *Bank) SearchByTags(ctx context.Context, req SearchRequest) ([]SearchHit
 		if err != nil {
 			return nil, err
 		}
-		idx, err := b.index(ctx, prefix, false)
+		idx, err := b.entryIndex(ctx, prefix)
 		if err != nil {
 			return nil, err
 		}
@@ -93,7 +93,7 @@ func (b *Bank) SearchByTags(ctx context.Context, req SearchRequest) ([]SearchHit
 
 // match returns the paths carrying all (or any) of tags. For "and" it walks
 // the smallest tag set and checks the others.
-func (idx *scopeIndex) match(tags []string, all bool) []string {
+func (idx *bankIndex) match(tags []string, all bool) []string {
 	var out []string
 	if all {
 		sets := make([]map[string]struct{}, len(tags))

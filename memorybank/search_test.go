@@ -31,11 +31,11 @@ func seedSearch(t *testing.T, b *memorybank.Bank) {
 		{memorybank.ScopeGlobal, "untagged.md", nil},
 	}
 	for _, d := range docs {
-		content := memorybank.TextContent("# Title of " + d.path + "\n")
+		req := memorybank.WriteRequest{Scope: d.scope, Branch: "feature/auth", Path: d.path, Text: "# Title of " + d.path + "\n", Tags: d.tags}
 		if d.path[len(d.path)-5:] == ".json" {
-			content = raw(`{"schema":"memory_document_v2","metadata":{"title":"Title of ` + d.path + `","documentType":"design"},"content":{"k":1}}`)
+			req.Text, req.Content = "", raw(`{"schema":"memory_document_v2","metadata":{"title":"Title of `+d.path+`","documentType":"design"},"content":{"k":1}}`)
 		}
-		mustWrite(t, b, memorybank.WriteRequest{Scope: d.scope, Branch: "feature/auth", Path: d.path, Content: content, Tags: d.tags})
+		mustWrite(t, b, req)
 	}
 }
 
@@ -125,7 +125,7 @@ func TestSearchStaysConsistent(t *testing.T) {
 
 		// Other's delete and retag, seen by a.
 		require.NoError(t, other.Delete(ctx, memorybank.DeleteRequest{Scope: gl, Path: "core/auth-policy.md"}))
-		mustWrite(t, other, memorybank.WriteRequest{Scope: gl, Path: "untagged.md", Content: memorybank.TextContent("# Now tagged\n"), Tags: []string{"auth"}})
+		mustWrite(t, other, memorybank.WriteRequest{Scope: gl, Path: "untagged.md", Text: ("# Now tagged\n"), Tags: []string{"auth"}})
 		assert.Equal(t, []hitKey{{gl, "design/overview.json"}, {gl, "untagged.md"}}, search(a, "auth"))
 		assert.Equal(t, []hitKey{}, search(a, "policy"))
 		hits, err := a.SearchByTags(ctx, memorybank.SearchRequest{Tags: []string{"auth"}, Scope: gl})
@@ -136,7 +136,7 @@ func TestSearchStaysConsistent(t *testing.T) {
 		// marker changes.
 		_, err = store.Put(ctx, "global-memory-bank/external.md", []byte("tags: #auth\n"), memorybank.Condition{})
 		require.NoError(t, err)
-		mustWrite(t, other, memorybank.WriteRequest{Scope: gl, Path: "n.md", Content: memorybank.TextContent("n")})
+		mustWrite(t, other, memorybank.WriteRequest{Scope: gl, Path: "n.md", Text: ("n")})
 		assert.Contains(t, search(a, "auth"), hitKey{gl, "external.md"})
 
 		// List agrees.
@@ -188,10 +188,16 @@ func TestListAndDelete(t *testing.T) {
 	})
 }
 
-// countingStore counts the calls a Bank makes.
+// countingStore counts the calls a Bank makes. The store it wraps must be
+// a ChangeCounter (MemStore and fsstore are).
 type countingStore struct {
 	memorybank.Store
-	gets, lists, puts atomic.Int64
+	gets, lists, puts, changes atomic.Int64
+}
+
+func (s *countingStore) Changes(ctx context.Context) (memorybank.ChangeCount, error) {
+	s.changes.Add(1)
+	return s.Store.(memorybank.ChangeCounter).Changes(ctx)
 }
 
 func (s *countingStore) Get(ctx context.Context, key string) (memorybank.Object, error) {
@@ -209,15 +215,21 @@ func (s *countingStore) List(ctx context.Context, prefix string) iter.Seq2[memor
 	return s.Store.List(ctx, prefix)
 }
 
-func (s *countingStore) reset() { s.gets.Store(0); s.lists.Store(0); s.puts.Store(0) }
+func (s *countingStore) reset() {
+	s.gets.Store(0)
+	s.lists.Store(0)
+	s.puts.Store(0)
+	s.changes.Store(0)
+}
 
-// A search reads one marker, not the documents; the Bank's own writes keep
-// its index current without a List; another process's write costs one List
-// and one read of the changed document.
+// A search reads the store's change count, not the documents; a write is
+// one Get and one Put; the Bank's own writes keep its index current without
+// a List; another process's write costs one List and one read of the changed
+// document.
 func TestSearchCost(t *testing.T) {
 	mem := &memorybank.MemStore{}
 	store := &countingStore{Store: mem}
-	// A fixed clock: IndexMaxAge never passes, so only the marker matters.
+	// A fixed clock: IndexMaxAge never passes, so only the change count matters.
 	b := memorybank.New(store, &memorybank.Options{Clock: func() time.Time { return t0 }})
 	for i := range 50 {
 		mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: fmt.Sprintf("d%02d.json", i), Content: raw(`{"k":1}`), Tags: []string{"x"}})
@@ -232,13 +244,14 @@ func TestSearchCost(t *testing.T) {
 	for range 10 {
 		require.Equal(t, 50, search())
 	}
-	assert.Equal(t, int64(10), store.gets.Load(), "one marker read per search")
+	assert.Equal(t, int64(10), store.changes.Load(), "one change count per search")
+	assert.Equal(t, int64(0), store.gets.Load(), "no document read")
 	assert.Equal(t, int64(0), store.lists.Load())
 
 	store.reset()
 	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "new.json", Content: raw(`{"k":1}`), Tags: []string{"x"}})
 	assert.Equal(t, int64(1), store.gets.Load(), "a write reads its document once")
-	assert.Equal(t, int64(2), store.puts.Load(), "a write stores its document and the marker")
+	assert.Equal(t, int64(1), store.puts.Load(), "a write stores its document and nothing else")
 	require.Equal(t, 51, search())
 	assert.Equal(t, int64(0), store.lists.Load(), "own writes need no refresh")
 
@@ -247,7 +260,7 @@ func TestSearchCost(t *testing.T) {
 	mustWrite(t, other, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "d07.json", Patches: jsonpatch.Patch{op("replace", "/metadata/tags", `["y"]`)}})
 	require.Equal(t, 50, search())
 	assert.Equal(t, int64(1), store.lists.Load(), "another process's write: one List")
-	assert.Equal(t, int64(2), store.gets.Load(), "the marker and the one changed document")
+	assert.Equal(t, int64(1), store.gets.Load(), "the one changed document")
 }
 
 const snapshotKey = "global-memory-bank/.tagindex.json"
@@ -312,9 +325,8 @@ func TestColdBankReadsSnapshot(t *testing.T) {
 			assert.Equal(t, []string{"docs/00207.json", "docs/00300.json"}, searchPaths(t, b, "t7"))
 			assert.Equal(t, []string{"docs/00007.json"}, searchPaths(t, b, "moved"))
 			assert.Equal(t, int64(1), counting.lists.Load(), "one List")
-			// The marker, the snapshot, the changed and the new document
-			// (the second search reads the marker again).
-			assert.Equal(t, int64(5), counting.gets.Load())
+			// The snapshot, the changed and the new document.
+			assert.Equal(t, int64(3), counting.gets.Load())
 			assert.Equal(t, int64(0), counting.puts.Load(), "a few changes do not rewrite the snapshot")
 
 			list, err := b.List(ctx, memorybank.ListRequest{Scope: memorybank.ScopeGlobal})
@@ -381,9 +393,9 @@ func TestWritesDoNotTouchSnapshot(t *testing.T) {
 		mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: fmt.Sprintf("docs/%05d.json", i),
 			Patches: jsonpatch.Patch{op("replace", "/metadata/tags", `["t7"]`)}})
 	}
-	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "new.md", Content: memorybank.TextContent("n"), Tags: []string{"t7"}})
+	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "new.md", Text: ("n"), Tags: []string{"t7"}})
 	require.NoError(t, b.Delete(ctx, memorybank.DeleteRequest{Scope: memorybank.ScopeGlobal, Path: "docs/00107.json"}))
-	assert.Equal(t, int64(6+7), store.puts.Load(), "each write stores its document, each write and delete the marker")
+	assert.Equal(t, int64(6), store.puts.Load(), "each write stores its document and nothing else")
 	assert.Len(t, searchPaths(t, b, "t7"), 7)
 	after, err := mem.Get(ctx, snapshotKey)
 	require.NoError(t, err)

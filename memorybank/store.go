@@ -56,6 +56,31 @@ type Store interface {
 	List(ctx context.Context, prefix string) iter.Seq2[Object, error]
 }
 
+// ChangeCounter is the optional interface of a Store that counts its
+// changes, so that a Bank learns with one cheap call whether anything
+// changed since it last looked instead of listing the store. A Bank over a
+// Store without it lists the bank on every List, ReadContext and search
+// (correct, but proportional to the bank).
+type ChangeCounter interface {
+	Store
+	// Changes returns a count of the changes made so far to the data
+	// behind the store by every writer the implementation can see (other
+	// goroutines, other Stores on the same data, other processes): every
+	// successful Put and Delete adds exactly one; a call refused for its
+	// key or condition adds nothing; a call that fails after it began to
+	// change the data may add one (a Bank then only looks again). Changes
+	// made behind the store's back (a person editing a directory) need not
+	// be counted. The Epoch changes whenever a count cannot be compared
+	// with one read earlier (the counter was reset).
+	Changes(ctx context.Context) (ChangeCount, error)
+}
+
+// ChangeCount is a reading of a ChangeCounter.
+type ChangeCount struct {
+	Epoch string
+	N     uint64
+}
+
 // Object is a stored value and its metadata.
 type Object struct {
 	Key     string

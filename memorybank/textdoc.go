@@ -29,17 +29,15 @@ import (
 // stays part of the text). Front matter the Bank cannot parse is kept as
 // part of the text, so nothing is lost.
 
-// decodeText parses a stored text document into an envelope whose content is
-// a JSON string.
-func decodeText(data []byte) *envelope {
-	e := &envelope{top: map[string]json.RawMessage{}, meta: map[string]json.RawMessage{}}
+// decodeText parses a stored text document into an envelope whose content
+// is a JSON string.
+func decodeText(p string, data []byte) *envelope {
+	e := newEnvelope(FormatText, p)
 	body := string(data)
 	parsed := false
 	if fm, rest, ok := splitFrontMatter(body); ok {
 		if top, meta, ok := parseFrontMatter(fm); ok {
-			for k, v := range top {
-				e.top[k] = v
-			}
+			e.schema = top["schema"]
 			e.meta = meta
 			body = rest
 			parsed = true
@@ -55,7 +53,7 @@ func decodeText(data []byte) *envelope {
 			e.meta["title"] = rawString(t)
 		}
 	}
-	e.top["content"] = rawString(body)
+	e.content = rawString(body)
 	return e
 }
 
@@ -253,7 +251,7 @@ func yamlScalar(v string) json.RawMessage {
 }
 
 // legacyTags reads a "tags: #a #b" line among the first lines of a
-// Markdown document, as the origin server writes it.
+// Markdown document, as memory-bank servers write it.
 func legacyTags(body string) []string {
 	for i, line := range strings.SplitN(body, "\n", 12) {
 		if i == 11 {
@@ -317,8 +315,8 @@ func encodeText(e *envelope) []byte {
 	var b bytes.Buffer
 	b.WriteString("---\n")
 	schema := SchemaV2
-	if v, ok := e.top["schema"]; ok {
-		_ = json.Unmarshal(v, &schema)
+	if e.schema != nil {
+		_ = json.Unmarshal(e.schema, &schema)
 	}
 	b.WriteString("schema: " + yamlString(schema) + "\n")
 	b.WriteString("metadata:\n")
@@ -339,8 +337,7 @@ func encodeText(e *envelope) []byte {
 		b.WriteString("  " + k + ": " + yamlValue(v) + "\n")
 	}
 	b.WriteString("---\n")
-	var body string
-	_ = json.Unmarshal(e.top["content"], &body)
+	body, _ := e.text()
 	b.WriteString(body)
 	return b.Bytes()
 }

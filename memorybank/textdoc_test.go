@@ -62,10 +62,10 @@ func TestTextDocuments(t *testing.T) {
 	}
 
 	// Content writes: text, with tags; an echoed front matter is metadata.
-	mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "n.md", Content: memorybank.TextContent("# Note\n"), Tags: []string{"a", "odd: tag", "-dash", "123"}})
+	mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "n.md", Text: ("# Note\n"), Tags: []string{"a", "odd: tag", "-dash", "123"}})
 	d := mustRead(t, b, g, "", "n.md")
 	assert.Equal(t, []string{"a", "odd: tag", "-dash", "123"}, d.Tags, "tags that need YAML quoting survive")
-	mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "n.md", Content: memorybank.TextContent("---\ntitle: Echoed\ntags: [b]\n---\n# Note 2\n")})
+	mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "n.md", Text: ("---\ntitle: Echoed\ntags: [b]\n---\n# Note 2\n")})
 	d = mustRead(t, b, g, "", "n.md")
 	assert.Equal(t, "# Note 2\n", d.Text())
 	assert.Equal(t, []string{"b"}, d.Tags)
@@ -122,7 +122,7 @@ func FuzzTextDocument(f *testing.F) {
 func TestTextMetadataShapes(t *testing.T) {
 	b := newBank(&memorybank.MemStore{})
 	g := memorybank.ScopeGlobal
-	mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "m.md", Content: memorybank.TextContent("body\n")})
+	mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "m.md", Text: ("body\n")})
 	mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "m.md", Patches: jsonpatch.Patch{
 		op("add", "/metadata/owner", `{"name":"a: b","ids":[1,2]}`),
 		op("add", "/metadata/links", `[{"href":"x"},"plain",3,true,null,"{looks: json}"]`),

@@ -12,22 +12,22 @@ import (
 	"github.com/agentmemory/agentmemory/jsonpatch"
 )
 
-// WriteRequest writes one document, with either Content or Patches.
+// WriteRequest writes one document: a full write with Content (or, for a
+// text document, Text), or a partial write with Patches.
 type WriteRequest struct {
 	Scope  Scope  `json:"scope"`            // ScopeBranch or ScopeGlobal
 	Branch string `json:"branch,omitempty"` // required for ScopeBranch
 	Path   string `json:"path"`             // e.g. "activeContext.json", "notes/db.md"
 
-	// Content replaces the whole document (JSON null counts as absent). For a .json path it is either a
-	// memory_document_v2 envelope (an object with "schema", or with both
-	// "metadata" and "content") or the bare content object; a JSON string
-	// holding such JSON is accepted too. For any other path it is a JSON
-	// string holding the text (see TextContent); a front matter block at the
-	// start of the text is read as metadata and removed.
+	// Content replaces the whole document with a JSON object. For a .json
+	// path it is a memory_document_v2 envelope (an object with "schema", or
+	// with both "metadata" and "content") or the bare content object. For a
+	// text document it is an envelope whose content is the text.
 	Content json.RawMessage `json:"content,omitempty"`
 	// Text is the whole text of a text document (every path not ending in
-	// .json), written when neither Content nor Patches is given. A front
-	// matter block at its start is read as metadata and removed.
+	// .json), written when neither Content nor Patches is given ("" writes
+	// an empty document). A front matter block at its start is read as
+	// metadata and removed.
 	Text string `json:"text,omitempty"`
 	// Patches is an RFC 6902 patch applied to the canonical envelope (the
 	// Content of Read). Text documents are patched as
@@ -53,58 +53,27 @@ type WriteResult struct {
 	LastModified time.Time `json:"lastModified"`
 	Tags         []string  `json:"tags"`
 	Created      bool      `json:"created"` // the document did not exist before
+
+	env     *envelope
+	modTime time.Time
 }
 
-// TextContent returns s as WriteRequest.Content for a text document.
-func TextContent(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
-	return b
+// Document returns the document the write stored, as Read would return it
+// then, without reading it back.
+func (r *WriteResult) Document() (*Document, error) {
+	if r == nil || r.env == nil {
+		return nil, invalidRequest("the write result carries no document")
+	}
+	return r.env.document(r.Scope, r.Branch, r.modTime)
 }
 
-// Write stores one document: a full write with Content or a partial write
-// with Patches, validated against its schema, with its metadata maintained,
-// atomically (compare-and-swap on the Store). See WriteRequest and the
-// package documentation for the rules.
+// Write stores one document: a full write with Content or Text, or a
+// partial write with Patches, validated against its schema, with its
+// metadata maintained, atomically (compare-and-swap on the Store): one Get
+// and one Put, plus the branch marker on the first write to a branch bank.
+// See WriteRequest and the package documentation for the rules.
 func (b *Bank) Write(ctx context.Context, req WriteRequest) (*WriteResult, error) {
-	if c := bytes.TrimSpace(req.Content); len(c) == 0 || string(c) == "null" {
-		req.Content = nil // JSON null, as tool layers send for "absent"
-	}
-	if req.Content == nil && req.Patches == nil && formatOf(req.Path) == FormatText {
-		req.Content = TextContent(req.Text)
-	} else if req.Text != "" {
-		return nil, invalidRequest("write %q: text is only for text documents written without content or patches", req.Path)
-	}
-	if req.Content != nil && len(req.Patches) == 0 {
-		req.Patches = nil // "patches": [] beside content means no patches
-	}
-	hasContent, hasPatches := req.Content != nil, req.Patches != nil
-	switch {
-	case hasContent && hasPatches:
-		return nil, invalidRequest("write %q: give either content (full overwrite) or patches (partial update), not both", req.Path)
-	case !hasContent && !hasPatches:
-		return nil, invalidRequest("write %q: give content (full overwrite) or patches (partial update)", req.Path)
-	}
-	switch req.Mode {
-	case "", ModeUpsert, ModeCreate, ModeUpdate:
-	default:
-		return nil, invalidRequest("write %q: mode %q is not one of upsert, create, update", req.Path, req.Mode)
-	}
-	if req.IfVersion < 0 {
-		return nil, invalidRequest("write %q: ifVersion %d must be a positive version, or 0 for none", req.Path, req.IfVersion)
-	}
-	if hasPatches && len(req.Patches) == 0 {
-		return nil, invalidRequest("write %q: patches is empty; give at least one operation", req.Path)
-	}
-	if n := len(req.Patches); n > b.opts.MaxPatchOps {
-		return nil, &LimitError{Limit: "patch operations", Max: b.opts.MaxPatchOps, Got: n, Path: req.Path}
-	}
-	if n := len(req.Tags); n > b.opts.MaxTags {
-		return nil, &LimitError{Limit: "tags", Max: b.opts.MaxTags, Got: n, Path: req.Path}
-	}
-	if n := len(req.Content); n > b.opts.MaxDocumentBytes {
-		return nil, &LimitError{Limit: "document size", Max: b.opts.MaxDocumentBytes, Got: n, Path: req.Path}
-	}
-	if err := validateTags(req.Path, req.Tags); err != nil {
+	if err := b.check(req); err != nil {
 		return nil, err
 	}
 	// The branch is checked now but claimed only once the document is
@@ -137,9 +106,54 @@ func (b *Bank) Write(ctx context.Context, req WriteRequest) (*WriteResult, error
 	}
 }
 
+// check refuses a malformed request before any I/O.
+func (b *Bank) check(req WriteRequest) error {
+	text := formatOf(req.Path) == FormatText
+	hasContent, hasPatches := req.Content != nil, req.Patches != nil
+	switch {
+	case hasContent && hasPatches:
+		return invalidRequest("write %q: give either content (full overwrite) or patches (partial update), not both", req.Path)
+	case req.Text != "" && (hasContent || hasPatches):
+		return invalidRequest("write %q: give text alone, without content or patches", req.Path)
+	case req.Text != "" && !text:
+		return invalidRequest("write %q: text is for text documents; a .json document takes content (a JSON object) or patches", req.Path)
+	case !text && !hasContent && !hasPatches:
+		return invalidRequest("write %q: give content (full overwrite) or patches (partial update)", req.Path)
+	}
+	switch req.Mode {
+	case "", ModeUpsert, ModeCreate, ModeUpdate:
+	default:
+		return invalidRequest("write %q: mode %q is not one of upsert, create, update", req.Path, req.Mode)
+	}
+	if req.IfVersion < 0 {
+		return invalidRequest("write %q: ifVersion %d must be a positive version, or 0 for none", req.Path, req.IfVersion)
+	}
+	if hasPatches && len(req.Patches) == 0 {
+		return invalidRequest("write %q: patches is empty; give at least one operation", req.Path)
+	}
+	if n := len(req.Patches); n > b.opts.MaxPatchOps {
+		return &LimitError{Limit: "patch operations", Max: b.opts.MaxPatchOps, Got: n, Path: req.Path}
+	}
+	if n := len(req.Tags); n > b.opts.MaxTags {
+		return &LimitError{Limit: "tags", Max: b.opts.MaxTags, Got: n, Path: req.Path}
+	}
+	if n := max(len(req.Content), len(req.Text)); n > b.opts.MaxDocumentBytes {
+		return &LimitError{Limit: "document size", Max: b.opts.MaxDocumentBytes, Got: n, Path: req.Path}
+	}
+	for i, t := range req.Tags {
+		if strings.TrimSpace(t) == "" {
+			return invalidRequest("write %q: tag %d is empty; tags are non-empty strings such as \"core\"", req.Path, i)
+		}
+	}
+	return nil
+}
+
 // errRetry: the store's compare-and-swap failed; recompute on the latest version.
 var errRetry = errors.New("memorybank: retry")
 
+// writeOnce is one attempt of a write: it decodes the stored document once,
+// applies the content or the patches, stamps, validates (decoding the
+// content once), encodes once and swaps it in.
 func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest) (*WriteResult, error) {
 	format := formatOf(l.path)
 	obj, err := b.store.Get(ctx, l.key)
@@ -175,23 +189,25 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest) (*WriteRe
 	}
 
 	var next *envelope
-	if req.Patches != nil {
-		next, err = b.applyPatches(l.path, old, req.Patches)
-	} else {
+	switch {
+	case req.Patches != nil:
+		next, err = b.applyPatches(old, req.Patches)
+	case req.Content != nil:
 		next, err = contentEnvelope(format, l.path, req.Content)
+	default:
+		next, err = decodeText(l.path, []byte(req.Text)), nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	b.maintain(next, old, l.path, req.Tags, req.Patches == nil)
+	next.stamp(old, formatTime(b.now()), b.opts.NewID, req.Tags, req.Patches == nil)
 	if n := len(next.tags()); n > b.opts.MaxTags {
 		return nil, &LimitError{Limit: "tags", Max: b.opts.MaxTags, Got: n, Path: l.path}
 	}
-	canonical := next.canonical()
-	if err := validateDocument(l.path, format, next); err != nil {
+	data, err := next.seal()
+	if err != nil {
 		return nil, err
 	}
-	data := next.encode(format, canonical)
 	if len(data) > b.opts.MaxDocumentBytes {
 		return nil, &LimitError{Limit: "document size", Max: b.opts.MaxDocumentBytes, Got: len(data), Path: l.path}
 	}
@@ -201,8 +217,10 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest) (*WriteRe
 		}
 	}
 	cond := Condition{IfAbsent: true}
+	prev := ""
 	if exists {
 		cond = Condition{IfVersion: obj.Version}
+		prev = obj.Version
 	}
 	put, err := b.store.Put(ctx, l.key, data, cond)
 	if errors.Is(err, ErrConflict) {
@@ -211,153 +229,41 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest) (*WriteRe
 	if err != nil {
 		return nil, err
 	}
-	prev := ""
-	if exists {
-		prev = obj.Version
-	}
-	doc := next.document(format, l.scope, l.branch, l.path, put.ModTime, canonical)
-	b.indexed(ctx, l, prev, put.Version, entryOf(doc, len(data)))
+	b.indexed(l, prev, put.Version, next.entry(len(data), put.ModTime))
+	le := next.entry(len(data), put.ModTime)
+	id, _ := next.str("id")
 	return &WriteResult{
-		Scope: l.scope, Branch: l.branch, Path: l.path, ID: doc.ID, Version: doc.Version,
-		LastModified: doc.LastModified, Tags: doc.Tags, Created: !exists,
+		Scope: l.scope, Branch: l.branch, Path: l.path, ID: id, Version: le.Version,
+		LastModified: le.LastModified, Tags: le.Tags, Created: !exists,
+		env: next, modTime: put.ModTime,
 	}, nil
 }
 
-// contentEnvelope builds the envelope of a full write from its content.
+// contentEnvelope builds the envelope of a full write from its content: a
+// JSON object.
 func contentEnvelope(format Format, p string, content json.RawMessage) (*envelope, error) {
-	content = bytes.TrimSpace(content)
-	var s string
-	isString := json.Unmarshal(content, &s) == nil
-	if format == FormatText {
-		if isString {
-			return decodeText([]byte(s)), nil
-		}
-		if e, ok := parseEnvelopeJSON(content); ok && !isBare(e, content) {
-			if e.badMeta {
-				return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/metadata", Message: "must be an object"}}}
-			}
-			return e, nil
-		}
-		return nil, invalidRequest("write %q: content of a text document must be a JSON string holding the text (or an envelope whose content is that string)", p)
-	}
-	if isString {
-		var inner string // also "\"\"": an empty string sent as a JSON string
-		if strings.TrimSpace(s) == "" || json.Unmarshal([]byte(s), &inner) == nil && strings.TrimSpace(inner) == "" {
-			return nil, invalidRequest("write %q: content is an empty string; give a JSON object (a memory_document_v2 envelope or the bare content object)", p)
-		}
-		content = []byte(s) // JSON sent as a string, as agents often do
-	}
-	e, ok := parseEnvelopeJSON(content)
-	if ok && e.badMeta {
-		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/metadata", Message: "must be an object such as {\"title\": \"...\", \"documentType\": \"...\", \"tags\": []}"}}}
-	}
-	if ok {
-		// Content sent as a string holding a JSON object, inside an envelope.
-		var inner string
-		if c := e.top["content"]; len(c) > 0 && c[0] == '"' && json.Unmarshal(c, &inner) == nil {
-			if t := bytes.TrimSpace([]byte(inner)); len(t) > 0 && t[0] == '{' && json.Valid(t) {
-				e.top["content"] = t
-			}
-		}
-	}
+	e, ok := splitEnvelope(format, p, content)
 	if !ok {
 		if json.Valid(content) {
 			return nil, invalidRequest("write %q: content must be a JSON object (a memory_document_v2 envelope or the bare content object), got %.40s", p, content)
 		}
 		return nil, invalidRequest("write %q: content is not valid JSON: %.60s", p, content)
 	}
+	if e.badMeta {
+		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/metadata", Message: "must be an object such as {\"title\": \"...\", \"documentType\": \"...\", \"tags\": []}"}}}
+	}
+	if format == FormatText {
+		if e.schema == nil && e.extra == nil && len(e.meta) == 0 && bytes.Equal(e.content, content) {
+			return nil, invalidRequest("write %q: content of a text document is an envelope whose content is the text; to write the text alone, use text", p)
+		}
+		if _, isText := e.text(); !isText {
+			return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/content", Message: "must be a string: the text of a " + p + " document"}}}
+		}
+	}
+	// The envelope outlives the request (WriteResult.Document): own its bytes.
+	e.schema, e.content = bytes.Clone(e.schema), bytes.Clone(e.content)
+	for k, v := range e.extra {
+		e.extra[k] = bytes.Clone(v)
+	}
 	return e, nil
-}
-
-// isBare reports whether parseEnvelopeJSON wrapped data as bare content.
-func isBare(e *envelope, data []byte) bool {
-	c, ok := e.top["content"]
-	return ok && len(e.top) == 1 && len(e.meta) == 0 && bytes.Equal(c, data)
-}
-
-// maintain sets the metadata the Bank owns and fills what is missing.
-// keepStored is true for a full content write: title, documentType and tags
-// it does not give fall back to the stored document. A patch starts from the
-// stored document, so a field missing after it was removed on purpose: it
-// gets the default of normalize (title from the file name, documentType
-// from it, tags []), never the stored value back (the origin server's bug).
-func (b *Bank) maintain(next, old *envelope, p string, tags []string, keepStored bool) {
-	if old != nil && keepStored {
-		for _, k := range []string{"title", "documentType", "tags"} {
-			if _, ok := next.meta[k]; !ok {
-				if _, top := next.top[k]; k == "documentType" && top {
-					continue // normalize moves it into metadata
-				}
-				if v, ok := old.meta[k]; ok {
-					next.meta[k] = v
-				}
-			}
-		}
-	}
-	next.normalize(p)
-	now := formatTime(b.now())
-	id, _ := next.str("id")
-	created, _ := next.str("createdAt")
-	if old != nil {
-		if oid, ok := old.str("id"); ok && oid != "" {
-			id = oid
-		} else if v, ok := old.meta["id"]; ok && len(v) > 0 && v[0] != '"' && v[0] != 'n' {
-			id = string(v) // a numeric id of an existing bank, kept as a string
-		}
-		if oc, ok := old.str("createdAt"); ok && oc != "" {
-			created = oc
-		}
-	}
-	if id == "" {
-		id = b.opts.NewID()
-	}
-	if created == "" {
-		created = now
-	}
-	version := int64(1)
-	if old != nil {
-		version = old.version() + 1
-	}
-	next.top["schema"] = rawString(SchemaV2)
-	next.meta["id"] = rawString(id)
-	next.meta["createdAt"] = rawString(created)
-	next.meta["lastModified"] = rawString(now)
-	next.meta["version"] = rawInt(version)
-	if tags != nil {
-		next.meta["tags"], _ = json.Marshal(dedupe(tags))
-	} else if t, ok := next.meta["tags"]; ok {
-		var ts []string
-		if json.Unmarshal(t, &ts) == nil && ts != nil {
-			next.meta["tags"], _ = json.Marshal(dedupe(ts))
-		}
-	}
-	if s, ok := next.top["content"]; ok && s[0] == '"' {
-		var body string
-		if json.Unmarshal(s, &body) == nil {
-			next.top["content"] = rawString(setLegacyTags(body, next.tags()))
-		}
-	}
-}
-
-// dedupe keeps the first occurrence of each tag, in order. A map keeps it
-// linear: a stored document may carry any number of tags.
-func dedupe(tags []string) []string {
-	out := make([]string, 0, len(tags))
-	seen := make(map[string]struct{}, len(tags))
-	for _, t := range tags {
-		if _, dup := seen[t]; !dup {
-			seen[t] = struct{}{}
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-func validateTags(p string, tags []string) error {
-	for i, t := range tags {
-		if strings.TrimSpace(t) == "" {
-			return invalidRequest("write %q: tag %d is empty; tags are non-empty strings such as \"core\"", p, i)
-		}
-	}
-	return nil
 }

@@ -24,7 +24,7 @@ func tourSkillGraph(_ context.Context, w io.Writer) error {
 	}
 	reply := []byte(`{"operations": [
 	  {"operationId": "op1", "kind": "addNode", "humanReadableDescription": "test before tagging",
-	   "node": {"type": "tool", "label": "Run the tests", "toolName": "Bash(go test:*)"}, "insertAfter": "n1"}
+	   "node": {"type": "tool", "label": "Run the tests", "toolName": "Bash(go:*)"}, "insertAfter": "n1"}
 	], "summary": "Adds a test run before tagging."}`)
 
 	fmt.Fprintln(w, "A model replies with operations; ParseOperations checks JSON and the schema:")

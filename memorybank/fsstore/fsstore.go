@@ -117,6 +117,9 @@ func reservedProblem(key string) string {
 	if key == LockFileName {
 		return fmt.Sprintf("%q is the lock file of the directory store", LockFileName)
 	}
+	if key == ChangesFileName {
+		return fmt.Sprintf("%q is the change counter of the directory store", ChangesFileName)
+	}
 	if atomicfile.IsTemp(path.Base(key)) {
 		return fmt.Sprintf("names like %q are the directory store's temporary files",
 			atomicfile.TempPrefix+"0123456789abcdef"+atomicfile.TempSuffix)
@@ -189,6 +192,9 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, cond memoryban
 	if parent := s.fileParent(key); parent != "" {
 		return memorybank.Object{}, fmt.Errorf("%w: key %q needs %q to be a directory, but it is a file holding a key",
 			ErrPathConflict, key, parent)
+	}
+	if err := s.countChange(); err != nil {
+		return memorybank.Object{}, err
 	}
 	err = atomicfile.Write(s.root, key, data, &atomicfile.Options{
 		Perm:    s.opts.FileMode,
@@ -263,6 +269,9 @@ func (s *Store) Delete(ctx context.Context, key string, cond memorybank.Conditio
 		return notFound(key)
 	}
 	if err := cond.Check(key, true, version(cur)); err != nil {
+		return err
+	}
+	if err := s.countChange(); err != nil {
 		return err
 	}
 	if err := s.root.Remove(key); err != nil {

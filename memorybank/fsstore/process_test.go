@@ -195,7 +195,7 @@ func TestCrashSafety(t *testing.T) {
 	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		require.NoError(t, err)
 		switch {
-		case d.IsDir() || d.Name() == fsstore.LockFileName:
+		case d.IsDir() || d.Name() == fsstore.LockFileName || d.Name() == fsstore.ChangesFileName:
 		case atomicfile.IsTemp(d.Name()):
 			temps++
 		default:

@@ -25,9 +25,9 @@ func ExampleOpen() {
 
 	bank := memorybank.New(s, nil)
 	res, err := bank.Write(ctx, memorybank.WriteRequest{
-		Scope:   memorybank.ScopeGlobal,
-		Path:    "decisions.md",
-		Content: memorybank.TextContent("# Decisions\n\n- PostgreSQL for shared memory\n"),
+		Scope: memorybank.ScopeGlobal,
+		Path:  "decisions.md",
+		Text:  "# Decisions\n\n- PostgreSQL for shared memory\n",
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -43,6 +43,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memorybank.Store) {
 		{"InvalidKeys", testInvalidKeys},
 		{"CancelledContext", testCancelledContext},
 		{"ConcurrentCASCounter", testConcurrentCAS},
+		{"ChangeCounter", testChangeCounter},
 	}
 	for _, st := range subtests {
 		t.Run(st.name, func(t *testing.T) {
@@ -457,4 +458,56 @@ func Increment(ctx context.Context, s memorybank.Store, key string, n int) error
 		}
 	}
 	return nil
+}
+
+// testChangeCounter checks the optional ChangeCounter: every successful Put
+// and Delete adds exactly one, refused calls add nothing, the epoch stays,
+// and concurrent writers are all counted.
+func testChangeCounter(t *testing.T, s memorybank.Store) {
+	ctx := context.Background()
+	cc, ok := s.(memorybank.ChangeCounter)
+	if !ok {
+		t.Skip("the store does not implement memorybank.ChangeCounter (optional)")
+	}
+	count := func() memorybank.ChangeCount {
+		t.Helper()
+		c, err := cc.Changes(ctx)
+		require.NoError(t, err)
+		return c
+	}
+	put(t, s, "count/seed", "x") // the counter may be created by the first write
+	c0 := count()
+	a := put(t, s, "count/a", "1")
+	put(t, s, "count/a", "2")
+	require.NoError(t, s.Delete(ctx, "count/seed", none))
+	c1 := count()
+	assert.Equal(t, c0.Epoch, c1.Epoch, "the epoch stays")
+	assert.Equal(t, c0.N+3, c1.N, "two Puts and a Delete add three")
+
+	_, err := s.Put(ctx, "count/a", []byte("3"), ifVersion(a.Version))
+	require.ErrorIs(t, err, memorybank.ErrConflict)
+	_, err = s.Put(ctx, "count/a", []byte("3"), ifAbsent)
+	require.ErrorIs(t, err, memorybank.ErrConflict)
+	require.ErrorIs(t, s.Delete(ctx, "count/missing", none), memorybank.ErrNotFound)
+	_, err = s.Put(ctx, "../escape", []byte("x"), none)
+	require.ErrorIs(t, err, memorybank.ErrInvalidKey)
+	assert.Equal(t, c1, count(), "refused calls add nothing")
+
+	const writers, each = 4, 5
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				_, err := s.Put(ctx, fmt.Sprintf("count/w%d-%d", w, i), []byte("x"), none)
+				assert.NoError(t, err)
+			}
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, c1.N+writers*each, count().N, "concurrent writes are all counted")
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = cc.Changes(cancelled)
+	assert.ErrorIs(t, err, context.Canceled)
 }

@@ -278,7 +278,7 @@ func mustJSON(t *testing.T, v any) []byte {
 }
 
 func TestToolReadRules(t *testing.T) {
-	e := newToolEnv(t, &memorybank.Options{Rules: map[memorybank.Language]string{memorybank.Chinese: "规则"}})
+	e := newToolEnv(t, &memorybank.Options{DefaultRules: map[memorybank.Language]string{memorybank.Chinese: "规则"}})
 	tests := []struct{ args, lang, content string }{
 		{`{"language":"en"}`, "en", memorybank.BuiltinRules(memorybank.English)},
 		{`{}`, "ja", memorybank.BuiltinRules(memorybank.Japanese)},

@@ -46,9 +46,10 @@ func globalPaths(t *testing.T, b *memorybank.Bank) []string {
 	return out
 }
 
-// Files added or removed in the folder by something other than a Bank (a
-// person, git pull, the origin server) show in List and ReadContext at once,
-// and in SearchByTags once Options.IndexMaxAge has passed.
+// Files added or removed in the folder by something other than a Store (a
+// person, git pull, another tool) show in Read at once, and in List,
+// ReadContext and SearchByTags once Options.IndexMaxAge has passed: the
+// store's change count does not see them.
 func TestExternalEditsAreSeen(t *testing.T) {
 	dir := t.TempDir()
 	s, err := fsstore.Open(dir, nil)
@@ -57,7 +58,7 @@ func TestExternalEditsAreSeen(t *testing.T) {
 	clock := &manualClock{now: t0}
 	b := memorybank.New(s, &memorybank.Options{Clock: clock.Now, IndexMaxAge: time.Minute})
 	g := memorybank.ScopeGlobal
-	mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "architecture.md", Content: memorybank.TextContent("v1"), Tags: []string{"core"}})
+	mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "architecture.md", Text: ("v1"), Tags: []string{"core"}})
 	search := func(tag string) []string {
 		hits, err := b.SearchByTags(ctx, memorybank.SearchRequest{Tags: []string{tag}, Scope: g})
 		require.NoError(t, err)
@@ -75,6 +76,10 @@ func TestExternalEditsAreSeen(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(bankDir, "notes.md"), []byte("note\n"), 0o644))
 	require.NoError(t, os.Remove(filepath.Join(bankDir, "architecture.md")))
 
+	_, err = b.Read(ctx, memorybank.ReadRequest{Scope: g, Path: "notes.md"})
+	require.NoError(t, err, "Read reads the store")
+	assert.Equal(t, []string{"architecture.md"}, globalPaths(t, b), "uncounted edits wait for IndexMaxAge")
+	clock.Advance(time.Minute)
 	assert.Equal(t, []string{"glossary.md", "notes.md"}, globalPaths(t, b), "List reconciles with the store")
 	rc, err := b.ReadContext(ctx, memorybank.ReadContextRequest{IncludeBranchMemory: no, IncludeRules: no})
 	require.NoError(t, err)
@@ -95,7 +100,7 @@ func TestExternalEditsAreSeen(t *testing.T) {
 func TestIndexMaxAgeNegative(t *testing.T) {
 	store := &memorybank.MemStore{}
 	b := memorybank.New(store, &memorybank.Options{Clock: func() time.Time { return t0 }, IndexMaxAge: -1})
-	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "a.md", Content: memorybank.TextContent("a"), Tags: []string{"x"}})
+	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "a.md", Text: ("a"), Tags: []string{"x"}})
 	hits, err := b.SearchByTags(ctx, memorybank.SearchRequest{Tags: []string{"x"}, Scope: memorybank.ScopeGlobal})
 	require.NoError(t, err)
 	require.Len(t, hits, 1)
@@ -129,7 +134,7 @@ func TestCancelAfterDocumentPutStillSignals(t *testing.T) {
 	fixed := &memorybank.Options{Clock: func() time.Time { return t0 }}
 	other := memorybank.New(mem, fixed)
 	seed := memorybank.New(mem, fixed)
-	mustWrite(t, seed, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "a.md", Content: memorybank.TextContent("a"), Tags: []string{"x"}})
+	mustWrite(t, seed, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "a.md", Text: ("a"), Tags: []string{"x"}})
 	hits, err := other.SearchByTags(ctx, memorybank.SearchRequest{Tags: []string{"x"}, Scope: memorybank.ScopeGlobal})
 	require.NoError(t, err)
 	require.Len(t, hits, 1)
@@ -156,7 +161,7 @@ func TestIndexesStayBounded(t *testing.T) {
 		require.NoError(t, err)
 	}
 	assert.LessOrEqual(t, memorybank.IndexCount(b), 1)
-	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "real", Path: "a.md", Content: memorybank.TextContent("a"), Tags: []string{"x"}})
+	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "real", Path: "a.md", Text: ("a"), Tags: []string{"x"}})
 	hits, err := b.SearchByTags(ctx, memorybank.SearchRequest{Tags: []string{"x"}, Branch: "real"})
 	require.NoError(t, err)
 	assert.Len(t, hits, 1)

@@ -1,0 +1,57 @@
+package memorybank
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// parseIndented must agree with encoding/json on every input: the same
+// value (numbers as json.Number), the same bytes as json.Indent, and an
+// error exactly when json.Valid says the input is not JSON.
+func checkParseIndented(t *testing.T, data []byte) {
+	t.Helper()
+	for _, depth := range []int{0, 1} {
+		v, out, err := parseIndented(data, depth, nil)
+		if !json.Valid(data) {
+			assert.Error(t, err, "%q is not JSON", data)
+			continue
+		}
+		require.NoError(t, err, "%q", data)
+		d := json.NewDecoder(bytes.NewReader(data))
+		d.UseNumber()
+		var want any
+		require.NoError(t, d.Decode(&want))
+		assert.Equal(t, want, v, "%q", data)
+		var ind bytes.Buffer
+		require.NoError(t, json.Indent(&ind, bytes.TrimSpace(data), strings.Repeat("  ", depth), "  "))
+		assert.Equal(t, ind.String(), string(out), "%q at depth %d", data, depth)
+	}
+}
+
+func TestParseIndented(t *testing.T) {
+	for _, s := range []string{
+		`{}`, `[]`, ` { "a" : [1, 2.5e-3, -0, "x\"y\\u00e9", true, false, null, {}, []] } `,
+		`"plain"`, `"tab\there"`, `"\ud83d\ude00 é"`, "\"bad utf8 \xff\"", `12`, `-1.5E+10`,
+		`{"a":1,"a":2}`, `{"nested":{"deep":[[[{"x":"y"}]]]}}`,
+		// Not JSON.
+		``, ` `, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `[1,]`, `[1 2]`, `01`, `1.`, `.5`, `1e`, `-`, `+1`,
+		`tru`, `nul`, `"unterminated`, "\"ctrl \x01\"", `"\x"`, `"\u12"`, `"\u12G4"`, `{"a":1}x`, `[]]`, `{1:2}`,
+		strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+	} {
+		checkParseIndented(t, []byte(s))
+	}
+}
+
+func FuzzParseIndented(f *testing.F) {
+	for _, s := range []string{`{"a":[1,"b",{"c":null}]}`, `"x\u00e9"`, `[1e5,-0.5]`, `{"a":1,"a":2}`, "\"\xff\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkParseIndented(t, data)
+	})
+}
