@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -168,4 +169,27 @@ func (b *Bank) List(ctx context.Context, req ListRequest) ([]ListEntry, error) {
 	}
 	defer idx.mu.Unlock()
 	return idx.list(req.Prefix), nil
+}
+
+// Paths lists the paths of the documents of one bank whose path starts with
+// Prefix, sorted, without reading any document: it is served by the index's
+// paths, so a warm call costs one change-count check whatever the size of
+// the bank.
+func (b *Bank) Paths(ctx context.Context, req ListRequest) ([]string, error) {
+	prefix, err := b.bankPrefix(ctx, req.Scope, req.Branch, false)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := b.pathIndex(ctx, prefix)
+	if err != nil {
+		return nil, err
+	}
+	defer idx.mu.Unlock()
+	sorted := idx.sortedPaths()
+	i, _ := slices.BinarySearch(sorted, req.Prefix)
+	j := i
+	for j < len(sorted) && strings.HasPrefix(sorted[j], req.Prefix) {
+		j++
+	}
+	return slices.Clone(sorted[i:j]), nil
 }

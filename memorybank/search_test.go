@@ -401,3 +401,27 @@ func TestWritesDoNotTouchSnapshot(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, before.Version, after.Version)
 }
+
+// Paths lists what List lists, by prefix, without reading a document.
+func TestPathsReadsNoDocument(t *testing.T) {
+	mem := &memorybank.MemStore{}
+	populate(t, mem, 300)
+	store := &countingStore{Store: mem}
+	b := memorybank.New(store, nil)
+	paths, err := b.Paths(ctx, memorybank.ListRequest{Scope: memorybank.ScopeGlobal, Prefix: "docs/0010"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"docs/00100.json", "docs/00101.json", "docs/00102.json", "docs/00103.json", "docs/00104.json",
+		"docs/00105.json", "docs/00106.json", "docs/00107.json", "docs/00108.json", "docs/00109.json"}, paths)
+	assert.Equal(t, int64(0), store.gets.Load())
+	all, err := b.Paths(ctx, memorybank.ListRequest{Scope: memorybank.ScopeGlobal})
+	require.NoError(t, err)
+	list, err := b.List(ctx, memorybank.ListRequest{Scope: memorybank.ScopeGlobal})
+	require.NoError(t, err)
+	require.Len(t, all, len(list))
+	for i := range list {
+		assert.Equal(t, list[i].Path, all[i])
+	}
+	none, err := b.Paths(ctx, memorybank.ListRequest{Scope: memorybank.ScopeBranch, Branch: "no-bank"})
+	require.NoError(t, err)
+	assert.Empty(t, none)
+}

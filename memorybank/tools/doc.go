@@ -46,10 +46,8 @@
 //     "content" is the envelope as a JSON value.
 //   - list_documents and delete_document take scope "branch" or "global",
 //     one tool for both banks.
-//   - returnContent reads the document after the write; a concurrent writer
-//     may already have changed it (its version says so), and if it was
-//     deleted meanwhile the document is omitted rather than the write
-//     reported as failed.
+//   - returnContent returns the document as this write stored it (not read
+//     back, so never another writer's version).
 //   - NOT_FOUND lists at most 50 of the bank's documents (and how many
 //     there are), from one listing of the store's keys: no document is
 //     read to build the hint. ErrExists (mode "create") is CONFLICT; a

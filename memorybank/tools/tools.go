@@ -257,10 +257,9 @@ func runWrite(ctx context.Context, b *memorybank.Bank, scope memorybank.Scope, a
 	}
 	out := &writeToolResult{WriteResult: res}
 	if a.ReturnContent {
-		// A concurrent writer may have written since: the document read
-		// carries its own version, so the caller can tell. If it was
-		// deleted meanwhile, the write still succeeded: report that alone.
-		out.Document, _ = b.Read(ctx, memorybank.ReadRequest{Scope: scope, Branch: a.Branch, Path: a.Path})
+		// The document this write stored, not read back: a concurrent
+		// writer cannot swap in another version.
+		out.Document, _ = res.Document()
 	}
 	return out, nil
 }
@@ -374,39 +373,27 @@ const maxAvailable = 50
 
 // withAvailable turns a not-found error into a NOT_FOUND Error that lists
 // the documents the bank does hold, so the model can correct the path.
-// Other errors are returned as they are. The paths come from one listing of
-// the store's keys under the bank, which reads no document and leaves the
-// Bank's index alone: a mistyped path costs one Store.List, not a
-// reconcile of the bank.
+// Other errors are returned as they are. The paths come from Bank.Paths,
+// which reads no document: when warm, a mistyped path costs one
+// change-count check, not a listing of the bank.
 func withAvailable(ctx context.Context, b *memorybank.Bank, err error, scope memorybank.Scope, branch string) error {
 	if !errors.Is(err, memorybank.ErrNotFound) {
 		return err
 	}
 	te := AsError(err)
-	prefix := memorybank.GlobalPrefix
 	where := "the global bank"
 	if scope == memorybank.ScopeBranch {
-		dir, derr := memorybank.BranchDir(branch)
-		if derr != nil {
+		if memorybank.ValidateBranch(branch) != nil {
 			return te
 		}
-		prefix = memorybank.BranchPrefix + dir + "/"
 		where = fmt.Sprintf("the branch bank of %q", branch)
 	}
-	paths := []string{}
-	total := 0
-	for obj, lerr := range b.Store().List(ctx, prefix) {
-		if lerr != nil {
-			return te
-		}
-		p := strings.TrimPrefix(obj.Key, prefix)
-		if memorybank.ValidatePath(p) != nil {
-			continue // the Bank's own records (".branch.json", ...)
-		}
-		if total++; len(paths) < maxAvailable {
-			paths = append(paths, p)
-		}
+	all, lerr := b.Paths(ctx, memorybank.ListRequest{Scope: scope, Branch: branch})
+	if lerr != nil {
+		return te
 	}
+	total := len(all)
+	paths := all[:min(total, maxAvailable)]
 	switch {
 	case total == 0:
 		te.hint(fmt.Sprintf("%s holds no documents yet; create the document with content.", capitalize(where)))
