@@ -64,8 +64,10 @@
 //
 // # Differences from the reference backends
 //
-// The line-splitting of insert keeps "\r" and other separators inside
-// their line (the Python backend's splitlines would turn them into "\n");
+// insert keeps "\r" and other separators inside their line (the Python
+// backend's splitlines would turn them into "\n"), keeps a final blank
+// line, and inserts an empty line for an empty insert_text (the Python
+// backend drops a final blank line then);
 // an empty old_str, a view_range starting past the end of the file and a
 // view_range ending before its start are errors rather than empty results;
 // "/memoriesX" is refused rather than read as "/memories/X".

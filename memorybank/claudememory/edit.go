@@ -291,11 +291,10 @@ func (h *Handler) insert(ctx context.Context, in Input) (string, error) {
 				"Invalid `insert_line` parameter: %d. It should be within the range [0, %d].%s", at, len(lines), note)}
 		}
 		lines = append(lines[:at], append([]string{ins}, lines[at:]...)...)
-		next := strings.Join(lines, "\n")
-		if !strings.HasSuffix(next, "\n") {
-			next += "\n"
-		}
-		return next, nil
+		// Every line ends with "\n", as in the reference backends, which
+		// add one to a file that lacked it. Unlike them, a file ending in a
+		// blank line keeps it, and an empty insert_text inserts a line.
+		return strings.Join(lines, "\n") + "\n", nil
 	})
 	if err != nil {
 		return "", err

@@ -44,6 +44,9 @@ func (h *Handler) resolve(cmd, p string) (string, error) {
 		}
 	}
 	for _, seg := range strings.Split(rest, "/") {
+		if seg == "" {
+			return "", bad(ErrInvalidPath, "The path %s has an empty segment (two slashes in a row); write each directory name once, between single slashes.", p)
+		}
 		if seg == "." || seg == ".." {
 			clean := path.Clean(Root + "/" + rest)
 			if clean != Root && !strings.HasPrefix(clean, Root+"/") {
