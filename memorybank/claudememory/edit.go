@@ -22,6 +22,10 @@ func (h *Handler) create(ctx context.Context, in Input) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if strings.HasSuffix(p, "/") && rel != "" {
+		return "", &ToolError{Command: "create", Path: p, Err: ErrInvalidPath, Text: fmt.Sprintf(
+			"The path %s ends with a slash; create makes a file, so give its name, e.g. %snotes.md. Directories are made as files are created in them.", p, p)}
+	}
 	exists := &ToolError{Command: "create", Path: p, Err: ErrExists,
 		Text: fmt.Sprintf("File %s already exists", p)} // the reference backends' words
 	if rel == "" {
@@ -136,7 +140,7 @@ func (h *Handler) edit(ctx context.Context, cmd, p string, change func(text stri
 		return "", err
 	}
 	notFile := &ToolError{Command: cmd, Path: p, Err: ErrNotFile, Text: fmt.Sprintf("The path %s is not a file.", p)}
-	if rel == "" {
+	if rel == "" || strings.HasSuffix(p, "/") {
 		return "", notFile
 	}
 	for attempt := 0; ; attempt++ {
@@ -212,11 +216,11 @@ func (h *Handler) strReplace(ctx context.Context, in Input) (string, error) {
 		switch n := strings.Count(text, old); {
 		case n == 0:
 			return "", &ToolError{Command: "str_replace", Path: p, Err: ErrNoMatch, Text: fmt.Sprintf(
-				"No replacement was performed, old_str `%s` did not appear verbatim in %s.%s", old, p, note)}
+				"No replacement was performed, old_str `%s` did not appear verbatim in %s.%s", echo(old), p, note)}
 		case n > 1:
 			return "", &ToolError{Command: "str_replace", Path: p, Err: ErrAmbiguous, Text: fmt.Sprintf(
 				"No replacement was performed. Multiple occurrences of old_str `%s` in lines: %s. Please ensure it is unique%s",
-				old, matchLines(text, old), note)}
+				echo(old), matchLines(text, old), note)}
 		}
 		pos := strings.Index(text, old)
 		changedLine = strings.Count(text[:pos], "\n")
@@ -300,4 +304,13 @@ func (h *Handler) insert(ctx context.Context, in Input) (string, error) {
 		return "", err
 	}
 	return "The file " + p + " has been edited.", nil
+}
+
+// echo is old_str as messages quote it: whole, as the reference backends
+// do, up to 1000 bytes, so a refusal never outgrows a view.
+func echo(s string) string {
+	if len(s) <= 1000 {
+		return s
+	}
+	return cut(s, 1000) + fmt.Sprintf("[... %d more bytes]", len(s)-len(cut(s, 1000)))
 }
