@@ -22,6 +22,13 @@ const BankPrefix = "memories/"
 // not part of it), and a version is the document's metadata.version.
 // Paths ending in ".json" are refused: the bank keeps those as JSON
 // documents, not text.
+//
+// The bank's API offers compare-and-swap on metadata.version only, so two
+// cases slip past it: a file deleted and created again between a read and
+// a write starts again at version 1 and may be taken for the one read, and
+// an edit made outside any Bank (a person editing the file) does not
+// change metadata.version. Writes through Banks, in any number of
+// processes, are all seen.
 func BankFiles(b *memorybank.Bank) Files { return bankFiles{b} }
 
 type bankFiles struct{ b *memorybank.Bank }

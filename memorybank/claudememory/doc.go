@@ -12,8 +12,9 @@
 // The model issues view (a directory listing two levels deep with sizes,
 // or a file with line numbers and an optional view_range), create,
 // str_replace, insert, delete and rename on paths under /memories. Results
-// and error messages are those of the local-filesystem backends of
-// Anthropic's Python and TypeScript SDKs, which the model knows: "The path
+// and error messages are those of the local-filesystem backend of
+// Anthropic's Python SDK (the TypeScript SDK's words a few of them
+// differently), which the model knows: "The path
 // /memories/x does not exist. Please provide a valid path.", "No
 // replacement was performed, old_str `...` did not appear verbatim in
 // ...", the line numbers of multiple matches, "Invalid `insert_line`

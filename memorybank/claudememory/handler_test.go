@@ -108,6 +108,9 @@ func TestViewRange(t *testing.T) {
 	got, err = call(t, h, map[string]any{"command": "view", "path": "/memories/a.md", "view_range": []int{3, 99}})
 	require.NoError(t, err)
 	assert.Equal(t, "Here's the content of /memories/a.md with line numbers:\n     3\tthree", got)
+	got, err = call(t, h, map[string]any{"command": "view", "path": "/memories/a.md", "view_range": []int{}})
+	require.NoError(t, err)
+	assert.Equal(t, "Here's the content of /memories/a.md with line numbers:\n     1\tone\n     2\ttwo\n     3\tthree", got)
 	for _, vr := range [][]int{{4, -1}, {3, 2}, {1}, {1, 2, 3}} {
 		_, err := call(t, h, map[string]any{"command": "view", "path": "/memories/a.md", "view_range": vr})
 		assert.ErrorIs(t, err, claudememory.ErrLineRange, "%v", vr)

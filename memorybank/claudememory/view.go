@@ -64,7 +64,7 @@ func (h *Handler) viewFile(p, text string, viewRange []int) (string, error) {
 			Text: fmt.Sprintf("File %s exceeds maximum line limit of 999,999 lines.", p)}
 	}
 	start, end := 1, len(lines)
-	if viewRange != nil {
+	if len(viewRange) > 0 { // [] means none, as in the reference backends
 		bad := func(format string, args ...any) error {
 			return &ToolError{Command: "view", Path: p, Err: ErrLineRange, Text: fmt.Sprintf(format, args...)}
 		}
