@@ -78,6 +78,8 @@
 // The package's tests replay the reference backend's recorded outputs
 // (testdata/reference_python.json, recorded by testdata/record_reference.py
 // from the Python SDK's source) on an in-memory Files and on BankFiles over
-// memorybank.MemStore, race str_replace and insert in two goroutines and
+// memorybank.MemStore, pin where the TypeScript SDK's backend differs
+// (testdata/reference_typescript.json, recorded by
+// testdata/record_reference_ts.cjs), race str_replace and insert in two goroutines and
 // in two processes sharing an fsstore directory, and fuzz Handle.
 package claudememory

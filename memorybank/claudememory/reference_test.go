@@ -111,3 +111,38 @@ func TestMatchesReferenceBackend(t *testing.T) {
 		})
 	}
 }
+
+// The TypeScript SDK's backend (testdata/reference_typescript.json, same
+// inputs) gives the Python backend's texts except where it is known to
+// differ; the Handler follows the Python backend there.
+func TestTypeScriptReferenceDiffersOnlyWhereKnown(t *testing.T) {
+	py := loadReference(t)
+	data, err := os.ReadFile("testdata/reference_typescript.json")
+	require.NoError(t, err)
+	var ts reference
+	require.NoError(t, json.Unmarshal(data, &ts))
+	require.Len(t, ts.Steps, len(py.Steps))
+	known := map[string]string{
+		// The listing header adds " and node_modules" (TypeScript skips that directory).
+		"view empty root": "header", "view root": "header", "view subdirectory": "header",
+		"view after renames": "header", "view after deletes": "header",
+		// str_replace matches old_str line by line, so a multi-line old_str never matches;
+		// the file then keeps "line three" and is 4 bytes longer in later listings.
+		"str_replace multi-line": "multi-line", "view after edits": "multi-line",
+		// insert counts a final newline as an empty last line ([0, 6], not [0, 5]) and
+		// words the range "within the range of lines of the file: [0, N]".
+		"insert out of range": "insert range", "insert negative": "insert range",
+		// insert adds no final newline to a file without one.
+		"view plain": "final newline",
+	}
+	for i, step := range py.Steps {
+		other := ts.Steps[i]
+		require.Equal(t, step.Name, other.Name)
+		if _, ok := known[step.Name]; ok {
+			assert.NotEqual(t, step.Want, other.Want, "step %q: listed as different but equal", step.Name)
+			continue
+		}
+		assert.Equal(t, step.Want, other.Want, "step %q", step.Name)
+		assert.Equal(t, step.IsError, other.IsError, "step %q", step.Name)
+	}
+}
