@@ -1,0 +1,148 @@
+package claudememory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/agentmemory/agentmemory/memorybank"
+)
+
+// BankPrefix is where BankFiles keeps the memory tool's files: in the
+// global bank, /memories/notes.md is the text document "memories/notes.md"
+// (store key "global-memory-bank/memories/notes.md"), readable by
+// read_context, searchable and listed like any other document.
+const BankPrefix = "memories/"
+
+// BankFiles returns Files over the global bank of b. A file is a text
+// document whose text is the file's text (the bank's metadata block is
+// not part of it), and a version is the document's metadata.version.
+// Paths ending in ".json" are refused: the bank keeps those as JSON
+// documents, not text.
+//
+// The bank's API offers compare-and-swap on metadata.version only, so two
+// cases slip past it: a file deleted and created again between a read and
+// a write starts again at version 1 and may be taken for the one read, and
+// an edit made outside any Bank (a person editing the file) does not
+// change metadata.version. Writes through Banks, in any number of
+// processes, are all seen.
+func BankFiles(b *memorybank.Bank) Files { return bankFiles{b} }
+
+type bankFiles struct{ b *memorybank.Bank }
+
+func (f bankFiles) check(p string) error {
+	if strings.HasSuffix(p, ".json") {
+		return &ToolError{Path: display(p), Err: ErrInvalidPath, Text: fmt.Sprintf(
+			"The path %s is not allowed: the memory bank keeps .json files as JSON documents; name memory files .md or .txt.", display(p))}
+	}
+	return nil
+}
+
+func (f bankFiles) ReadText(ctx context.Context, p string) (string, string, error) {
+	if err := f.check(p); err != nil {
+		return "", "", err
+	}
+	d, err := f.b.Read(ctx, memorybank.ReadRequest{Scope: memorybank.ScopeGlobal, Path: BankPrefix + p})
+	if err != nil {
+		return "", "", err
+	}
+	return d.Text(), strconv.FormatInt(d.Version, 10), nil
+}
+
+func (f bankFiles) WriteText(ctx context.Context, p, text string, cond memorybank.Condition) (string, error) {
+	if err := f.check(p); err != nil {
+		return "", err
+	}
+	// Content as an envelope rather than a bare string, so a text that
+	// starts with its own "---" block is kept as text, not read as the
+	// bank's metadata. The tags a "tags: #a #b" line near the top already
+	// says are given as the document's tags, so the bank has no reason to
+	// rewrite that line: the text is stored byte for byte.
+	meta := map[string]any{}
+	if tags := lineTags(text); tags != nil {
+		meta["tags"] = tags
+	}
+	content, err := json.Marshal(map[string]any{"metadata": meta, "content": text})
+	if err != nil {
+		return "", err
+	}
+	req := memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: BankPrefix + p, Content: content}
+	if cond.IfAbsent {
+		req.Mode = memorybank.ModeCreate
+	} else {
+		v, err := strconv.ParseInt(cond.IfVersion, 10, 64)
+		if err != nil || v <= 0 {
+			return "", fmt.Errorf("%w: version %q of %s is not one this bank gave", memorybank.ErrConflict, cond.IfVersion, display(p))
+		}
+		req.Mode, req.IfVersion = memorybank.ModeUpdate, v
+	}
+	res, err := f.b.Write(ctx, req)
+	if errors.Is(err, memorybank.ErrExists) {
+		return "", fmt.Errorf("%w: %w", memorybank.ErrConflict, err)
+	}
+	if err != nil {
+		return "", err
+	}
+	return strconv.FormatInt(res.Version, 10), nil
+}
+
+func (f bankFiles) Delete(ctx context.Context, p string, cond memorybank.Condition) error {
+	if err := f.check(p); err != nil {
+		return err
+	}
+	req := memorybank.DeleteRequest{Scope: memorybank.ScopeGlobal, Path: BankPrefix + p}
+	if cond.IfVersion != "" {
+		v, err := strconv.ParseInt(cond.IfVersion, 10, 64)
+		if err != nil || v <= 0 {
+			return fmt.Errorf("%w: version %q of %s is not one this bank gave", memorybank.ErrConflict, cond.IfVersion, display(p))
+		}
+		req.IfVersion = v
+	}
+	err := f.b.Delete(ctx, req)
+	var ce *memorybank.ConflictError
+	if errors.As(err, &ce) && ce.CurrentVersion == 0 {
+		return fmt.Errorf("%w: %s was deleted meanwhile", memorybank.ErrNotFound, display(p))
+	}
+	return err
+}
+
+func (f bankFiles) List(ctx context.Context, prefix string) ([]Entry, error) {
+	docs, err := f.b.List(ctx, memorybank.ListRequest{Scope: memorybank.ScopeGlobal, Prefix: BankPrefix + prefix})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, 0, len(docs))
+	for _, d := range docs {
+		p := strings.TrimPrefix(d.Path, BankPrefix)
+		if strings.HasSuffix(p, ".json") {
+			continue // a JSON document of the bank, not a memory tool file
+		}
+		out = append(out, Entry{Path: p, Size: int64(d.Size), Version: strconv.FormatInt(d.Version, 10)})
+	}
+	return out, nil
+}
+
+// lineTags returns the tags of a "tags: #a #b" line among the first eleven
+// lines of text, as the bank reads them, or nil when there is none.
+func lineTags(text string) []string {
+	for i, line := range strings.SplitN(text, "\n", 12) {
+		if i == 11 {
+			break
+		}
+		v, ok := strings.CutPrefix(strings.TrimSpace(line), "tags:")
+		if !ok || !strings.Contains(v, "#") {
+			continue
+		}
+		tags := []string{}
+		for f := range strings.FieldsSeq(v) {
+			if tag := strings.TrimRight(strings.TrimLeft(f, "#"), ","); tag != "" {
+				tags = append(tags, tag)
+			}
+		}
+		return tags
+	}
+	return nil
+}
