@@ -76,8 +76,10 @@
 // # Testing
 //
 // The package's tests replay the reference backend's recorded outputs
-// (testdata/reference_python.json, recorded by testdata/record_reference.py
-// from the Python SDK's source) on an in-memory Files and on BankFiles over
+// (testdata/reference_python.json: the outputs of the Python SDK's
+// BetaLocalFilesystemMemoryTool, anthropics/anthropic-sdk-python at the
+// commit the file names, for testdata/reference_inputs.json, recorded once
+// on a temporary directory) on an in-memory Files and on BankFiles over
 // memorybank.MemStore, pin where the TypeScript SDK's backend differs
 // (testdata/reference_typescript.json, recorded by
 // testdata/record_reference_ts.cjs), race str_replace and insert in two goroutines and
