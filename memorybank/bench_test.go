@@ -208,12 +208,21 @@ func patchDoc(size int) string {
 // and encoding the result once (encoding/json into and out of an any). The
 // two are timed alternately inside one loop, so machine noise hits both; the
 // x-floor metric is their ratio. gets/op and puts/op count store calls per
-// patch write.
+// patch write, with the document's history off and on (its entry is the one
+// extra Put).
 func BenchmarkPatchWriteVsFloor(b *testing.B) {
-	for _, size := range []int{10_000, 600_000} {
-		b.Run(fmt.Sprintf("%dKB", size/1000), func(b *testing.B) {
+	for _, bc := range []struct {
+		size    int
+		history int
+	}{{10_000, -1}, {600_000, -1}, {10_000, 0}, {600_000, 0}} {
+		name := fmt.Sprintf("%dKB/history=off", bc.size/1000)
+		if bc.history == 0 {
+			name = fmt.Sprintf("%dKB/history=on", bc.size/1000)
+		}
+		size := bc.size
+		b.Run(name, func(b *testing.B) {
 			store := &countingStore{Store: &memorybank.MemStore{}}
-			bank := memorybank.New(store, nil)
+			bank := memorybank.New(store, &memorybank.Options{HistoryVersions: bc.history})
 			_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "systemPatterns.json", Content: json.RawMessage(patchDoc(size))})
 			require.NoError(b, err)
 			obj, err := store.Get(ctx, "global-memory-bank/systemPatterns.json")

@@ -140,6 +140,24 @@
 // exist. ScopeAll searches the global bank and, when Branch is set, that
 // branch.
 //
+// # History
+//
+// Every write and delete records an entry in the document's history
+// ([Bank.History]): the version it produced, the time, the request's Actor
+// and Reason, and the change as an RFC 6902 patch with its inverse.
+// [Bank.ReadVersion] rebuilds a retained version, [Bank.Diff] gives the
+// patch between two, [Bank.Revert] writes an old version as the next one
+// (also restoring a deleted document). A delete consumes a version, so a
+// re-created document continues after it and a writer holding a version of
+// the old document cannot overwrite the new one. Entries live in the same
+// Store under ".history/", outside every bank, written after the document
+// (one extra Put per write): history never shows a write that did not
+// happen nor a version twice; a writer that stops between the two leaves a
+// gap, and versions before a gap cannot be rebuilt (ErrVersionUnavailable).
+// Retention: Options.HistoryVersions (default 100) versions per document,
+// each entry at most Options.HistoryEntryBytes (default 256 KiB; a larger
+// change is listed without its patches).
+//
 // # Testing
 //
 // The tests run every behaviour over MemStore and over fsstore in a
