@@ -51,8 +51,9 @@ const historyPrefix = ".history/"
 const pruneEvery = 16
 
 // ErrVersionUnavailable: the version asked for is not retained (dropped by
-// retention, never existed, or past a gap in the history).
-var ErrVersionUnavailable = errors.New("memorybank: version not available")
+// retention, never existed, or past a gap in the history). It wraps
+// ErrNotFound.
+var ErrVersionUnavailable = fmt.Errorf("%w: version not available", ErrNotFound)
 
 // HistoryEntry is one recorded change of a document.
 type HistoryEntry struct {
