@@ -123,8 +123,16 @@ func New(store Store, opts *Options) (*Manager, error) {
 // Config returns the Manager's configuration.
 func (m *Manager) Config() Config { return m.cfg }
 
+// load reads and parses the file. For the reading operations (list,
+// search, get, inject) a file the Store reports as ErrUnreadable reads as
+// no memories, with a warning: the agent keeps working without them. Writes
+// report it.
 func (m *Manager) load(ctx context.Context, op string) (*Document, string, error) {
 	data, v, err := m.store.Load(ctx)
+	if err != nil && errors.Is(err, ErrUnreadable) && op != "add" && op != "delete" {
+		m.log.WarnContext(ctx, "memories: cannot read the memories file; treating it as empty", "op", op, "error", err)
+		return Parse(nil), "", nil
+	}
 	if err != nil {
 		return nil, "", &OpError{Op: op, Err: err, Detail: "loading the memories file"}
 	}

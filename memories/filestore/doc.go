@@ -1,11 +1,26 @@
 // Package filestore is the file-backed memories.Store: one memories.md on
 // disk, shared safely by goroutines, processes and git worktrees.
 //
+//   - Links are confined. The file, its directory and its lock file may be
+//     symbolic links only to places inside the directory the Store was
+//     opened on, or inside the primary worktree of the git repository that
+//     directory belongs to (what LinkWorktree makes; the Store checks git's
+//     own records of the worktree instead of trusting the link), never into
+//     a .git directory. Anything else fails every operation with an
+//     *OutsideError (ErrOutside) before anything is created, read or
+//     written; every access then goes through an os.Root on the allowed
+//     directory, so a link swapped in meanwhile cannot lead out either. A
+//     Store creates only its own directory, never missing parents, and a
+//     dangling link creates its target file but no directory.
 //   - Save is atomic: a temporary file beside the resolved target, synced,
 //     renamed over it, the directory synced. The target is the path with
-//     every symbolic link followed (filepath.EvalSymlinks, also for a
-//     dangling link), so a worktree's symlinked memories.md stays a symlink
-//     and the primary's file is replaced.
+//     every symbolic link followed (also a dangling one), so a worktree's
+//     symlinked memories.md stays a symlink and the primary's file is
+//     replaced.
+//   - A memories.md that exists but cannot be read (a directory, no
+//     permission) is an *UnreadableError (memories.ErrUnreadable); a
+//     directory or file system where no lock file can be made (read-only)
+//     is read without the lock.
 //   - Append (used by memories.Manager.Add) writes the entry at the end in
 //     one write under the lock, reading only the file's last byte: O(1) in
 //     the file's size. It is journalled in the lock file first; if the
@@ -24,9 +39,11 @@
 //     inode and mtime), and the inode, size and mtime catch edits made by
 //     hand or by other tools. Computing it costs one fstat, so Append stays
 //     O(1).
-//   - LinkWorktree makes a worktree's .agent/memories.md a symlink to the
-//     primary's, and refuses (ErrNotLink, nothing changed) if a real file is
-//     there.
+//   - LinkWorktree makes a linked worktree's .agent/memories.md a symlink
+//     to the primary's, creating only the two .agent directories; it
+//     refuses a directory git does not record as a worktree of the
+//     primary's repository (ErrNotWorktree) and a real file in the way
+//     (ErrNotLink), changing nothing.
 //
 // Decisions: the lock is exclusive for reads too (the internal lock package
 // offers only exclusive locks; a 10 MB read holds it for a few
@@ -39,5 +56,5 @@
 // on some network file systems).
 //
 // The package passes memories/storetest.TestStore, directly and through a
-// dangling symlink.
+// dangling symlink from a linked worktree into its primary.
 package filestore
