@@ -42,6 +42,7 @@ func storeOps(s *filestore.Store) map[string]error {
 	_, errs["save"] = s.Save(ctx, []byte("# Memories\n\nsaved\n"), "")
 	_, _, errs["append"] = s.Append(ctx, []byte(memories.Header), []byte("## x\n- Content: appended\n\n"))
 	_, errs["size"] = s.Size(ctx)
+	_, errs["peek"] = s.Peek(ctx, 10)
 	_, errs["resolve"] = s.Resolve()
 	return errs
 }
@@ -89,7 +90,7 @@ func TestLinksOutsideAreRefused(t *testing.T) {
 			before := snapshot(t, outside)
 
 			for op, err := range storeOps(filestore.New(filepath.Join(agent, "memories.md"), nil)) {
-				if tc.name == "lock file link" && (op == "size" || op == "resolve") {
+				if tc.name == "lock file link" && (op == "size" || op == "resolve" || op == "peek") {
 					continue // neither touches the lock
 				}
 				require.ErrorIs(t, err, filestore.ErrOutside, op)

@@ -74,6 +74,7 @@ var (
 	_ memories.Store    = (*Store)(nil)
 	_ memories.Appender = (*Store)(nil)
 	_ memories.Sizer    = (*Store)(nil)
+	_ memories.Peeker   = (*Store)(nil)
 )
 
 // New returns the Store for the file at path (usually
@@ -305,6 +306,50 @@ func (s *Store) Size(ctx context.Context) (int64, error) {
 		return 0, s.fail("size", pl.target, err)
 	}
 	return fi.Size(), nil
+}
+
+// Peek returns the first n bytes of the file, nil if it is missing. It
+// takes no lock: only Save changes bytes before the end, and it does so by
+// an atomic rename.
+func (s *Store) Peek(ctx context.Context, n int) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	pl, err := s.locate()
+	if errors.Is(err, fs.ErrNotExist) || err == nil && pl.homeMissing {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, s.fail("peek", "", err)
+	}
+	root, err := os.OpenRoot(pl.root)
+	if err != nil {
+		return nil, s.fail("peek", pl.target, err)
+	}
+	defer root.Close()
+	f, err := root.Open(pl.rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		return nil, s.fail("peek", pl.target, &UnreadableError{Path: pl.target, Reason: "permission denied", Err: err})
+	}
+	if err != nil {
+		return nil, s.fail("peek", pl.target, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		if err == nil {
+			err = &UnreadableError{Path: pl.target, Reason: fmt.Sprintf("it is not a regular file (%s)", fileKind(fi.Mode()))}
+		}
+		return nil, s.fail("peek", pl.target, err)
+	}
+	buf := make([]byte, n)
+	k, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, s.fail("peek", pl.target, err)
+	}
+	return buf[:k], nil
 }
 
 // prepare locates the file for a write, creating the store's own directory

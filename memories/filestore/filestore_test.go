@@ -374,3 +374,22 @@ func TestUnreadableFileReadsAsEmpty(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, fi.IsDir(), "nothing changed")
 }
+
+// Through the file store too, a memory added to a file in
+// ralph-orchestrator's format goes into its section in ralph's format.
+func TestAddToRalphFile(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memories.md")
+	const ralph = "# Memories\n\n## Patterns\n\n## Decisions\n\n## Fixes\n\n## Context\n"
+	require.NoError(t, os.WriteFile(path, []byte(ralph), 0o644))
+	m, err := memories.New(filestore.New(path, nil), nil)
+	require.NoError(t, err)
+	mem, err := m.Add(ctx, "Run compose first", "fix", "docker")
+	require.NoError(t, err)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, strings.Replace(ralph, "## Fixes\n", "## Fixes\n\n### "+mem.ID+"\n> Run compose first\n<!-- tags: docker | created: "+mem.Date+" -->\n", 1), string(data))
+	got, err := m.Get(ctx, mem.ID)
+	require.NoError(t, err)
+	assert.Equal(t, mem, got)
+}
