@@ -6,6 +6,7 @@ require (
 	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/stretchr/testify v1.12.1
 	github.com/xeipuuv/gojsonschema v1.2.0
+	golang.org/x/sys v0.38.0
 	golang.org/x/text v0.36.0
 )
 

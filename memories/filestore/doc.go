@@ -50,10 +50,12 @@
 // milliseconds). A Save killed before its rename leaves a
 // ".atomicfile-*.tmp" beside the file; it is never read and is not removed
 // automatically, because other packages may write temporary files in the
-// same directory. Locking needs flock(2): Linux, macOS and the BSDs;
-// elsewhere every operation fails with an error wrapping
-// errors.ErrUnsupported. Keep the file on a local disk (flock is unreliable
-// on some network file systems).
+// same directory. Locking uses flock(2) on Linux, macOS and the BSDs and
+// LockFileEx on Windows; elsewhere every operation fails with an error
+// wrapping errors.ErrUnsupported. Keep the file on a local disk (file locks
+// are unreliable on some network file systems). Off Unix there are no inode
+// numbers, so a version there is the generation, size and modification
+// time.
 //
 // The package passes memories/storetest.TestStore, directly and through a
 // dangling symlink from a linked worktree into its primary.
