@@ -145,6 +145,11 @@ func (d *Document) Delete(id string) error {
 	if d.find(id) < 0 {
 		return fmt.Errorf("%w: no memory has id %q", ErrNotFound, id)
 	}
+	if d.plainRemoval(id) {
+		d.blocks = slices.DeleteFunc(d.blocks, func(b block) bool { return b.e != nil && b.e.mem.ID == id })
+		d.mems = nil
+		return nil
+	}
 	var want []Memory
 	for _, m := range d.all() {
 		if m.ID != id {
@@ -177,6 +182,32 @@ func (d *Document) Delete(id string) error {
 	}
 	return fmt.Errorf("%w: deleting %q would change how other text of the file reads (or make the file bigger); "+
 		"nothing was changed. Edit the file by hand, or give the entries around it \"- ID:\" lines", ErrInvalid, id)
+}
+
+// plainRemoval reports whether removing the blocks of id cannot change any
+// other memory, without reparsing: no id depends on another entry, and each
+// removed block is followed by the end, another entry, or text whose first
+// non-blank line ends the section (so nothing can join the section before).
+func (d *Document) plainRemoval(id string) bool {
+	if d.fragile {
+		return false
+	}
+	for i, b := range d.blocks {
+		if b.e == nil || b.e.mem.ID != id || i+1 == len(d.blocks) || d.blocks[i+1].e != nil {
+			continue
+		}
+		for l := range bytes.SplitSeq(d.blocks[i+1].raw, []byte{'\n'}) {
+			l = bytes.TrimSuffix(l, []byte{'\r'})
+			if isBlank(l) {
+				continue
+			}
+			if !isBoundary(l) || ralphSection(l) != "" {
+				return false // a ralph section heading is safe too, but rare: check it the long way
+			}
+			break
+		}
+	}
+	return true
 }
 
 // without returns a copy of d without the blocks of the memory id; with
@@ -330,6 +361,7 @@ func assignIDs(d *Document) (hashes int) {
 				used[e.statedID] = true
 				stated[e.statedID] = e
 			} else {
+				d.fragile = d.fragile || e.statedID != ""
 				derive = append(derive, e)
 			}
 		}
@@ -347,6 +379,7 @@ func assignIDs(d *Document) (hashes int) {
 			continue
 		}
 		id := idFromHash(e, key)
+		d.fragile = d.fragile || used[id]
 		for n := 2; used[id]; n++ {
 			id = idFromHash(e, entryHash(e, n))
 			hashes++

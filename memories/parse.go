@@ -16,6 +16,10 @@ import (
 type Document struct {
 	blocks []block
 	mems   []Memory // cache of entry memories in file order, nil = stale
+	// fragile: some id depends on another entry being there (a derived id
+	// that had to skip a taken one, or a repeated stated id), so a Delete
+	// must check every other id.
+	fragile bool
 }
 
 // block is a run of the file: either text the parser does not interpret,
