@@ -67,7 +67,7 @@ func (s *Store) locate() (place, error) {
 	}
 	home := filepath.Join(parent, filepath.Base(dir))
 	roots := []string{home}
-	if primary, ok := primaryWorktree(parent); ok && !within(home, primary) {
+	if primary, ok := primaryWorktree(parent); ok {
 		roots = append(roots, primary)
 	}
 	if _, err := os.Lstat(home); errors.Is(err, fs.ErrNotExist) {
@@ -167,22 +167,23 @@ func within(root, p string) bool {
 }
 
 // primaryWorktree returns the primary (main) worktree of the git repository
-// that dir (absolute, links resolved) belongs to. It trusts nothing a
-// checkout could fake on its own: for a linked worktree, whose .git is a
-// file "gitdir: <repo>/.git/worktrees/<name>", the repository's record of
-// that worktree must point back at this .git file, and the common
-// directory must be the .git directory of the worktree returned.
+// when dir (absolute, links resolved) is inside a linked worktree of it
+// (git worktree add), and false otherwise: in a primary checkout, or below
+// any other .git directory (a home directory kept in git), there is no
+// other worktree a link needs to reach. It trusts nothing a checkout could
+// fake on its own: the worktree's .git file names the repository's record
+// of the worktree ("gitdir: <repo>/.git/worktrees/<name>"), that record
+// must point back at this .git file, and its common directory must be the
+// .git directory of the worktree returned.
 func primaryWorktree(dir string) (string, bool) {
 	for d := dir; ; d = filepath.Dir(d) {
 		dotgit := filepath.Join(d, ".git")
 		fi, err := os.Lstat(dotgit)
 		switch {
-		case err == nil && fi.IsDir():
-			return d, true
 		case err == nil && fi.Mode().IsRegular():
 			return linkedPrimary(d, dotgit)
 		case err == nil:
-			return "", false // a link or something else: not trusted
+			return "", false // a primary checkout, or a link: not followed
 		}
 		if filepath.Dir(d) == d {
 			return "", false
@@ -201,11 +202,8 @@ func linkedPrimary(d, dotgit string) (string, bool) {
 	}
 	admin := resolvedFrom(d, gitdir)
 	common, err := readSmall(filepath.Join(admin, "commondir"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return d, true // a submodule: its checkout is the repository's only worktree
-	}
 	if err != nil {
-		return "", false
+		return "", false // no commondir: a submodule, not a linked worktree
 	}
 	back, err := readSmall(filepath.Join(admin, "gitdir"))
 	if err != nil || resolvedFrom(admin, back) != resolvedFrom(d, ".git") {

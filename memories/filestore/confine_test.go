@@ -188,6 +188,23 @@ func TestPrimaryWorktreeIsVerified(t *testing.T) {
 	}
 }
 
+// Only a linked worktree's store may follow a link into its primary. In a
+// primary checkout (or any directory below a .git directory, such as a
+// home directory kept in git) a link may only stay in the store's own
+// directory.
+func TestPrimaryCheckoutLinksStayInTheDirectory(t *testing.T) {
+	primary, _ := worktreeLayout(t)
+	home := filepath.Join(primary, "Downloads", "project")
+	require.NoError(t, os.MkdirAll(filepath.Join(home, ".agent"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(primary, ".bashrc"), []byte("export PATH=/usr/bin\n"), 0o644))
+	require.NoError(t, os.Symlink(filepath.Join(primary, ".bashrc"), filepath.Join(home, ".agent", "memories.md")))
+	before := snapshot(t, primary)
+	for op, err := range storeOps(filestore.New(filepath.Join(home, ".agent", "memories.md"), nil)) {
+		require.ErrorIs(t, err, filestore.ErrOutside, op)
+	}
+	assert.Equal(t, before, snapshot(t, primary))
+}
+
 // A Store creates at most its own directory, never a tree of missing
 // parents (a typo in --dir must not create directories all over the disk).
 func TestStoreCreatesOnlyItsOwnDirectory(t *testing.T) {

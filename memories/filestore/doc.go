@@ -3,10 +3,10 @@
 //
 //   - Links are confined. The file, its directory and its lock file may be
 //     symbolic links only to places inside the directory the Store was
-//     opened on, or inside the primary worktree of the git repository that
-//     directory belongs to (what LinkWorktree makes; the Store checks git's
-//     own records of the worktree instead of trusting the link), never into
-//     a .git directory. Anything else fails every operation with an
+//     opened on, or, when that directory is in a linked git worktree,
+//     inside the primary worktree of its repository (what LinkWorktree
+//     makes; the Store checks git's own records of the worktree instead of
+//     trusting the link), never into a .git directory. Anything else fails every operation with an
 //     *OutsideError (ErrOutside) before anything is created, read or
 //     written; every access then goes through an os.Root on the allowed
 //     directory, so a link swapped in meanwhile cannot lead out either. A

@@ -21,7 +21,7 @@ func ExampleLinkWorktree() {
 	_ = os.Mkdir(primary, 0o755)
 	for _, args := range [][]string{
 		{"init", "-q"},
-		{"-c", "user.name=a", "-c", "user.email=a@example.com", "commit", "-q", "--allow-empty", "-m", "init"},
+		{"-c", "user.name=a", "-c", "user.email=a@example.com", "-c", "commit.gpgsign=false", "commit", "-q", "--allow-empty", "-m", "init"},
 		{"worktree", "add", "-q", "-b", "loop-1", worktree},
 	} {
 		cmd := exec.Command("git", args...)

@@ -80,9 +80,7 @@ func LinkWorktree(primaryDir, worktreeDir string) error {
 	}
 	switch root, ok := primaryWorktree(w); {
 	case !ok:
-		return &WorktreeError{Primary: primaryDir, Worktree: worktreeDir, Found: "git records no primary worktree for it"}
-	case root == w:
-		return &WorktreeError{Primary: primaryDir, Worktree: worktreeDir, Found: "it is a primary worktree itself"}
+		return &WorktreeError{Primary: primaryDir, Worktree: worktreeDir, Found: "git records it as no linked worktree"}
 	case !within(root, p):
 		return &WorktreeError{Primary: primaryDir, Worktree: worktreeDir, Found: "its primary worktree is " + root}
 	}
