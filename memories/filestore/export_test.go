@@ -19,3 +19,12 @@ func SetAcquireHook(h func(ctx context.Context, root *os.Root, name string, time
 	}
 	acquire = h
 }
+
+// SetOpenHook replaces the opening of the file for reading (tests only);
+// nil restores the real one.
+func SetOpenHook(h func(root *os.Root, name string) (*os.File, error)) {
+	if h == nil {
+		h = func(root *os.Root, name string) (*os.File, error) { return root.Open(name) }
+	}
+	openRead = h
+}

@@ -177,12 +177,9 @@ func (s *Store) Load(ctx context.Context) ([]byte, string, error) {
 		return nil, "", s.fail("load", pl.target, err)
 	}
 	defer l.unlock()
-	f, err := root.Open(pl.rel)
+	f, err := openFile(root, pl)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", nil
-	}
-	if errors.Is(err, fs.ErrPermission) {
-		return nil, "", s.fail("load", pl.target, &UnreadableError{Path: pl.target, Reason: "permission denied", Err: err})
 	}
 	if err != nil {
 		return nil, "", s.fail("load", pl.target, err)
@@ -197,6 +194,20 @@ func (s *Store) Load(ctx context.Context) ([]byte, string, error) {
 	}
 	return data, l.version(fi), nil
 }
+
+// openFile opens the file for reading; no permission is an
+// *UnreadableError.
+func openFile(root *os.Root, pl place) (*os.File, error) {
+	f, err := openRead(root, pl.rel)
+	if errors.Is(err, fs.ErrPermission) {
+		return nil, &UnreadableError{Path: pl.target, Reason: "permission denied", Err: err}
+	}
+	return f, err
+}
+
+// openRead is root.Open; tests replace it to deny permission, which running
+// as root cannot reproduce.
+var openRead = func(root *os.Root, name string) (*os.File, error) { return root.Open(name) }
 
 func fileKind(m fs.FileMode) string {
 	switch {
@@ -327,12 +338,9 @@ func (s *Store) Peek(ctx context.Context, n int) ([]byte, error) {
 		return nil, s.fail("peek", pl.target, err)
 	}
 	defer root.Close()
-	f, err := root.Open(pl.rel)
+	f, err := openFile(root, pl)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
-	}
-	if errors.Is(err, fs.ErrPermission) {
-		return nil, s.fail("peek", pl.target, &UnreadableError{Path: pl.target, Reason: "permission denied", Err: err})
 	}
 	if err != nil {
 		return nil, s.fail("peek", pl.target, err)

@@ -393,3 +393,25 @@ func TestAddToRalphFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, mem, got)
 }
+
+// A memories.md without read permission reads as no memories too (the
+// denial is injected where opening reports it: root ignores permissions).
+func TestPermissionDeniedReadsAsEmpty(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memories.md")
+	require.NoError(t, os.WriteFile(path, []byte("# Memories\n\n## a\n- Content: a\n"), 0o644))
+	filestore.SetOpenHook(func(_ *os.Root, name string) (*os.File, error) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EACCES}
+	})
+	t.Cleanup(func() { filestore.SetOpenHook(nil) })
+	var logs strings.Builder
+	m, err := memories.New(filestore.New(path, nil), &memories.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	require.NoError(t, err)
+	list, err := m.List(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, list)
+	assert.Contains(t, logs.String(), "permission denied")
+	_, err = m.Add(ctx, "x")
+	require.ErrorIs(t, err, memories.ErrUnreadable, "Add reads the start of the file first and reports it")
+	assert.ErrorIs(t, m.Delete(ctx, "mem-1-a"), memories.ErrUnreadable)
+}
