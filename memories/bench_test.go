@@ -3,6 +3,8 @@ package memories_test
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,6 +67,20 @@ func BenchmarkAddMemStore(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkParseIdentical: 4,000 identical seed-format entries without
+// ids, the shape that used to take one hash per earlier copy (quadratic).
+func BenchmarkParseIdentical(b *testing.B) {
+	for _, n := range []int{1000, 4000} {
+		data := []byte("# Memories\n\n" + strings.Repeat("## Same\n- Tags: x\n- Date: 2026-01-26\n- Content: same\n", n))
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				memories.Parse(data).Memories()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/entry")
 		})
 	}
 }

@@ -123,8 +123,16 @@ func New(store Store, opts *Options) (*Manager, error) {
 // Config returns the Manager's configuration.
 func (m *Manager) Config() Config { return m.cfg }
 
+// load reads and parses the file. For the reading operations (list,
+// search, get, inject) a file the Store reports as ErrUnreadable reads as
+// no memories, with a warning: the agent keeps working without them. Writes
+// report it.
 func (m *Manager) load(ctx context.Context, op string) (*Document, string, error) {
 	data, v, err := m.store.Load(ctx)
+	if err != nil && errors.Is(err, ErrUnreadable) && op != "add" && op != "delete" {
+		m.log.WarnContext(ctx, "memories: cannot read the memories file; treating it as empty", "op", op, "error", err)
+		return Parse(nil), "", nil
+	}
 	if err != nil {
 		return nil, "", &OpError{Op: op, Err: err, Detail: "loading the memories file"}
 	}
@@ -147,6 +155,13 @@ func (m *Manager) Add(ctx context.Context, content string, tags ...string) (Memo
 		return Memory{}, &OpError{Op: "add", Err: err}
 	}
 	a, canAppend := m.store.(Appender)
+	if p, ok := m.store.(Peeker); ok && canAppend {
+		head, err := p.Peek(ctx, peekBytes)
+		if err != nil {
+			return Memory{}, &OpError{Op: "add", Err: err, Detail: "reading the start of the memories file"}
+		}
+		canAppend = !isRalphHead(head)
+	}
 	if canAppend && m.max > 0 {
 		sizer, ok := m.store.(Sizer)
 		if canAppend = ok; ok {
@@ -166,7 +181,16 @@ func (m *Manager) Add(ctx context.Context, content string, tags ...string) (Memo
 			return Memory{}, &OpError{Op: "add", ID: mem.ID, Err: err, Detail: "appending to the memories file"}
 		}
 	} else {
-		size, err = m.rewrite(ctx, "add", mem.ID, func(d *Document) error { return d.Append(mem) })
+		seed := mem
+		size, err = m.rewrite(ctx, "add", mem.ID, func(d *Document) error {
+			mem = seed
+			if d.RalphDialect() {
+				if mem, err = m.ralphMemory(d, seed); err != nil {
+					return err
+				}
+			}
+			return d.Append(mem)
+		})
 		if err != nil {
 			return Memory{}, err
 		}
@@ -176,6 +200,29 @@ func (m *Manager) Add(ctx context.Context, content string, tags ...string) (Memo
 	return mem, nil
 }
 
+// peekBytes is how much of the file Add reads to tell its format.
+const peekBytes = 4096
+
+// ralphMemory gives seed, a new memory, ralph-orchestrator's shape (see
+// ralphShape) and an id of ralph's own form, mem-<unix>-<4 hex>, that no
+// memory of d has.
+func (m *Manager) ralphMemory(d *Document, seed Memory) (Memory, error) {
+	mem := ralphShape(seed)
+	prefix, rnd, _ := strings.Cut(strings.TrimPrefix(seed.ID, "mem-"), "-")
+	mem.ID = "mem-" + prefix + "-" + rnd[:4]
+	for range 64 {
+		if _, taken := d.Get(mem.ID); !taken {
+			return mem, nil
+		}
+		var b [2]byte
+		if _, err := io.ReadFull(m.rand, b[:]); err != nil {
+			return Memory{}, err
+		}
+		mem.ID = "mem-" + prefix + "-" + hex.EncodeToString(b[:])
+	}
+	return Memory{}, fmt.Errorf("%w: no free id mem-%s-<4 hex> in this second; try again", ErrConflict, prefix)
+}
+
 func (m *Manager) newMemory(content string, tags []string) (Memory, error) {
 	var rnd [4]byte
 	if _, err := io.ReadFull(m.rand, rnd[:]); err != nil {
@@ -183,7 +230,7 @@ func (m *Manager) newMemory(content string, tags []string) (Memory, error) {
 	}
 	now := m.now().In(m.loc)
 	content = NormalizeContent(content)
-	clean := make([]string, 0, len(tags))
+	var clean []string // nil without tags, as a memory without tags reads back
 	seen := make(map[string]bool, len(tags))
 	for _, t := range tags {
 		if t = strings.TrimSpace(t); t != "" && !seen[t] {
@@ -259,10 +306,11 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 		return &OpError{Op: "delete", ID: id, Err: ErrDisabled, Detail: "Config.Enabled is false; nothing was changed"}
 	}
 	size, err := m.rewrite(ctx, "delete", id, func(d *Document) error {
-		if !d.Delete(id) {
+		err := d.Delete(id)
+		if errors.Is(err, ErrNotFound) {
 			return m.notFound("delete", id, d)
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return err

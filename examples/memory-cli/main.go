@@ -7,8 +7,9 @@
 //	memory-cli show <id>
 //	memory-cli delete <id>
 //
-// Flags may come before or after the command: --dir (default .agent) and
-// --format table|json (default table). Results go to stdout, messages to
+// Flags may come before or after the command: --dir (default .agent; it is
+// created on the first add, but never its missing parents) and --format
+// table|json (default table). Results go to stdout, messages to
 // stderr. Exit status: 0 ok, 1 not found (or the operation failed), 2 usage
 // error (unknown command or flag, missing argument, unusable content or tag).
 //
@@ -41,7 +42,8 @@ commands:
   delete <id>                            delete one memory
 
 flags:
-  --dir DIR        directory holding memories.md (default .agent)
+  --dir DIR        directory holding memories.md (default .agent; created
+                   if missing, its parent must exist)
   --format FORMAT  table or json (default table)
 `
 

@@ -113,3 +113,17 @@ func TestCLIJSONEmptyTags(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, `"tags": []`)
 }
+
+// --dir creates only the directory it names, never missing parents: a typo
+// fails instead of creating a tree.
+func TestDirCreatesNoParents(t *testing.T) {
+	base := t.TempDir()
+	r := cli(t, filepath.Join(base, "typo", "deeper", ".agent"), "add", "x")
+	assert.Equal(t, exitNotFound, r.code)
+	assert.Contains(t, r.stderr, "never missing parents")
+	_, err := os.Stat(filepath.Join(base, "typo"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+
+	r = cli(t, filepath.Join(base, ".agent"), "add", "x")
+	require.Equal(t, exitOK, r.code, r.stderr)
+}
