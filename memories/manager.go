@@ -61,6 +61,11 @@ type Options struct {
 	// Retries bounds the Load + Save attempts of a write that keeps losing
 	// compare-and-swap races to other writers; 0 means 100.
 	Retries int
+	// Trash, when set, keeps the memories Delete removes, so Restore can
+	// put them back (see Manager.Restore); nil: deletes cannot be undone.
+	Trash Store
+	// TrashEntries bounds the trash; 0 means DefaultTrashEntries.
+	TrashEntries int
 }
 
 // Manager is the MemoryManager over a Store. It holds no state of the file
@@ -77,6 +82,9 @@ type Manager struct {
 	warn   int64
 	max    int64
 	tries  int
+
+	trash    Store
+	trashMax int
 }
 
 var _ MemoryManager = (*Manager)(nil)
@@ -89,7 +97,11 @@ func New(store Store, opts *Options) (*Manager, error) {
 		o = *opts
 	}
 	m := &Manager{store: store, cfg: DefaultConfig(), log: o.Logger, now: o.Now, loc: o.Location,
-		rand: o.Rand, budget: o.InjectBudget, warn: o.WarnBytes, max: o.MaxBytes, tries: o.Retries}
+		rand: o.Rand, budget: o.InjectBudget, warn: o.WarnBytes, max: o.MaxBytes, tries: o.Retries,
+		trash: o.Trash, trashMax: o.TrashEntries}
+	if m.trashMax <= 0 {
+		m.trashMax = DefaultTrashEntries
+	}
 	if o.Config != nil {
 		if err := o.Config.Validate(); err != nil {
 			return nil, err
@@ -271,8 +283,29 @@ func (m *Manager) checkSize(ctx context.Context, size int64) {
 // rewrite loads the file, applies change, and saves it if it is unchanged
 // since the load, retrying on ErrConflict. It returns the new size.
 func (m *Manager) rewrite(ctx context.Context, op, id string, change func(*Document) error) (int64, error) {
+	return m.rewriteIn(ctx, m.store, op, id, change)
+}
+
+// rewriteStore is rewrite on another Store (the trash).
+func (m *Manager) rewriteStore(ctx context.Context, s Store, op, id string, change func(*Document) error) error {
+	_, err := m.rewriteIn(ctx, s, op, id, change)
+	return err
+}
+
+func (m *Manager) rewriteIn(ctx context.Context, s Store, op, id string, change func(*Document) error) (int64, error) {
 	for range m.tries {
-		d, v, err := m.load(ctx, op)
+		var d *Document
+		var v string
+		var err error
+		if s == m.store {
+			d, v, err = m.load(ctx, op)
+		} else {
+			var data []byte
+			if data, v, err = s.Load(ctx); err != nil {
+				err = &OpError{Op: op, ID: id, Err: err, Detail: "reading the trash"}
+			}
+			d = Parse(data)
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -286,7 +319,7 @@ func (m *Manager) rewrite(ctx context.Context, op, id string, change func(*Docum
 		if op == "add" && m.max > 0 && int64(len(out)) > m.max {
 			return 0, m.tooLarge(int64(len(out)))
 		}
-		_, err = m.store.Save(ctx, out, v)
+		_, err = s.Save(ctx, out, v)
 		if err == nil {
 			return int64(len(out)), nil
 		}
@@ -304,6 +337,19 @@ func (m *Manager) rewrite(ctx context.Context, op, id string, change func(*Docum
 func (m *Manager) Delete(ctx context.Context, id string) error {
 	if !m.cfg.Enabled {
 		return &OpError{Op: "delete", ID: id, Err: ErrDisabled, Detail: "Config.Enabled is false; nothing was changed"}
+	}
+	if m.trash != nil {
+		d, _, err := m.load(ctx, "delete")
+		if err != nil {
+			return err
+		}
+		mem, ok := d.Get(id)
+		if !ok {
+			return m.notFound("delete", id, d)
+		}
+		if err := m.toTrash(ctx, mem); err != nil {
+			return err
+		}
 	}
 	size, err := m.rewrite(ctx, "delete", id, func(d *Document) error {
 		err := d.Delete(id)

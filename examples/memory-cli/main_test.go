@@ -78,6 +78,19 @@ func TestCLI(t *testing.T) {
 		assert.Contains(t, r.stderr, "1 memory exists", "says what exists instead")
 		assert.Empty(t, r.stdout)
 	}
+
+	// The delete can be undone.
+	r = cli(t, dir, "trash")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, added.ID)
+	r = cli(t, dir, "restore", added.ID)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "memory restored: "+added.ID)
+	r = cli(t, dir, "show", added.ID)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "Content:\n  Always use try-catch\n")
+	r = cli(t, dir, "restore", added.ID)
+	assert.Equal(t, exitNotFound, r.code, "restored once")
 }
 
 func TestCLIUsageErrors(t *testing.T) {
