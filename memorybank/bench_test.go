@@ -306,3 +306,25 @@ func BenchmarkReadContextBankSize(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHistory100: History of a document with 100 retained entries on
+// fsstore (one listing of its history directory and 100 small reads).
+func BenchmarkHistory100(b *testing.B) {
+	s, err := fsstore.Open(b.TempDir(), nil)
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = s.Close() })
+	bank := memorybank.New(s, nil)
+	g := memorybank.ScopeGlobal
+	_, err = bank.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "progress.json", Content: json.RawMessage(`{"n":0}`)})
+	require.NoError(b, err)
+	for i := 1; i < 100; i++ {
+		_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "progress.json", Patches: jsonpatch.Patch{{Op: "replace", Path: "/content/n", Value: json.RawMessage(fmt.Sprint(i))}}})
+		require.NoError(b, err)
+	}
+	for b.Loop() {
+		hist, err := bank.History(ctx, memorybank.HistoryRequest{Scope: g, Path: "progress.json"})
+		if err != nil || len(hist) != 100 {
+			b.Fatal(len(hist), err)
+		}
+	}
+}
