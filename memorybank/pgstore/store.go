@@ -138,7 +138,7 @@ func (s *Store) Changes(ctx context.Context) (memorybank.ChangeCount, error) {
 // queries are the SQL texts of a Store, built once with its table name.
 type queries struct {
 	get, put, putAbsent, putIfVersion, del, delIfVersion, version, changes string
-	list                                                          [2][2]string // [after][bounded]
+	list                                                                   [2][2]string // [after][bounded]
 }
 
 func newQueries(table string) queries {
@@ -163,7 +163,7 @@ func newQueries(table string) queries {
 		delIfVersion: sqlf(`WITH w AS (DELETE FROM {t} WHERE namespace = $1 AND key = $2 AND version = $3 RETURNING 1)`+countChange+
 			`SELECT count(*) FROM w`, table),
 		changes: sqlf(`SELECT n, epoch FROM {c} WHERE namespace = $1`, table),
-		version:      sqlf(`SELECT version FROM {t} WHERE namespace = $1 AND key = $2`, table),
+		version: sqlf(`SELECT version FROM {t} WHERE namespace = $1 AND key = $2`, table),
 	}
 	// List pages by key: the first page starts at the prefix (>=), the next
 	// ones after the last key seen (>). Separate texts rather than
