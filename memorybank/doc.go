@@ -123,10 +123,10 @@
 // versions, updated in place by the Bank's own writes (so a write costs the
 // same at any bank size and writes nothing but its document). Whether
 // anybody else wrote is learnt from the store's change count
-// ([ChangeCounter], which MemStore and fsstore offer): a warm call costs
-// one Changes call, whatever the size of the bank. When the count shows
-// changes by others, or the store offers no count (the fallback, used for
-// pgstore today), the index reconciles with one Store.List and re-reads
+// ([ChangeCounter], which MemStore, fsstore and pgstore offer): a warm call
+// costs one Changes call, whatever the size of the bank. When the count
+// shows changes by others, or the store offers no count (the fallback), the
+// index reconciles with one Store.List and re-reads
 // only the documents whose store version changed, and only when their
 // metadata is needed. Changes that bypass every Store (a person editing the
 // folder, git pull) are not counted: List, ReadContext and search see them
