@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
@@ -451,4 +452,33 @@ func TestPatchWriteStoreCalls(t *testing.T) {
 			assert.Equal(t, int64(0), store.changes.Load())
 		})
 	}
+}
+
+// A search sees every write acknowledged before it started, whichever Bank
+// wrote it, while both Banks keep writing: the change count never lets a
+// foreign write hide behind the searching Bank's own.
+func TestSearchSeesEveryAcknowledgedWrite(t *testing.T) {
+	forEachStore(t, func(t *testing.T, store memorybank.Store) {
+		a, b := memorybank.New(store, nil), memorybank.New(store, nil)
+		g := memorybank.ScopeGlobal
+		var wg sync.WaitGroup
+		wg.Go(func() { // b's own writes, interleaved
+			for i := range 40 {
+				_, err := b.Write(ctx, memorybank.WriteRequest{Scope: g, Path: fmt.Sprintf("b/%02d.md", i), Text: "b", Tags: []string{"b"}})
+				assert.NoError(t, err)
+			}
+		})
+		for i := range 40 {
+			tag := fmt.Sprintf("a%02d", i)
+			_, err := a.Write(ctx, memorybank.WriteRequest{Scope: g, Path: fmt.Sprintf("a/%02d.md", i), Text: "a", Tags: []string{tag}})
+			require.NoError(t, err)
+			hits, err := b.SearchByTags(ctx, memorybank.SearchRequest{Tags: []string{tag}, Scope: g})
+			require.NoError(t, err)
+			require.Len(t, hits, 1, "b's search after a's write %d", i)
+			paths, err := b.Paths(ctx, memorybank.ListRequest{Scope: g, Prefix: "a/"})
+			require.NoError(t, err)
+			require.Len(t, paths, i+1)
+		}
+		wg.Wait()
+	})
 }
