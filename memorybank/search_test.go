@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"sync/atomic"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
