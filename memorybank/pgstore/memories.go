@@ -37,10 +37,11 @@ var (
 	_ memories.Store    = (*MemoriesStore)(nil)
 	_ memories.Appender = (*MemoriesStore)(nil)
 	_ memories.Sizer    = (*MemoriesStore)(nil)
+	_ memories.Peeker   = (*MemoriesStore)(nil)
 )
 
 type memoriesQueries struct {
-	load, size, saveNew, saveIfVersion, lockTail, createAppend, bump, addEntry string
+	load, peek, size, saveNew, saveIfVersion, lockTail, createAppend, bump, addEntry string
 }
 
 // A file is its row's data followed by its entries (see the migration):
@@ -51,6 +52,10 @@ func newMemoriesQueries(table string) memoriesQueries {
 	return memoriesQueries{
 		load: sqlf(`SELECT m.data || COALESCE((SELECT string_agg(e.data, ''::bytea ORDER BY e.seq) FROM {e} e
 				WHERE e.namespace = $1 AND e.name = $2), ''::bytea), m.version
+			FROM {t} m WHERE m.namespace = $1 AND m.name = $2`, table),
+		peek: sqlf(`SELECT CASE WHEN octet_length(m.data) >= $3 THEN substring(m.data FROM 1 FOR $3)
+				ELSE substring(m.data || COALESCE((SELECT string_agg(e.data, ''::bytea ORDER BY e.seq) FROM {e} e
+					WHERE e.namespace = $1 AND e.name = $2), ''::bytea) FROM 1 FOR $3) END
 			FROM {t} m WHERE m.namespace = $1 AND m.name = $2`, table),
 		size: sqlf(`SELECT size FROM {t} WHERE namespace = $1 AND name = $2`, table),
 		saveNew: sqlf(`WITH w AS (INSERT INTO {t} (namespace, name, data, size, tail, version, mod_time)
@@ -277,4 +282,24 @@ func appendEntry(data, header, entry []byte) []byte {
 		data = []byte{}
 	}
 	return data
+}
+
+// Peek returns the first n bytes of the file (nil when it is missing), so
+// Manager.Add learns the file's format without transferring it.
+func (m *MemoriesStore) Peek(ctx context.Context, n int) ([]byte, error) {
+	if err := m.begin(ctx, "peek"); err != nil {
+		return nil, err
+	}
+	var head []byte
+	err := m.pool.QueryRow(ctx, m.q.peek, m.ns, m.name, n).Scan(&head)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, m.fail(ctx, "peek", err)
+	}
+	if head == nil {
+		head = []byte{}
+	}
+	return head, nil
 }

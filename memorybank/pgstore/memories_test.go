@@ -241,3 +241,25 @@ func TestMemoriesAppendWritesOneRow(t *testing.T) {
 	assert.Equal(t, len(want)-10, data)
 	assert.Zero(t, entries, "a save folds the entries back in")
 }
+
+// Peek gives the start of the file, joined across appended rows, so a
+// Manager keeps a ralph-orchestrator file in ralph's format on PostgreSQL.
+func TestMemoriesPeek(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := newTestStore(t)
+	m, err := s.Memories("memories.md")
+	require.NoError(t, err)
+	head, err := m.Peek(ctx, 10)
+	require.NoError(t, err)
+	assert.Nil(t, head, "missing file")
+	_, _, err = m.Append(ctx, []byte("# H\n"), []byte("abc\n"))
+	require.NoError(t, err)
+	_, _, err = m.Append(ctx, []byte("# H\n"), []byte("defghij\n"))
+	require.NoError(t, err)
+	head, err = m.Peek(ctx, 10)
+	require.NoError(t, err)
+	assert.Equal(t, "# H\nabc\nde", string(head))
+	head, err = m.Peek(ctx, 2)
+	require.NoError(t, err)
+	assert.Equal(t, "# ", string(head))
+}
