@@ -1,7 +1,5 @@
 package jsonpatch
 
-
-
 // state evaluates one operation at a time on the bytes of a valid JSON
 // document, with the exact RFC 6902 semantics and the package's messages,
 // splicing a new copy of the document per operation: slow, and simple
@@ -179,4 +177,3 @@ func splice(d []byte, s, e int, parts ...[]byte) []byte {
 	}
 	return append(out, d[e:]...)
 }
-
