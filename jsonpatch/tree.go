@@ -165,6 +165,11 @@ type tree struct {
 	maxCopy int64 // negative: no limit
 	copied  int64
 	work    int64 // bytes scanned and elements moved, against workBudget
+
+	// Scratch space for expand, which then allocates each container's
+	// children exactly once.
+	members []member
+	elems   []node
 }
 
 // workBudget bounds the work of one Apply beyond reading the document
@@ -193,6 +198,7 @@ func (t *tree) expand(n *node) error {
 		return err
 	}
 	c := &container{obj: b[0] == '{'}
+	members, elems := t.members[:0], t.elems[:0]
 	i := skipWS(b, 1)
 	if b[i] != '}' && b[i] != ']' {
 		for {
@@ -201,11 +207,11 @@ func (t *tree) expand(n *node) error {
 				k := b[i:ke]
 				i = skipWS(b, skipWS(b, ke)+1)
 				e := skipValue(b, i)
-				c.members = append(c.members, member{k: k, esc: bytes.IndexByte(k, '\\') >= 0, v: node{raw: b[i:e], flat: n.flat}})
+				members = append(members, member{k: k, esc: bytes.IndexByte(k, '\\') >= 0, v: node{raw: b[i:e], flat: n.flat}})
 				i = e
 			} else {
 				e := skipValue(b, i)
-				c.elems = append(c.elems, node{raw: b[i:e], flat: n.flat})
+				elems = append(elems, node{raw: b[i:e], flat: n.flat})
 				i = e
 			}
 			i = skipWS(b, i)
@@ -215,6 +221,12 @@ func (t *tree) expand(n *node) error {
 			i = skipWS(b, i+1)
 		}
 	}
+	if c.obj {
+		c.members = slices.Clone(members)
+	} else {
+		c.elems = slices.Clone(elems)
+	}
+	t.members, t.elems = members[:0], elems[:0]
 	c.live = len(c.members)
 	n.c, n.raw = c, nil
 	return nil
@@ -405,7 +417,7 @@ func sizeNode(n *node) int {
 		return len(n.raw)
 	}
 	c := n.c
-	size := 2 + len(c.elems) + c.live
+	size := 2 + len(c.elems) + 2*c.live
 	for k := range c.members {
 		if m := &c.members[k]; !m.dead {
 			size += len(m.k) + sizeNode(&m.v)
