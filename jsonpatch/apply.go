@@ -37,13 +37,17 @@ func (p *patcher) Apply(doc []byte, patch Patch) (out []byte, err error) {
 		}
 		flat = false // json.Valid is the judge; see FuzzScanValid
 	}
-	t := &tree{root: node{raw: d, flat: flat}, negOK: p.negativeIdx, maxCopy: p.maxCopy}
+	if int64(len(d)) > maxText {
+		return nil, errorf(ErrLimitExceeded, "the document is %d bytes; documents of 4 GiB or more are not supported", len(d))
+	}
+	t := newTree(d, flat, p.negativeIdx, p.maxCopy)
+	defer t.release()
 	for i, op := range patch {
 		if err := t.apply(op); err != nil {
 			return nil, opError(i, op, err)
 		}
 	}
-	return p.finish(writeNode(make([]byte, 0, sizeNode(&t.root)), &t.root))
+	return p.finish(t.write(make([]byte, 0, t.size(&t.root)), &t.root))
 }
 
 // finish checks the output size.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -133,6 +134,9 @@ func FuzzPointer(f *testing.F) {
 		toks, perr := ParsePointer(ptr)
 		if perr == nil && FormatPointer(toks...) != ptr {
 			t.Fatalf("FormatPointer(ParsePointer(%q)) = %q", ptr, FormatPointer(toks...))
+		}
+		if perr == nil && !slices.Equal(tokens(nil, ptr), toks) {
+			t.Fatalf("tokens(%q) = %q, ParsePointer gives %q", ptr, tokens(nil, ptr), toks)
 		}
 		if perr != nil && !errors.Is(perr, ErrInvalidPointer) {
 			t.Fatalf("ParsePointer(%q) error is not ErrInvalidPointer: %v", ptr, perr)

@@ -159,6 +159,10 @@ func TestDocumentRules(t *testing.T) {
 		{name: "scalar has no members", doc: `true`, patch: `[{"op":"add","path":"/a","value":1}]`, errs: []error{ErrPathNotFound}},
 		{name: "root replaced by a scalar then patched", doc: `{"a":1}`, patch: `[{"op":"replace","path":"","value":[1]},{"op":"add","path":"/-","value":2}]`, want: `[1,2]`},
 		{name: "html characters come back unescaped", doc: `{"a":"<b>&amp;</b>","k<>":1}`, patch: `[{"op":"add","path":"/c","value":"x<y&z>"},{"op":"replace","path":"/k<>","value":2}]`, want: `{"a":"<b>&amp;</b>","k<>":2,"c":"x<y&z>"}`},
+		{name: "member names keep their spelling", doc: `{"\u00e9":{"x":1},"q\"":[1, 2],"a\/b":0}`, patch: `[{"op":"add","path":"/é/y","value":"<"},{"op":"remove","path":"/q\"/0"},{"op":"add","path":"/n\u2028\"","value":1}]`,
+			want: "{\"\\u00e9\":{\"x\":1,\"y\":\"<\"},\"q\\\"\":[2],\"a\\/b\":0,\"n\u2028\\\"\":1}"},
+		{name: "whitespace everywhere", doc: " { \"a\" : [ 1 , { \"b\" : \" x y \" } ] , \"c\" :\n{ } } ", patch: `[{"op":"add","path":"/a/1/d","value":[ 1, " z " ]},{"op":"copy","from":"/a","path":"/c/e"}]`,
+			want: `{"a":[1,{"b":" x y ","d":[1," z "]}],"c":{"e":[1,{"b":" x y ","d":[1," z "]}]}}`},
 		{name: "key order and big integers", doc: `{"z":1,"y":123456789012345678901234567890,"x":1.50}`, patch: `[{"op":"add","path":"/w","value":98765432109876543210}]`, want: `{"z":1,"y":123456789012345678901234567890,"x":1.50,"w":98765432109876543210}`},
 	})
 }

@@ -3,9 +3,11 @@ package jsonpatch
 import (
 	"bytes"
 	"hash/maphash"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The document as Apply edits it: a tree that is expanded only along the
@@ -16,27 +18,37 @@ import (
 // the input had whitespace). So one Apply reads the document about once to
 // validate it, once per level of the containers the patch goes into, and
 // once to write the result, whatever the number of operations.
+//
+// Texts are referred to by offsets into the tree's sources (the document,
+// the operations' values, the names of added members, copied values), which
+// keeps a node at 24 bytes and a member at 40.
 
 type node struct {
-	raw  []byte     // the value's JSON text, when c is nil
-	c    *container // the expanded container, or nil
-	flat bool       // raw holds no whitespace outside strings
+	off, end uint32     // the value's text is src[src][off:end], when c is nil
+	src      uint32     // index in tree.src
+	flat     bool       // the text holds no whitespace outside strings
+	c        *container // the expanded container, or nil
 }
 
 type container struct {
-	obj     bool
 	members []member // objects, in document order; removed ones stay, marked dead
 	elems   []node   // arrays
-	live    int      // members not dead
-	index   []int32  // objects with many members: hash table of member positions+1
-	used    int      // entries in index
+	index   *index   // objects with many members, once looked up
+	live    int32    // members not dead
+	obj     bool
 }
 
 type member struct {
-	k    []byte // the name as written, quoted
-	esc  bool   // k holds an escape, so it must be decoded to compare
-	dead bool
-	v    node
+	koff, kend, ksrc uint32 // the name as written, quoted
+	esc              bool   // the name holds an escape, so it must be decoded to compare
+	dead             bool
+	v                node
+}
+
+// index is a hash table of member positions+1 (0: empty slot).
+type index struct {
+	slots []int32
+	used  int
 }
 
 // indexFrom: objects with more members than this get a hash index at their
@@ -45,89 +57,155 @@ const indexFrom = 16
 
 var hashSeed = maphash.MakeSeed()
 
-// name returns the decoded member name (without allocating when it has no
-// escapes, as a slice of k).
-func (m *member) name() []byte {
-	if !m.esc {
-		return m.k[1 : len(m.k)-1]
-	}
-	return []byte(decodeKey(m.k, 0, len(m.k)))
+// tree is the state of one Apply.
+type tree struct {
+	src     [][]byte // src[0] is the document, src[1] the names of added members
+	root    node
+	negOK   bool
+	maxCopy int64 // negative: no limit
+	copied  int64
+	work    int64 // bytes scanned and elements moved, against workBudget
+	*scratch
+	path, from []string // tokens of the current operation
 }
 
-func (m *member) is(key string) bool {
-	if !m.esc {
-		return string(m.k[1:len(m.k)-1]) == key
-	}
-	return decodeKey(m.k, 0, len(m.k)) == key
+// scratch is where expand collects a container's children before it
+// allocates them once, exactly; it is reused across Applies.
+type scratch struct {
+	members []member
+	elems   []node
+	used    int // the most children expand has collected, to clear
 }
 
-// find returns the position of the last live member named key, or -1.
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// maxText: offsets are 32 bits.
+const maxText = math.MaxUint32
+
+func newTree(doc []byte, flat, negOK bool, maxCopy int64) *tree {
+	t := &tree{src: [][]byte{doc, nil}, negOK: negOK, maxCopy: maxCopy, scratch: scratchPool.Get().(*scratch)}
+	t.root = node{end: uint32(len(doc)), flat: flat}
+	return t
+}
+
+// release returns the scratch space, holding no pointers into the
+// document, to the pool.
+func (t *tree) release() {
+	s := t.scratch
+	t.scratch = nil
+	if s.used > 1<<16 {
+		return // a rare giant: let the collector have it
+	}
+	clear(s.members[:min(s.used, cap(s.members))])
+	clear(s.elems[:min(s.used, cap(s.elems))])
+	s.used = 0
+	scratchPool.Put(s)
+}
+
+// addSource registers a text and returns a node for it.
+func (t *tree) addSource(b []byte, flat bool) node {
+	if int64(len(b)) > maxText {
+		// Unreachable: values this large exceed workBudget first.
+		panic("jsonpatch: a value of 4 GiB or more")
+	}
+	t.src = append(t.src, b)
+	return node{src: uint32(len(t.src) - 1), end: uint32(len(b)), flat: flat}
+}
+
+func (t *tree) raw(n *node) []byte { return t.src[n.src][n.off:n.end] }
+
+func (t *tree) key(m *member) []byte { return t.src[m.ksrc][m.koff:m.kend] }
+
+// name returns the decoded member name (a slice of the source when it has
+// no escapes).
+func (t *tree) name(m *member) []byte {
+	k := t.key(m)
+	if !m.esc {
+		return k[1 : len(k)-1]
+	}
+	return []byte(decodeKey(k, 0, len(k)))
+}
+
+func (t *tree) is(m *member, key string) bool {
+	k := t.key(m)
+	if !m.esc {
+		return string(k[1:len(k)-1]) == key
+	}
+	return decodeKey(k, 0, len(k)) == key
+}
+
+// find returns the position of the last live member of c named key, or -1.
 // Later duplicates win, as in decoders.
-func (c *container) find(key string) int {
+func (t *tree) find(c *container, key string) int {
 	if c.index == nil && len(c.members) > indexFrom {
-		c.rebuildIndex()
+		t.rebuildIndex(c)
 	}
 	if c.index == nil {
 		for k := len(c.members) - 1; k >= 0; k-- {
-			if m := &c.members[k]; !m.dead && m.is(key) {
+			if m := &c.members[k]; !m.dead && t.is(m, key) {
 				return k
 			}
 		}
 		return -1
 	}
-	mask := len(c.index) - 1
+	slots := c.index.slots
+	mask := len(slots) - 1
 	best := -1
 	for h := int(maphash.String(hashSeed, key)) & mask; ; h = (h + 1) & mask {
-		e := int(c.index[h]) - 1
+		e := int(slots[h]) - 1
 		if e < 0 {
 			return best
 		}
-		if m := &c.members[e]; e > best && !m.dead && m.is(key) {
+		if m := &c.members[e]; e > best && !m.dead && t.is(m, key) {
 			best = e
 		}
 	}
 }
 
-func (c *container) rebuildIndex() {
+func (t *tree) rebuildIndex(c *container) {
 	size := 32
-	for size < 2*(c.live+8) {
+	for size < 2*(int(c.live)+8) {
 		size *= 2
 	}
-	c.index = make([]int32, size)
-	c.used = 0
+	c.index = &index{slots: make([]int32, size)}
 	for k := range c.members {
 		if !c.members[k].dead {
-			c.insertIndex(k)
+			t.insertIndex(c, k)
 		}
 	}
 }
 
-func (c *container) insertIndex(k int) {
-	if 2*(c.used+1) > len(c.index) {
-		c.rebuildIndex() // inserts k too when it is live
+func (t *tree) insertIndex(c *container, k int) {
+	x := c.index
+	if 2*(x.used+1) > len(x.slots) {
+		t.rebuildIndex(c) // inserts k too, which is live
 		return
 	}
-	mask := len(c.index) - 1
-	h := int(maphash.Bytes(hashSeed, c.members[k].name())) & mask
-	for c.index[h] != 0 {
+	mask := len(x.slots) - 1
+	h := int(maphash.Bytes(hashSeed, t.name(&c.members[k]))) & mask
+	for x.slots[h] != 0 {
 		h = (h + 1) & mask
 	}
-	c.index[h] = int32(k + 1)
-	c.used++
+	x.slots[h] = int32(k + 1)
+	x.used++
 }
 
-func (c *container) appendMember(key string, v node) {
-	k := appendString(make([]byte, 0, len(key)+2), key)
-	c.members = append(c.members, member{k: k, esc: bytes.IndexByte(k, '\\') >= 0, v: v})
+func (t *tree) appendMember(c *container, key string, v node) {
+	keys := t.src[1]
+	off := len(keys)
+	keys = appendString(keys, key)
+	t.src[1] = keys
+	esc := bytes.IndexByte(keys[off:], '\\') >= 0
+	c.members = append(c.members, member{koff: uint32(off), kend: uint32(len(keys)), ksrc: 1, esc: esc, v: v})
 	c.live++
 	if c.index != nil {
-		c.insertIndex(len(c.members) - 1)
+		t.insertIndex(c, len(c.members)-1)
 	}
 }
 
 // memberList describes the live members of an object for error messages,
 // as memberList does for an object's text.
-func (c *container) memberList() string {
+func (t *tree) memberList(c *container) string {
 	if c.live == 0 {
 		return " (it is empty)"
 	}
@@ -142,34 +220,20 @@ func (c *container) memberList() string {
 			names = append(names, "...")
 			break
 		}
-		names = append(names, strconv.Quote(string(m.name())))
+		names = append(names, strconv.Quote(string(t.name(m))))
 	}
 	return " (members: " + strings.Join(names, ", ") + ")"
 }
 
 // kindOf returns the first byte of n's JSON text: its kind.
-func kindOf(n *node) byte {
+func (t *tree) kindOf(n *node) byte {
 	if n.c == nil {
-		return n.raw[0]
+		return t.src[n.src][n.off]
 	}
 	if n.c.obj {
 		return '{'
 	}
 	return '['
-}
-
-// tree is the state of one Apply.
-type tree struct {
-	root    node
-	negOK   bool
-	maxCopy int64 // negative: no limit
-	copied  int64
-	work    int64 // bytes scanned and elements moved, against workBudget
-
-	// Scratch space for expand, which then allocates each container's
-	// children exactly once.
-	members []member
-	elems   []node
 }
 
 // workBudget bounds the work of one Apply beyond reading the document
@@ -193,25 +257,26 @@ func (t *tree) expand(n *node) error {
 	if n.c != nil {
 		return nil
 	}
-	b := n.raw
-	if err := t.spend(len(b)); err != nil {
+	if err := t.spend(int(n.end - n.off)); err != nil {
 		return err
 	}
-	c := &container{obj: b[0] == '{'}
+	b := t.src[n.src][:n.end]
+	c := &container{obj: b[n.off] == '{'}
 	members, elems := t.members[:0], t.elems[:0]
-	i := skipWS(b, 1)
+	i := skipWS(b, int(n.off)+1)
 	if b[i] != '}' && b[i] != ']' {
 		for {
 			if c.obj {
 				ke := skipString(b, i)
-				k := b[i:ke]
+				m := member{koff: uint32(i), kend: uint32(ke), ksrc: n.src, esc: bytes.IndexByte(b[i:ke], '\\') >= 0}
 				i = skipWS(b, skipWS(b, ke)+1)
 				e := skipValue(b, i)
-				members = append(members, member{k: k, esc: bytes.IndexByte(k, '\\') >= 0, v: node{raw: b[i:e], flat: n.flat}})
+				m.v = node{off: uint32(i), end: uint32(e), src: n.src, flat: n.flat}
+				members = append(members, m)
 				i = e
 			} else {
 				e := skipValue(b, i)
-				elems = append(elems, node{raw: b[i:e], flat: n.flat})
+				elems = append(elems, node{off: uint32(i), end: uint32(e), src: n.src, flat: n.flat})
 				i = e
 			}
 			i = skipWS(b, i)
@@ -227,8 +292,9 @@ func (t *tree) expand(n *node) error {
 		c.elems = slices.Clone(elems)
 	}
 	t.members, t.elems = members[:0], elems[:0]
-	c.live = len(c.members)
-	n.c, n.raw = c, nil
+	t.used = max(t.used, len(members), len(elems))
+	c.live = int32(len(c.members))
+	n.c = c
 	return nil
 }
 
@@ -237,7 +303,7 @@ func (t *tree) expand(n *node) error {
 func (t *tree) resolve(tokens []string) (*node, error) {
 	n := &t.root
 	for i, tok := range tokens {
-		k := kindOf(n)
+		k := t.kindOf(n)
 		if k != '{' && k != '[' {
 			return nil, errorf(ErrPathNotFound, "%s is %s, not an object or array, so it has no member %q", where(tokens[:i]), kindName(k), tok)
 		}
@@ -246,9 +312,9 @@ func (t *tree) resolve(tokens []string) (*node, error) {
 		}
 		c := n.c
 		if c.obj {
-			j := c.find(tok)
+			j := t.find(c, tok)
 			if j < 0 {
-				return nil, errorf(ErrPathNotFound, "%s has no member %q%s", where(tokens[:i]), tok, c.memberList())
+				return nil, errorf(ErrPathNotFound, "%s has no member %q%s", where(tokens[:i]), tok, t.memberList(c))
 			}
 			n = &c.members[j].v
 			continue
@@ -269,7 +335,7 @@ func (t *tree) parent(path []string) (*container, error) {
 	if err != nil {
 		return nil, err
 	}
-	if k := kindOf(n); k != '{' && k != '[' {
+	if k := t.kindOf(n); k != '{' && k != '[' {
 		return nil, errorf(ErrPathNotFound, "%s is %s, not an object or array, so it has no member %q", where(up), kindName(k), path[len(path)-1])
 	}
 	if err := t.expand(n); err != nil {
@@ -289,10 +355,10 @@ func (t *tree) add(path []string, val node) error {
 	}
 	last := path[len(path)-1]
 	if c.obj {
-		if j := c.find(last); j >= 0 {
+		if j := t.find(c, last); j >= 0 {
 			c.members[j].v = val
 		} else {
-			c.appendMember(last, val)
+			t.appendMember(c, last, val)
 		}
 		return nil
 	}
@@ -314,9 +380,9 @@ func (t *tree) remove(path []string) error {
 	}
 	last := path[len(path)-1]
 	if c.obj {
-		j := c.find(last)
+		j := t.find(c, last)
 		if j < 0 {
-			return errorf(ErrPathNotFound, "%s has no member %q%s", where(path[:len(path)-1]), last, c.memberList())
+			return errorf(ErrPathNotFound, "%s has no member %q%s", where(path[:len(path)-1]), last, t.memberList(c))
 		}
 		c.members[j].dead = true
 		c.members[j].v = node{}
@@ -338,23 +404,39 @@ func (t *tree) remove(path []string) error {
 // anew (compact).
 func (t *tree) text(n *node) ([]byte, error) {
 	if n.c == nil {
-		return n.raw, t.spend(len(n.raw))
+		return t.raw(n), t.spend(int(n.end - n.off))
 	}
-	out := writeNode(make([]byte, 0, sizeNode(n)), n)
+	out := t.write(make([]byte, 0, t.size(n)), n)
 	return out, t.spend(len(out))
 }
 
-// valueNode makes a node of an operation's value.
-func valueNode(v []byte) node {
+// value makes a node of an operation's value.
+func (t *tree) value(v []byte) node {
 	v = trimSpace(v)
-	return node{raw: v, flat: bytes.IndexAny(v, " \t\r\n") < 0}
+	return t.addSource(v, !bytes.ContainsAny(v, " \t\r\n"))
+}
+
+// tokens splits a valid pointer into buf, reusing it.
+func tokens(buf []string, p string) []string {
+	buf = buf[:0]
+	for p != "" {
+		p = p[1:]
+		k := strings.IndexByte(p, '/')
+		if k < 0 {
+			k = len(p)
+		}
+		buf = append(buf, unescape(p[:k]))
+		p = p[k:]
+	}
+	return buf
 }
 
 func (t *tree) apply(op Operation) error {
-	path, _ := ParsePointer(op.Path) // validated before
+	t.path = tokens(t.path, op.Path) // validated before
+	path := t.path
 	switch op.Op {
 	case OpAdd:
-		return t.add(path, valueNode(op.Value))
+		return t.add(path, t.value(op.Value))
 	case OpRemove:
 		return t.remove(path)
 	case OpReplace:
@@ -362,7 +444,7 @@ func (t *tree) apply(op Operation) error {
 		if err != nil {
 			return err
 		}
-		*n = valueNode(op.Value)
+		*n = t.value(op.Value)
 		return nil
 	case OpTest:
 		n, err := t.resolve(path)
@@ -378,26 +460,30 @@ func (t *tree) apply(op Operation) error {
 		}
 		return nil
 	case OpMove, OpCopy:
-		from, _ := ParsePointer(op.From)
+		t.from = tokens(t.from, op.From)
+		from := t.from
 		n, err := t.resolve(from)
 		if err != nil {
 			return err
 		}
 		if op.Op == OpCopy {
+			flat := n.c != nil || n.flat
 			text, err := t.text(n)
 			if err != nil {
 				return err
 			}
-			val := node{raw: text, flat: n.c != nil || n.flat}
 			size := int64(len(text))
-			if !val.flat {
+			if !flat {
 				size = compactLen(text)
 			}
 			t.copied += size
 			if t.maxCopy >= 0 && t.copied > t.maxCopy {
 				return errorf(ErrLimitExceeded, "copy operations of this patch add %d bytes, more than the limit of %d", t.copied, t.maxCopy)
 			}
-			return t.add(path, val)
+			if n.c == nil {
+				return t.add(path, *n) // the same text, never written to
+			}
+			return t.add(path, t.addSource(text, true))
 		}
 		if op.From == op.Path {
 			return nil
@@ -411,33 +497,33 @@ func (t *tree) apply(op Operation) error {
 	return errorf(ErrInvalidPatch, "unknown op %q", op.Op)
 }
 
-// sizeNode is an upper bound of the length of n written compact.
-func sizeNode(n *node) int {
-	if n.c == nil {
-		return len(n.raw)
-	}
+// size is an upper bound of the length of n written compact.
+func (t *tree) size(n *node) int {
 	c := n.c
-	size := 2 + len(c.elems) + 2*c.live
+	if c == nil {
+		return int(n.end - n.off)
+	}
+	size := 2 + len(c.elems) + 2*int(c.live)
 	for k := range c.members {
 		if m := &c.members[k]; !m.dead {
-			size += len(m.k) + sizeNode(&m.v)
+			size += int(m.kend-m.koff) + t.size(&m.v)
 		}
 	}
 	for k := range c.elems {
-		size += sizeNode(&c.elems[k])
+		size += t.size(&c.elems[k])
 	}
 	return size
 }
 
-// writeNode appends n as compact JSON.
-func writeNode(out []byte, n *node) []byte {
-	if n.c == nil {
-		if n.flat {
-			return append(out, n.raw...)
-		}
-		return appendCompact(out, n.raw)
-	}
+// write appends n as compact JSON.
+func (t *tree) write(out []byte, n *node) []byte {
 	c := n.c
+	if c == nil {
+		if n.flat {
+			return append(out, t.raw(n)...)
+		}
+		return appendCompact(out, t.raw(n))
+	}
 	if c.obj {
 		out = append(out, '{')
 		first := true
@@ -450,9 +536,9 @@ func writeNode(out []byte, n *node) []byte {
 				out = append(out, ',')
 			}
 			first = false
-			out = append(out, m.k...)
+			out = append(out, t.key(m)...)
 			out = append(out, ':')
-			out = writeNode(out, &m.v)
+			out = t.write(out, &m.v)
 		}
 		return append(out, '}')
 	}
@@ -461,7 +547,7 @@ func writeNode(out []byte, n *node) []byte {
 		if k > 0 {
 			out = append(out, ',')
 		}
-		out = writeNode(out, &c.elems[k])
+		out = t.write(out, &c.elems[k])
 	}
 	return append(out, ']')
 }
