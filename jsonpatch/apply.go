@@ -30,18 +30,21 @@ func (p *patcher) Apply(doc []byte, patch Patch) (out []byte, err error) {
 	if !utf8.Valid(d) {
 		return nil, errUTF8(d, ErrInvalidDocument)
 	}
-	ok, flat := scanValid(d)
+	if int64(len(d)) > maxText {
+		return nil, errorf(ErrLimitExceeded, "the document is %d bytes; documents of 4 GiB or more are not supported", len(d))
+	}
+	t := newTree(d, p.negativeIdx, p.maxCopy)
+	defer t.release()
+	ok, flat := scanValid(d, &t.spans)
 	if !ok {
 		if _, err := checkDocument(d); err != nil {
 			return nil, err
 		}
-		flat = false // json.Valid is the judge; see FuzzScanValid
+		// json.Valid is the judge (see FuzzScanValid): go on without the index.
+		flat = false
+		t.spans.reset()
 	}
-	if int64(len(d)) > maxText {
-		return nil, errorf(ErrLimitExceeded, "the document is %d bytes; documents of 4 GiB or more are not supported", len(d))
-	}
-	t := newTree(d, flat, p.negativeIdx, p.maxCopy)
-	defer t.release()
+	t.root.flat = flat
 	for i, op := range patch {
 		if err := t.apply(op); err != nil {
 			return nil, opError(i, op, err)

@@ -35,9 +35,12 @@ func TestAgreesWithExactEvaluator(t *testing.T) {
 	values := []string{`1`, `1.0`, `"y"`, `null`, `[1,2]`, `{"a":[null]}`, `"<&>"`, `2`, `{"k":1}`, `"\u003c"`, `[[0]]`, `{"x":"<"}`}
 	ops := []string{OpAdd, OpRemove, OpReplace, OpMove, OpCopy, OpTest, OpTest}
 	rng := rand.New(rand.NewPCG(1, 2))
+	savedSpanMin := spanMin
+	t.Cleanup(func() { spanMin = savedSpanMin })
 	var nestedOnly, failures int
 	for n := range 6000 {
 		opts := []*Options{nil, {AllowNegativeIndices: true}}[n%2]
+		spanMin = []int{savedSpanMin, 8, 1}[n%3] // with and without the index of containers
 		var b strings.Builder
 		b.WriteByte('[')
 		count := 1 + rng.IntN(6)

@@ -75,6 +75,7 @@ type scratch struct {
 	members []member
 	elems   []node
 	used    int // the most children expand has collected, to clear
+	spans   spanIndex
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -82,9 +83,12 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 // maxText: offsets are 32 bits.
 const maxText = math.MaxUint32
 
-func newTree(doc []byte, flat, negOK bool, maxCopy int64) *tree {
+// newTree returns the tree of doc, which must be checked with
+// scanValid(doc, &t.spans) and t.root.flat set before anything else.
+func newTree(doc []byte, negOK bool, maxCopy int64) *tree {
 	t := &tree{src: [][]byte{doc, nil}, negOK: negOK, maxCopy: maxCopy, scratch: scratchPool.Get().(*scratch)}
-	t.root = node{end: uint32(len(doc)), flat: flat}
+	t.root = node{end: uint32(len(doc))}
+	t.spans.reset()
 	return t
 }
 
@@ -93,7 +97,7 @@ func newTree(doc []byte, flat, negOK bool, maxCopy int64) *tree {
 func (t *tree) release() {
 	s := t.scratch
 	t.scratch = nil
-	if s.used > 1<<16 {
+	if s.used > 1<<16 || cap(s.spans.spans) > 1<<16 {
 		return // a rare giant: let the collector have it
 	}
 	clear(s.members[:min(s.used, cap(s.members))])
@@ -262,6 +266,10 @@ func (t *tree) expand(n *node) error {
 	}
 	b := t.src[n.src][:n.end]
 	c := &container{obj: b[n.off] == '{'}
+	spans := &t.spans
+	if n.src != 0 || len(spans.spans) == 0 {
+		spans = nil // offsets in the index are the document's
+	}
 	members, elems := t.members[:0], t.elems[:0]
 	i := skipWS(b, int(n.off)+1)
 	if b[i] != '}' && b[i] != ']' {
@@ -270,12 +278,12 @@ func (t *tree) expand(n *node) error {
 				ke := skipString(b, i)
 				m := member{koff: uint32(i), kend: uint32(ke), ksrc: n.src, esc: bytes.IndexByte(b[i:ke], '\\') >= 0}
 				i = skipWS(b, skipWS(b, ke)+1)
-				e := skipValue(b, i)
+				e := skipIndexed(b, i, spans)
 				m.v = node{off: uint32(i), end: uint32(e), src: n.src, flat: n.flat}
 				members = append(members, m)
 				i = e
 			} else {
-				e := skipValue(b, i)
+				e := skipIndexed(b, i, spans)
 				elems = append(elems, node{off: uint32(i), end: uint32(e), src: n.src, flat: n.flat})
 				i = e
 			}
@@ -296,6 +304,16 @@ func (t *tree) expand(n *node) error {
 	c.live = int32(len(c.members))
 	n.c = c
 	return nil
+}
+
+// skipIndexed is skipValue, looking large containers up in spans first.
+func skipIndexed(b []byte, i int, spans *spanIndex) int {
+	if spans != nil && (b[i] == '{' || b[i] == '[') {
+		if e := spans.end(i); e >= 0 {
+			return e
+		}
+	}
+	return skipValue(b, i)
 }
 
 // resolve finds the node at tokens, expanding the containers on the way.

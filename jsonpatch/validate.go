@@ -8,18 +8,20 @@ const maxDepth = 10000
 
 // validJSON is json.Valid, faster.
 func validJSON(b []byte) bool {
-	if ok, _ := scanValid(b); ok {
+	if ok, _ := scanValid(b, nil); ok {
 		return true
 	}
 	return json.Valid(b) // the judge, should the two ever disagree
 }
 
-// scanValid reports whether b (already trimmed of surrounding whitespace
-// or not) is exactly one JSON value, as json.Valid decides, and whether it
-// holds no whitespace outside strings (then it is already compact). It does
-// not check UTF-8. It is a hand-written scanner, several times faster than
+// scanValid reports whether b (trimmed of surrounding whitespace or not) is
+// exactly one JSON value, as json.Valid decides, and whether it holds no
+// whitespace outside strings (then it is already compact). It does not
+// check UTF-8. It is a hand-written scanner, several times faster than
 // json.Valid's state machine; FuzzScanValid checks that the two agree.
-func scanValid(b []byte) (ok, compact bool) {
+// When idx is not nil, it records where the larger containers end, so
+// that expanding their parents later need not scan them again.
+func scanValid(b []byte, idx *spanIndex) (ok, compact bool) {
 	compact = true
 	var stackBuf [64]byte
 	stack := stackBuf[:0] // '{' or '[' per open container
@@ -38,6 +40,7 @@ func scanValid(b []byte) (ok, compact bool) {
 			if len(stack) >= maxDepth {
 				return false, compact
 			}
+			start := i
 			i++
 			if i < n && isSpace(b[i]) {
 				i, compact = skipWS(b, i), false
@@ -50,6 +53,9 @@ func scanValid(b []byte) (ok, compact bool) {
 				break // an empty container is a complete value
 			}
 			stack = append(stack, c)
+			if idx != nil {
+				idx.open(start, len(b))
+			}
 			if c == '{' {
 				if i = scanKey(b, i); i < 0 {
 					return false, compact
@@ -122,6 +128,9 @@ func scanValid(b []byte) (ok, compact bool) {
 			if (top == '{' && c == '}') || (top == '[' && c == ']') {
 				stack = stack[:len(stack)-1]
 				i++
+				if idx != nil {
+					idx.close(i)
+				}
 				continue
 			}
 			return false, compact
@@ -223,3 +232,68 @@ func scanNumber(b []byte, i int) int {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// spanIndex records, in order of their start, the containers of a document
+// that span spanMin bytes or more, and where they end.
+type spanIndex struct {
+	spans []span32
+	stack []int32 // positions in spans of the containers open while scanning
+	off   bool    // too many to be worth it: nothing recorded
+}
+
+type span32 struct{ start, end uint32 }
+
+// spanMin: smaller containers are as cheap to scan as to look up. A
+// variable only so that tests can index small documents.
+var spanMin = 64
+
+func (x *spanIndex) reset() {
+	x.spans, x.stack, x.off = x.spans[:0], x.stack[:0], false
+}
+
+func (x *spanIndex) open(start, docLen int) {
+	if x.off {
+		return
+	}
+	if len(x.spans) > docLen/16+64 || docLen > maxText {
+		// At most half the document's size in memory; the scan will do.
+		x.off = true
+		x.spans = x.spans[:0]
+		return
+	}
+	x.stack = append(x.stack, int32(len(x.spans)))
+	x.spans = append(x.spans, span32{start: uint32(start)})
+}
+
+func (x *spanIndex) close(end int) {
+	if x.off {
+		return
+	}
+	k := x.stack[len(x.stack)-1]
+	x.stack = x.stack[:len(x.stack)-1]
+	if end-int(x.spans[k].start) < spanMin {
+		// Its descendants were smaller still and are gone already.
+		x.spans = x.spans[:k]
+		return
+	}
+	x.spans[k].end = uint32(end)
+}
+
+// end returns where the container starting at start ends, or -1 when it
+// was not recorded.
+func (x *spanIndex) end(start int) int {
+	s := x.spans
+	lo, hi := 0, len(s)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if int(s[m].start) < start {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(s) && int(s[lo].start) == start {
+		return int(s[lo].end)
+	}
+	return -1
+}
