@@ -1,6 +1,9 @@
 package jsonpatch
 
-import "encoding/json"
+import (
+	"encoding/binary"
+	"encoding/json"
+)
 
 // maxDepth is the deepest nesting of arrays and objects encoding/json
 // accepts; scanValid accepts exactly what json.Valid does.
@@ -148,15 +151,30 @@ func scanKey(b []byte, i int) int {
 }
 
 // scanString returns the offset just past the valid JSON string starting at
-// b[i] (a quote), or -1.
+// b[i] (a quote), or -1. It skips eight ordinary bytes at a time.
 func scanString(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	n := len(b)
-	for i++; i < n; i++ {
-		c := b[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
+	i++
+	for {
+		for i+8 <= n {
+			x := binary.LittleEndian.Uint64(b[i:])
+			q := x ^ (ones * '"')
+			e := x ^ (ones * '\\')
+			// High bit set in a byte that is '"', '\\' or below 0x20 (and
+			// maybe in bytes after it, but never when there is none).
+			if ((q-ones)&^q|(e-ones)&^e|(x-ones*0x20)&^x)&highs != 0 {
+				break
+			}
+			i += 8
 		}
-		switch c {
+		for i < n && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
+			i++
+		}
+		if i >= n {
+			return -1
+		}
+		switch b[i] {
 		case '"':
 			return i + 1
 		case '\\':
@@ -179,11 +197,11 @@ func scanString(b []byte, i int) int {
 			default:
 				return -1
 			}
+			i++
 		default: // a control character
 			return -1
 		}
 	}
-	return -1
 }
 
 func isHex(c byte) bool {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentmemory/agentmemory/jsonpatch/internal/benchgen"
 )
 
 var validCases = []string{
@@ -123,4 +125,28 @@ func TestSpanIndex(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, strings.HasSuffix(string(out), `[299],{"x":[1,2]}]}`), "%s", out)
 	assert.True(t, strings.HasPrefix(string(out), `{"l":[[1],[2],`), "%s", out)
+}
+
+// BenchmarkScanValid compares the scanner with json.Valid on a 1 MB
+// generated document.
+func BenchmarkScanValid(b *testing.B) {
+	doc, _ := benchgen.Doc(1 << 20)
+	b.Run("impl=scanValid", func(b *testing.B) {
+		b.SetBytes(int64(len(doc)))
+		var idx spanIndex
+		for b.Loop() {
+			idx.reset()
+			if ok, _ := scanValid(doc, &idx); !ok {
+				b.Fatal("invalid")
+			}
+		}
+	})
+	b.Run("impl=json.Valid", func(b *testing.B) {
+		b.SetBytes(int64(len(doc)))
+		for b.Loop() {
+			if !json.Valid(doc) {
+				b.Fatal("invalid")
+			}
+		}
+	})
 }
