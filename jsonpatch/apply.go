@@ -33,7 +33,7 @@ func (p *patcher) Apply(doc []byte, patch Patch) (out []byte, err error) {
 	if int64(len(d)) > maxText {
 		return nil, errorf(ErrLimitExceeded, "the document is %d bytes; documents of 4 GiB or more are not supported", len(d))
 	}
-	t := newTree(d, p.negativeIdx, p.maxCopy)
+	t := newTree(d, len(patch), p.negativeIdx, p.maxCopy)
 	defer t.release()
 	ok, flat := scanValid(d, &t.spans)
 	if !ok {

@@ -112,7 +112,7 @@ func (st *state) add(d []byte, path []string, val []byte) ([]byte, error) {
 		member = append(member, val...)
 		return insertChild(d, at, cs, len(cs), member), nil
 	}
-	idx, err := arrayIndex(last, len(cs), true, st.negOK, st.where(path[:len(path)-1]))
+	idx, err := arrayIndex(last, len(cs), true, st.negOK, joinTokens(st.base, path[:len(path)-1]))
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func (st *state) remove(d []byte, path []string) ([]byte, error) {
 		if k < 0 {
 			return nil, errorf(ErrPathNotFound, "%s has no member %q%s", st.where(path[:len(path)-1]), last, memberList(d, at))
 		}
-	} else if k, err = arrayIndex(last, len(cs), false, st.negOK, st.where(path[:len(path)-1])); err != nil {
+	} else if k, err = arrayIndex(last, len(cs), false, st.negOK, joinTokens(st.base, path[:len(path)-1])); err != nil {
 		return nil, err
 	}
 	switch {

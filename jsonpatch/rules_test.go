@@ -220,13 +220,22 @@ func TestValidateHandBuiltPatch(t *testing.T) {
 }
 
 func TestConcurrentApply(t *testing.T) {
-	doc := []byte(`{"n":0,"list":[1,2,3],"m":{"a":null}}`)
+	// Large enough that the index of containers and the pooled scratch
+	// space are used by every goroutine at once.
+	pad := `,"pad":[{"s":"` + strings.Repeat("x", 80) + `"},{"t":[` + strings.Repeat("1,", 40) + `2]}]`
+	doc := []byte(`{"n":0,"list":[1,2,3],"m":{"a":null}` + pad + `}`)
 	patches := []Patch{
 		mustDecode(t, `[{"op":"add","path":"/list/-","value":4}]`),
 		mustDecode(t, `[{"op":"test","path":"/m/a","value":null},{"op":"replace","path":"/n","value":1}]`),
 		mustDecode(t, `[{"op":"test","path":"/n","value":1}]`),
+		mustDecode(t, `[{"op":"remove","path":"/pad/1/t/40"},{"op":"move","from":"/pad/0/s","path":"/s"}]`),
 	}
-	want := []string{`{"n":0,"list":[1,2,3,4],"m":{"a":null}}`, `{"n":1,"list":[1,2,3],"m":{"a":null}}`, ""}
+	want := []string{
+		`{"n":0,"list":[1,2,3,4],"m":{"a":null}` + pad + `}`,
+		`{"n":1,"list":[1,2,3],"m":{"a":null}` + pad + `}`,
+		"",
+		`{"n":0,"list":[1,2,3],"m":{"a":null},"pad":[{},{"t":[` + strings.TrimSuffix(strings.Repeat("1,", 40), ",") + `]}],"s":"` + strings.Repeat("x", 80) + `"}`,
+	}
 	pt := New(nil)
 	var wg sync.WaitGroup
 	for g := range 8 {

@@ -85,8 +85,10 @@ const maxText = math.MaxUint32
 
 // newTree returns the tree of doc, which must be checked with
 // scanValid(doc, &t.spans) and t.root.flat set before anything else.
-func newTree(doc []byte, negOK bool, maxCopy int64) *tree {
-	t := &tree{src: [][]byte{doc, nil}, negOK: negOK, maxCopy: maxCopy, scratch: scratchPool.Get().(*scratch)}
+func newTree(doc []byte, ops int, negOK bool, maxCopy int64) *tree {
+	src := make([][]byte, 2, ops+2) // about one source per operation
+	src[0] = doc
+	t := &tree{src: src, negOK: negOK, maxCopy: maxCopy, scratch: scratchPool.Get().(*scratch)}
 	t.root = node{end: uint32(len(doc))}
 	t.spans.reset()
 	return t
@@ -337,7 +339,7 @@ func (t *tree) resolve(tokens []string) (*node, error) {
 			n = &c.members[j].v
 			continue
 		}
-		idx, err := arrayIndex(tok, len(c.elems), false, t.negOK, where(tokens[:i]))
+		idx, err := arrayIndex(tok, len(c.elems), false, t.negOK, tokens[:i])
 		if err != nil {
 			return nil, err
 		}
@@ -380,7 +382,7 @@ func (t *tree) add(path []string, val node) error {
 		}
 		return nil
 	}
-	idx, err := arrayIndex(last, len(c.elems), true, t.negOK, where(path[:len(path)-1]))
+	idx, err := arrayIndex(last, len(c.elems), true, t.negOK, path[:len(path)-1])
 	if err != nil {
 		return err
 	}
@@ -407,7 +409,7 @@ func (t *tree) remove(path []string) error {
 		c.live--
 		return nil
 	}
-	idx, err := arrayIndex(last, len(c.elems), false, t.negOK, where(path[:len(path)-1]))
+	idx, err := arrayIndex(last, len(c.elems), false, t.negOK, path[:len(path)-1])
 	if err != nil {
 		return err
 	}
