@@ -33,6 +33,11 @@ func (p *patcher) Apply(doc []byte, patch Patch) (out []byte, err error) {
 	if int64(len(d)) > maxText {
 		return nil, errorf(ErrLimitExceeded, "the document is %d bytes; documents of 4 GiB or more are not supported", len(d))
 	}
+	for i, op := range patch {
+		if int64(len(op.Value)) > maxText {
+			return nil, opError(i, op, errorf(ErrLimitExceeded, "the value is %d bytes; values of 4 GiB or more are not supported", len(op.Value)))
+		}
+	}
 	t := newTree(d, len(patch), p.negativeIdx, p.maxCopy)
 	defer t.release()
 	ok, flat := scanValid(d, &t.spans)

@@ -39,7 +39,8 @@
 //     integers, 1.50) are kept; "<", ">" and "&" are not escaped.
 //   - Limits (Options): operations per patch (10,000), bytes added by copy
 //     operations (1 MiB), document size in and out (16 MiB). Exceeding one is
-//     ErrLimitExceeded.
+//     ErrLimitExceeded; so are documents and values of 4 GiB or more, even
+//     with the limits off.
 //   - Errors tied to an operation are *OperationError{Index, Op, Err}; its
 //     message reads "jsonpatch: operation 3 (replace /content/title): path not
 //     found: ..." and goes on to say what exists instead (the members of the

@@ -14,10 +14,12 @@ import (
 // pointers the patch follows. A node is either the JSON text of a value,
 // shared with the input document or the patch and never written to, or a
 // container whose members or elements are nodes. Expanding a container
-// scans its text once; output writes untouched text as it is (compacted if
-// the input had whitespace). So one Apply reads the document about once to
-// validate it, once per level of the containers the patch goes into, and
-// once to write the result, whatever the number of operations.
+// scans its text once, jumping over the children of 64 bytes or more whose
+// ends the validating scan recorded (spanIndex); output writes untouched
+// text as it is (compacted if the input had whitespace). So one Apply reads
+// the document once to check it is UTF-8, once to validate it, a little of
+// it per container the patch goes into, and once to write the result,
+// whatever the number of operations.
 //
 // Texts are referred to by offsets into the tree's sources (the document,
 // the operations' values, the names of added members, copied values), which
@@ -111,7 +113,8 @@ func (t *tree) release() {
 // addSource registers a text and returns a node for it.
 func (t *tree) addSource(b []byte, flat bool) node {
 	if int64(len(b)) > maxText {
-		// Unreachable: values this large exceed workBudget first.
+		// Unreachable: Apply rejects such values of operations up front,
+		// and copies this large exceed workBudget first.
 		panic("jsonpatch: a value of 4 GiB or more")
 	}
 	t.src = append(t.src, b)
@@ -200,6 +203,10 @@ func (t *tree) appendMember(c *container, key string, v node) {
 	keys := t.src[1]
 	off := len(keys)
 	keys = appendString(keys, key)
+	if int64(len(keys)) > maxText {
+		// A patch with gigabytes of member names: fail, never wrap offsets.
+		panic("jsonpatch: 4 GiB of new member names")
+	}
 	t.src[1] = keys
 	esc := bytes.IndexByte(keys[off:], '\\') >= 0
 	c.members = append(c.members, member{koff: uint32(off), kend: uint32(len(keys)), ksrc: 1, esc: esc, v: v})
