@@ -38,7 +38,7 @@ func (p *patcher) Apply(doc []byte, patch Patch) (out []byte, err error) {
 			return nil, opError(i, op, errorf(ErrLimitExceeded, "the value is %d bytes; values of 4 GiB or more are not supported", len(op.Value)))
 		}
 	}
-	t := newTree(d, len(patch), p.negativeIdx, p.maxCopy)
+	t := newTree(d, patch, p.negativeIdx, p.maxCopy)
 	defer t.release()
 	ok, flat := scanValid(d, &t.spans)
 	if !ok {
@@ -51,7 +51,7 @@ func (p *patcher) Apply(doc []byte, patch Patch) (out []byte, err error) {
 	}
 	t.root.flat = flat
 	for i, op := range patch {
-		if err := t.apply(op); err != nil {
+		if err := t.apply(i); err != nil {
 			return nil, opError(i, op, err)
 		}
 	}

@@ -22,12 +22,12 @@ import (
 // whatever the number of operations.
 //
 // Texts are referred to by offsets into the tree's sources (the document,
-// the operations' values, the names of added members, copied values), which
+// the names of added members, the operations' values, copied values), which
 // keeps a node at 24 bytes and a member at 40.
 
 type node struct {
-	off, end uint32     // the value's text is src[src][off:end], when c is nil
-	src      uint32     // index in tree.src
+	off, end uint32     // the value's text is t.source(src)[off:end], when c is nil
+	src      uint32     // see tree.source
 	flat     bool       // the text holds no whitespace outside strings
 	c        *container // the expanded container, or nil
 }
@@ -61,7 +61,10 @@ var hashSeed = maphash.MakeSeed()
 
 // tree is the state of one Apply.
 type tree struct {
-	src     [][]byte // src[0] is the document, src[1] the names of added members
+	doc     []byte
+	keys    []byte   // the names of members added, quoted
+	patch   Patch    // operation i's value is source 2+i
+	copies  [][]byte // copied values written anew: sources 2+len(patch)...
 	root    node
 	negOK   bool
 	maxCopy int64 // negative: no limit
@@ -87,10 +90,8 @@ const maxText = math.MaxUint32
 
 // newTree returns the tree of doc, which must be checked with
 // scanValid(doc, &t.spans) and t.root.flat set before anything else.
-func newTree(doc []byte, ops int, negOK bool, maxCopy int64) *tree {
-	src := make([][]byte, 2, ops+2) // about one source per operation
-	src[0] = doc
-	t := &tree{src: src, negOK: negOK, maxCopy: maxCopy, scratch: scratchPool.Get().(*scratch)}
+func newTree(doc []byte, patch Patch, negOK bool, maxCopy int64) *tree {
+	t := &tree{doc: doc, patch: patch, negOK: negOK, maxCopy: maxCopy, scratch: scratchPool.Get().(*scratch)}
 	t.root = node{end: uint32(len(doc))}
 	t.spans.reset()
 	return t
@@ -110,20 +111,33 @@ func (t *tree) release() {
 	scratchPool.Put(s)
 }
 
-// addSource registers a text and returns a node for it.
-func (t *tree) addSource(b []byte, flat bool) node {
-	if int64(len(b)) > maxText {
-		// Unreachable: Apply rejects such values of operations up front,
-		// and copies this large exceed workBudget first.
-		panic("jsonpatch: a value of 4 GiB or more")
+// source returns the text of source i: 0 the document, 1 the names of
+// added members, 2+k the value of operation k, then copies.
+func (t *tree) source(i uint32) []byte {
+	switch {
+	case i == 0:
+		return t.doc
+	case i == 1:
+		return t.keys
+	case int(i)-2 < len(t.patch):
+		return t.patch[i-2].Value
 	}
-	t.src = append(t.src, b)
-	return node{src: uint32(len(t.src) - 1), end: uint32(len(b)), flat: flat}
+	return t.copies[int(i)-2-len(t.patch)]
 }
 
-func (t *tree) raw(n *node) []byte { return t.src[n.src][n.off:n.end] }
+// addCopy registers a copied value, written compact, and returns its node.
+func (t *tree) addCopy(b []byte) node {
+	if int64(len(b)) > maxText {
+		// Unreachable: copies this large exceed workBudget first.
+		panic("jsonpatch: a value of 4 GiB or more")
+	}
+	t.copies = append(t.copies, b)
+	return node{src: uint32(2 + len(t.patch) + len(t.copies) - 1), end: uint32(len(b)), flat: true}
+}
 
-func (t *tree) key(m *member) []byte { return t.src[m.ksrc][m.koff:m.kend] }
+func (t *tree) raw(n *node) []byte { return t.source(n.src)[n.off:n.end] }
+
+func (t *tree) key(m *member) []byte { return t.source(m.ksrc)[m.koff:m.kend] }
 
 // name returns the decoded member name (a slice of the source when it has
 // no escapes).
@@ -200,14 +214,14 @@ func (t *tree) insertIndex(c *container, k int) {
 }
 
 func (t *tree) appendMember(c *container, key string, v node) {
-	keys := t.src[1]
+	keys := t.keys
 	off := len(keys)
 	keys = appendString(keys, key)
 	if int64(len(keys)) > maxText {
 		// A patch with gigabytes of member names: fail, never wrap offsets.
 		panic("jsonpatch: 4 GiB of new member names")
 	}
-	t.src[1] = keys
+	t.keys = keys
 	esc := bytes.IndexByte(keys[off:], '\\') >= 0
 	c.members = append(c.members, member{koff: uint32(off), kend: uint32(len(keys)), ksrc: 1, esc: esc, v: v})
 	c.live++
@@ -241,7 +255,7 @@ func (t *tree) memberList(c *container) string {
 // kindOf returns the first byte of n's JSON text: its kind.
 func (t *tree) kindOf(n *node) byte {
 	if n.c == nil {
-		return t.src[n.src][n.off]
+		return t.source(n.src)[n.off]
 	}
 	if n.c.obj {
 		return '{'
@@ -273,7 +287,7 @@ func (t *tree) expand(n *node) error {
 	if err := t.spend(int(n.end - n.off)); err != nil {
 		return err
 	}
-	b := t.src[n.src][:n.end]
+	b := t.source(n.src)[:n.end]
 	c := &container{obj: b[n.off] == '{'}
 	spans := &t.spans
 	if n.src != 0 || len(spans.spans) == 0 {
@@ -437,10 +451,17 @@ func (t *tree) text(n *node) ([]byte, error) {
 	return out, t.spend(len(out))
 }
 
-// value makes a node of an operation's value.
-func (t *tree) value(v []byte) node {
-	v = trimSpace(v)
-	return t.addSource(v, !bytes.ContainsAny(v, " \t\r\n"))
+// value makes a node of the value of operation k.
+func (t *tree) value(k int) node {
+	v := t.patch[k].Value
+	off, end := 0, len(v)
+	for off < end && isSpace(v[off]) {
+		off++
+	}
+	for end > off && isSpace(v[end-1]) {
+		end--
+	}
+	return node{src: uint32(2 + k), off: uint32(off), end: uint32(end), flat: !bytes.ContainsAny(v[off:end], " \t\r\n")}
 }
 
 // tokens splits a valid pointer into buf, reusing it.
@@ -458,12 +479,14 @@ func tokens(buf []string, p string) []string {
 	return buf
 }
 
-func (t *tree) apply(op Operation) error {
+// apply applies operation k of the patch.
+func (t *tree) apply(k int) error {
+	op := t.patch[k]
 	t.path = tokens(t.path, op.Path) // validated before
 	path := t.path
 	switch op.Op {
 	case OpAdd:
-		return t.add(path, t.value(op.Value))
+		return t.add(path, t.value(k))
 	case OpRemove:
 		return t.remove(path)
 	case OpReplace:
@@ -471,7 +494,7 @@ func (t *tree) apply(op Operation) error {
 		if err != nil {
 			return err
 		}
-		*n = t.value(op.Value)
+		*n = t.value(k)
 		return nil
 	case OpTest:
 		n, err := t.resolve(path)
@@ -510,7 +533,7 @@ func (t *tree) apply(op Operation) error {
 			if n.c == nil {
 				return t.add(path, *n) // the same text, never written to
 			}
-			return t.add(path, t.addSource(text, true))
+			return t.add(path, t.addCopy(text))
 		}
 		if op.From == op.Path {
 			return nil
