@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// referenceApply evaluates a patch one operation at a time with the exact
-// evaluator only, never evanphx: the oracle the fast path must agree with.
+// referenceApply evaluates a patch one operation at a time with the
+// reference evaluator (state), which splices the document's text: the
+// oracle Apply must agree with.
 func referenceApply(opts *Options, doc []byte, p Patch) ([]byte, error) {
 	pt := newPatcher(opts)
 	if err := p.Validate(); err != nil {
