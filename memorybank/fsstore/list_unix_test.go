@@ -40,4 +40,3 @@ func TestListSkipsNonKeys(t *testing.T) {
 	_, err = s.Get(ctx, "dangling.md")
 	assert.ErrorIs(t, err, memorybank.ErrNotFound)
 }
-
