@@ -84,3 +84,22 @@ func BenchmarkParseIdentical(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSearch10MBWarm: Manager.Search on a 10 MB file that did not
+// change since the last search: the file is read, not parsed or folded.
+func BenchmarkSearch10MBWarm(b *testing.B) {
+	ctx := context.Background()
+	store := new(memories.MemStore)
+	_, err := store.Save(ctx, genDoc(b, 10<<20), "")
+	require.NoError(b, err)
+	m, err := memories.New(store, nil)
+	require.NoError(b, err)
+	_, err = m.Search(ctx, "warm up")
+	require.NoError(b, err)
+	for b.Loop() {
+		got, err := m.Search(ctx, "E0042")
+		if err != nil || len(got) == 0 {
+			b.Fatal(len(got), err)
+		}
+	}
+}

@@ -10,7 +10,10 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/agentmemory/agentmemory/internal/tokens"
 )
 
 // MemoryManager is what an agent loop uses: remember, find, forget, and
@@ -66,6 +69,15 @@ type Options struct {
 	Trash Store
 	// TrashEntries bounds the trash; 0 means DefaultTrashEntries.
 	TrashEntries int
+	// InjectTokens caps InjectionContent and InjectionFor at this many
+	// tokens, counted by Tokens; 0 means no token cap. With both caps set,
+	// both hold.
+	InjectTokens int
+	// Tokens counts the tokens of a text for InjectTokens; nil means an
+	// estimate of the o200k_base tokenizer, within 15% on English,
+	// Japanese, Chinese, code and JSON. memorybank.EstimateTokens and any
+	// other memorybank.TokenCounter fit.
+	Tokens interface{ CountTokens(text string) int }
 }
 
 // Manager is the MemoryManager over a Store. It holds no state of the file
@@ -85,6 +97,12 @@ type Manager struct {
 
 	trash    Store
 	trashMax int
+
+	tokens      func(string) int
+	tokenBudget int
+
+	mu sync.Mutex
+	ix *index // the last file version searched (see indexed)
 }
 
 var _ MemoryManager = (*Manager)(nil)
@@ -98,7 +116,10 @@ func New(store Store, opts *Options) (*Manager, error) {
 	}
 	m := &Manager{store: store, cfg: DefaultConfig(), log: o.Logger, now: o.Now, loc: o.Location,
 		rand: o.Rand, budget: o.InjectBudget, warn: o.WarnBytes, max: o.MaxBytes, tries: o.Retries,
-		trash: o.Trash, trashMax: o.TrashEntries}
+		trash: o.Trash, trashMax: o.TrashEntries, tokens: tokens.Estimate, tokenBudget: o.InjectTokens}
+	if o.Tokens != nil {
+		m.tokens = o.Tokens.CountTokens
+	}
 	if m.trashMax <= 0 {
 		m.trashMax = DefaultTrashEntries
 	}
@@ -149,6 +170,33 @@ func (m *Manager) load(ctx context.Context, op string) (*Document, string, error
 		return nil, "", &OpError{Op: op, Err: err, Detail: "loading the memories file"}
 	}
 	return Parse(data), v, nil
+}
+
+// indexed returns the folded index of the file for a search or an
+// injection. The file is read (its version comes with it), but parsed and
+// folded again only when its version changed since the last call.
+func (m *Manager) indexed(ctx context.Context, op string) (*index, error) {
+	data, v, err := m.store.Load(ctx)
+	if err != nil && errors.Is(err, ErrUnreadable) {
+		m.log.WarnContext(ctx, "memories: cannot read the memories file; treating it as empty", "op", op, "error", err)
+		return newIndex("", nil), nil
+	}
+	if err != nil {
+		return nil, &OpError{Op: op, Err: err, Detail: "loading the memories file"}
+	}
+	m.mu.Lock()
+	ix := m.ix
+	m.mu.Unlock()
+	if ix != nil && v != "" && ix.version == v {
+		return ix, nil
+	}
+	ix = newIndex(v, Parse(data).all())
+	if v != "" {
+		m.mu.Lock()
+		m.ix = ix
+		m.mu.Unlock()
+	}
+	return ix, nil
 }
 
 // Add implements MemoryManager. Tags are trimmed; empty and repeated tags
@@ -411,16 +459,18 @@ func (m *Manager) List(ctx context.Context) ([]Memory, error) {
 	return d.all(), nil // d is not kept: no copy needed
 }
 
-// Search implements MemoryManager; nil when disabled.
+// Search implements MemoryManager, ranking as Match does; nil when
+// disabled. The file is parsed and folded only when it changed since the
+// last search.
 func (m *Manager) Search(ctx context.Context, query string) ([]Memory, error) {
 	if !m.cfg.Enabled {
 		return nil, nil
 	}
-	d, _, err := m.load(ctx, "search")
+	ix, err := m.indexed(ctx, "search")
 	if err != nil {
 		return nil, err
 	}
-	return Match(d.all(), query), nil
+	return ix.memories(ix.rank(query)), nil
 }
 
 // InjectionContent implements MemoryManager: Render of every memory with
@@ -430,9 +480,22 @@ func (m *Manager) InjectionContent(ctx context.Context) (string, error) {
 	if !m.cfg.Enabled || m.cfg.injectMode() != InjectAuto {
 		return "", nil
 	}
-	d, _, err := m.load(ctx, "inject")
+	return m.InjectionFor(ctx, "")
+}
+
+// InjectionFor is InjectionContent chosen for a prompt: the memories most
+// relevant to it first (ranked as Search ranks them, with the prompt as
+// the query, matching any of its words), then the newest; whole memories
+// only, within the character and token caps, followed by a line counting
+// those left out. An empty prompt gives InjectionContent's newest-first
+// order. Inject uses it.
+func (m *Manager) InjectionFor(ctx context.Context, prompt string) (string, error) {
+	if !m.cfg.Enabled || m.cfg.injectMode() != InjectAuto {
+		return "", nil
+	}
+	ix, err := m.indexed(ctx, "inject")
 	if err != nil {
 		return "", err
 	}
-	return Render(d.all(), m.budget), nil
+	return render(ix.ms, ix.relevantFirst(prompt), m.budget, m.tokenBudget, m.tokens), nil
 }

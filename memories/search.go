@@ -1,10 +1,8 @@
 package memories
 
 import (
-	"bytes"
 	"cmp"
 	"slices"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -119,87 +117,16 @@ var fullFoldOnly = &unicode.RangeTable{R16: []unicode.Range16{
 	{Lo: 0xFB13, Hi: 0xFB17, Stride: 1},
 }}
 
-// Rank orders matches: a memory whose title or tags contain a query term
-// ranks above one where the term is only in the content.
-const (
-	rankContent  = 1
-	rankTitleTag = 2
-)
-
 // Match returns the memories of ms (given in file order) that match query,
 // best first. The query is folded (see Fold) and split at white space; a
 // memory matches when every term occurs in its folded title, content or one
-// of its tags. Each term found in the title or a tag counts 2, found only in
-// the content 1; higher totals come first, then newer dates, then entries
-// later in the file. An empty query matches every memory, newest first.
-// Match is pure; ms is not modified.
+// of its tags, as a substring. Matches are ranked by BM25F (see index.rank):
+// rarer terms, and terms in the title or tags, count more; ties go to newer
+// dates, then to entries later in the file. An empty query matches every
+// memory, newest first. Match is pure; ms is not modified.
 func Match(ms []Memory, query string) []Memory {
-	var terms [][]byte
-	for _, t := range strings.Fields(Fold(query)) {
-		terms = append(terms, []byte(t))
-	}
-	type hit struct {
-		i, score int
-	}
-	hits := make([]hit, 0, len(ms))
-	var sc scorer
-	for i := range ms {
-		if s := sc.score(&ms[i], terms); s > 0 {
-			hits = append(hits, hit{i, s})
-		}
-	}
-	slices.SortFunc(hits, func(a, b hit) int {
-		return cmp.Or(
-			cmp.Compare(b.score, a.score),
-			cmp.Compare(ms[b.i].Date, ms[a.i].Date),
-			cmp.Compare(b.i, a.i))
-	})
-	out := make([]Memory, len(hits))
-	for k, h := range hits {
-		out[k] = ms[h.i]
-		out[k].Tags = slices.Clone(out[k].Tags)
-	}
-	return out
-}
-
-// scorer folds into reused buffers, so scanning 40,000 memories does not
-// allocate per memory.
-type scorer struct {
-	title, content []byte
-	tags           [][]byte
-	f              folder
-}
-
-func (sc *scorer) score(m *Memory, terms [][]byte) int {
-	if len(terms) == 0 {
-		return 1
-	}
-	sc.title = sc.f.appendFold(sc.title[:0], m.Title)
-	sc.content = sc.content[:0]
-	folded := false
-	for len(sc.tags) < len(m.Tags) {
-		sc.tags = append(sc.tags, nil)
-	}
-	tags := sc.tags[:len(m.Tags)]
-	for i, t := range m.Tags {
-		tags[i] = sc.f.appendFold(tags[i][:0], t)
-	}
-	total := 0
-	for _, t := range terms {
-		if bytes.Contains(sc.title, t) || slices.ContainsFunc(tags, func(tag []byte) bool { return bytes.Contains(tag, t) }) {
-			total += rankTitleTag
-			continue
-		}
-		if !folded {
-			sc.content = sc.f.appendFold(sc.content, m.Content)
-			folded = true
-		}
-		if !bytes.Contains(sc.content, t) {
-			return 0
-		}
-		total += rankContent
-	}
-	return total
+	ix := newIndex("", ms)
+	return ix.memories(ix.rank(query))
 }
 
 // newestFirst returns the indexes of ms ordered by date, newest first, then

@@ -52,8 +52,10 @@ func TestSearch(t *testing.T) {
 	}{
 		{"try-catch", []memories.Memory{errJa}},
 		{"ＴＲＹ－ＣＡＴＣＨ", []memories.Memory{errJa}},
-		{"ｴﾗｰ", []memories.Memory{tagged, errJa, content}}, // title/tag hits first, newest first; content hit last
-		{"エラー", []memories.Memory{tagged, errJa, content}},
+		// BM25F: errJa has the term in its title and its content, tagged in a
+		// tag; the memory with it only deep in its content comes last.
+		{"ｴﾗｰ", []memories.Memory{errJa, tagged, content}},
+		{"エラー", []memories.Memory{errJa, tagged, content}},
 		{"数据库", []memories.Memory{dbZh}},
 		{"连接池", []memories.Memory{dbZh}},
 		{"DATABASE", []memories.Memory{pg, dbZh, content}}, // tag hits newest first, then the content hit
