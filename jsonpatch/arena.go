@@ -108,7 +108,12 @@ func grow[T any](a *arena[T], s []T) []T {
 			return b[start : start+len(s) : a.used]
 		}
 	}
-	g := a.alloc(max(4, 2*len(s)))
+	// As append grows: double small slices, a quarter more for large ones.
+	n := max(4, 2*len(s))
+	if len(s) >= 256 {
+		n = len(s) + len(s)/4
+	}
+	g := a.alloc(n)
 	copy(g, s)
 	return g[:len(s)]
 }

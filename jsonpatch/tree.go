@@ -116,14 +116,17 @@ func newTree(doc []byte, patch Patch, negOK bool, maxCopy int64) *tree {
 func (t *tree) release() {
 	s := t.scratch
 	t.scratch = nil
+	if s.used > 1<<16 || cap(s.spans.spans) > 1<<16 {
+		return // a rare giant: let the collector have it
+	}
 	ok := s.ctrs.reset()
 	ok = s.mems.reset() && ok
 	ok = s.nodes.reset() && ok
+	if !ok {
+		return
+	}
 	if cap(t.keys) <= keepArena {
 		s.keyBuf = t.keys[:0]
-	}
-	if !ok || s.used > 1<<16 || cap(s.spans.spans) > 1<<16 {
-		return // a rare giant: let the collector have it
 	}
 	clear(s.members[:min(s.used, cap(s.members))])
 	clear(s.elems[:min(s.used, cap(s.elems))])
