@@ -166,3 +166,10 @@ func fails(t testing.TB, s *mcp.ClientSession, name, args string) (code, message
 	message, _ = out["message"].(string)
 	return code, message
 }
+
+func jsonValue(t testing.TB, s string) any {
+	t.Helper()
+	var v any
+	require.NoError(t, json.Unmarshal([]byte(s), &v))
+	return v
+}
