@@ -70,13 +70,24 @@ func TestMain(m *testing.M) {
 // directory) and returns a client session on it.
 func connectStdio(t testing.TB, client *mcp.Client, root string, args ...string) *mcp.ClientSession {
 	t.Helper()
+	return connectStdioVersion(t, client, root, "", args...)
+}
+
+// connectStdioVersion is connectStdio with the protocol version the client
+// asks for ("" for the latest).
+func connectStdioVersion(t testing.TB, client *mcp.Client, root, protocol string, args ...string) *mcp.ClientSession {
+	t.Helper()
 	cmd := exec.Command(serverBinary(t), append([]string{"--root", root}, args...)...)
 	cmd.Dir = filepath.Dir(root)
 	cmd.Stderr = os.Stderr
 	if client == nil {
 		client = newClient(nil)
 	}
-	session, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	var copts *mcp.ClientSessionOptions
+	if protocol != "" {
+		copts = &mcp.ClientSessionOptions{ProtocolVersion: protocol}
+	}
+	session, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, copts)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = session.Close() })
 	return session
