@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 MCP roots are deprecated only from protocol 2026-07-28 on and still served; clients of earlier versions use them to name the project.
+
 package main
 
 import (

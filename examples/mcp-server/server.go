@@ -43,8 +43,9 @@ func newServer(bank *memorybank.Bank, mem memories.MemoryManager, logger *slog.L
 			Prompts:   &mcp.PromptCapabilities{},
 			Resources: &mcp.ResourceCapabilities{Subscribe: true},
 		},
-		SubscribeHandler:        s.subscribe,
-		UnsubscribeHandler:      s.unsubscribe,
+		SubscribeHandler:   s.subscribe,
+		UnsubscribeHandler: s.unsubscribe,
+		//lint:ignore SA1019 roots are still served; see branch.go.
 		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) { s.roots.forget(req.Session) },
 	})
 	s.watcher.notify = func(uri string) {
