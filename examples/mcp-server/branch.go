@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -36,6 +38,14 @@ type branchUsed struct {
 // rootsRequestID names the roots request in a multi round-trip call.
 const rootsRequestID = "agentmemory/roots"
 
+// multiRoundTripProtocol is the first protocol version in which the server
+// asks for the client's roots in the result of the call (multi round-trip
+// requests) instead of a request of its own.
+const multiRoundTripProtocol = "2026-07-28"
+
+// rootsTimeout bounds the wait for a client's roots.
+const rootsTimeout = 5 * time.Second
+
 // errDetachedHead: the client's work tree has no current branch.
 var errDetachedHead = errors.New("the git work tree is on a detached HEAD")
 
@@ -43,7 +53,7 @@ var errDetachedHead = errors.New("the git work tree is on a detached HEAD")
 // one and it is omitted. It returns the arguments to use, what it used, or
 // the input requests to send first (the client's roots, once per session
 // until they change).
-func (s *server) branchFromRoots(req *mcp.CallToolRequest, args json.RawMessage, need func(map[string]json.RawMessage) bool) (json.RawMessage, *branchUsed, mcp.InputRequestMap, error) {
+func (s *server) branchFromRoots(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage, need func(map[string]json.RawMessage) bool) (json.RawMessage, *branchUsed, mcp.InputRequestMap, error) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(args, &m) != nil {
 		return args, nil, nil, nil // the tool reports what is wrong with them
@@ -66,7 +76,22 @@ func (s *server) branchFromRoots(req *mcp.CallToolRequest, args json.RawMessage,
 		if caps := req.ClientCapabilities(); caps == nil || caps.RootsV2 == nil {
 			return args, nil, nil, nil
 		}
-		return nil, nil, mcp.InputRequestMap{rootsRequestID: &mcp.ListRootsParams{}}, nil
+		if req.ProtocolVersion() >= multiRoundTripProtocol {
+			return nil, nil, mcp.InputRequestMap{rootsRequestID: &mcp.ListRootsParams{}}, nil
+		}
+		// Earlier protocols: ask now. A client that declares roots but
+		// cannot list them (some answer "method not found") is taken as
+		// having none, so the call still runs.
+		lctx, cancel := context.WithTimeout(ctx, rootsTimeout)
+		res, err := req.Session.ListRoots(lctx, nil)
+		cancel()
+		if err != nil {
+			s.logger.Warn("the client declared roots but did not list them; branch detection is off for this session", "err", err)
+			roots = nil
+		} else {
+			roots = res.Roots
+		}
+		s.roots.set(req.Session, roots)
 	}
 	if len(roots) != 1 {
 		return args, nil, nil, nil

@@ -3,12 +3,14 @@
 package main
 
 import (
+	"context"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -106,4 +108,26 @@ func TestBranchFromRoots(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A client that declares roots but answers roots/list with an error (as
+// some editors do) gets the missing-branch error, not a failed call.
+func TestRootsListFails(t *testing.T) {
+	ts := newTestServer(t)
+	c := rootsClient(t.TempDir())
+	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "roots/list" {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	s := ts.connect(t, c, legacyProtocol)
+	for range 2 {
+		code, msg := fails(t, s, "read_context", `{}`)
+		assert.Equal(t, "INVALID_ARGUMENT", code)
+		assert.Contains(t, msg, "branch")
+	}
+	ok(t, s, "read_context", `{"branch":"main"}`)
 }

@@ -99,7 +99,7 @@ func (s *server) handler(d toolDef) mcp.ToolHandler {
 				ask mcp.InputRequestMap
 				err error
 			)
-			args, used, ask, err = s.branchFromRoots(req, args, d.branch)
+			args, used, ask, err = s.branchFromRoots(ctx, req, args, d.branch)
 			if err != nil {
 				return errorResult(tools.AsError(err)), nil
 			}
