@@ -140,3 +140,29 @@ func BenchmarkCalls(b *testing.B) {
 		reportLatencies(b, ds)
 	})
 }
+
+// BenchmarkPeakMemory: the server's peak resident memory after start-up, a
+// first and 20 warm read_context calls on the 1,000-document bank, 50
+// creates and 50 patches.
+func BenchmarkPeakMemory(b *testing.B) {
+	root := bankOf1000(b)
+	var peak float64
+	for b.Loop() {
+		cmd := exec.Command(serverBinary(b), "--root", root, "--language", "en")
+		s, err := newClient(nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+		require.NoError(b, err)
+		for range 21 {
+			timedCall(b, s, "read_context", `{"branch":"main"}`)
+		}
+		timedCall(b, s, "write_global_memory_bank", `{"path":"p.json","content":{"items":[]}}`)
+		for i := range 50 {
+			timedCall(b, s, "write_global_memory_bank", fmt.Sprintf(`{"path":"m/c%d.json","content":{"n":%d}}`, i, i))
+			timedCall(b, s, "write_global_memory_bank", `{"path":"p.json","patches":[{"op":"add","path":"/content/items/-","value":1}]}`)
+		}
+		require.NoError(b, s.Close())
+		if cmd.ProcessState != nil {
+			peak = max(peak, peakRSSMiB(cmd.ProcessState))
+		}
+	}
+	b.ReportMetric(peak, "peak-RSS-MiB")
+}
