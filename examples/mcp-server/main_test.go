@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -259,4 +260,20 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// go install names the binary after the module path's last element.
+func TestInstalledBinaryIsNamedAgentmemory(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not available:", err)
+	}
+	dir := t.TempDir()
+	out, err := exec.Command(goTool, "build", "-o", dir+string(filepath.Separator), ".").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	name := "agentmemory"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	assert.FileExists(t, filepath.Join(dir, name))
 }
