@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentmemory/agentmemory/memorybank/tools"
@@ -53,7 +54,7 @@ const rootsBranchText = ` When branch is omitted and the client declared exactly
 // addBankTool registers a memory bank tool of memorybank/tools. Where the
 // branch may come from the client's roots, branch is no longer required by
 // the schema; the bank still refuses a call that ends up without one.
-func (s *server) addBankTool(t tools.Tool) {
+func (s *server) addBankTool(t tools.Tool, outputs map[string]*jsonschema.Schema) {
 	info := bankTools[t.Name]
 	schema := json.RawMessage(t.InputSchema)
 	if info.branch != nil {
@@ -63,7 +64,7 @@ func (s *server) addBankTool(t tools.Tool) {
 		Name:         t.Name,
 		Description:  t.Description + branchNote(info.branch != nil),
 		InputSchema:  schema,
-		OutputSchema: bankOutputSchemas[t.Name],
+		OutputSchema: outputs[t.Name],
 		Annotations:  info.annotations,
 	}, s.handler(toolDef{
 		branch: info.branch,

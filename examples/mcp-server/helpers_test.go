@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -157,8 +158,45 @@ func call(t testing.TB, s *mcp.ClientSession, name, args string) (isError bool, 
 	require.NoError(t, json.Unmarshal(data, &out), "structured content is an object: %s", data)
 	if !res.IsError {
 		assert.JSONEq(t, tc.Text, string(data), "the text is the same JSON as the structured content")
+		if schema := outputSchema(t, s, name); schema != nil {
+			var v any
+			require.NoError(t, json.Unmarshal(data, &v))
+			assert.NoError(t, schema.Validate(v), "%s: the result matches the output schema: %s", name, data)
+		}
 	}
 	return res.IsError, out, tc.Text
+}
+
+var (
+	outputSchemasMu sync.Mutex
+	outputSchemas   = map[*mcp.ClientSession]map[string]*jsonschema.Resolved{}
+)
+
+// outputSchema returns the resolved output schema the session's server
+// declares for a tool, nil when it declares none.
+func outputSchema(t testing.TB, s *mcp.ClientSession, name string) *jsonschema.Resolved {
+	outputSchemasMu.Lock()
+	defer outputSchemasMu.Unlock()
+	m, ok := outputSchemas[s]
+	if !ok {
+		m = map[string]*jsonschema.Resolved{}
+		res, err := s.ListTools(context.Background(), nil)
+		require.NoError(t, err)
+		for _, tool := range res.Tools {
+			if tool.OutputSchema == nil {
+				continue
+			}
+			data, err := json.Marshal(tool.OutputSchema)
+			require.NoError(t, err)
+			var sc jsonschema.Schema
+			require.NoError(t, json.Unmarshal(data, &sc))
+			r, err := sc.Resolve(nil)
+			require.NoError(t, err, "%s: output schema", tool.Name)
+			m[tool.Name] = r
+		}
+		outputSchemas[s] = m
+	}
+	return m[name]
 }
 
 func ok(t testing.TB, s *mcp.ClientSession, name, args string) map[string]any {

@@ -74,8 +74,7 @@ func TestToolList(t *testing.T) {
 	assert.True(t, byName["write_skill_graph"].Annotations.IdempotentHint, "write_skill_graph replaces the graph")
 	assert.False(t, byName["add_memory"].Annotations.IdempotentHint)
 	assert.False(t, *byName["add_memory"].Annotations.DestructiveHint)
-	for _, name := range []string{"add_memory", "search_memories", "list_memories", "delete_memory", "write_skill_graph",
-		"read_skill_graph", "apply_skill_graph_operations", "check_file_selection", "apply_memory_ops"} {
+	for _, name := range allTools {
 		out, isMap := byName[name].OutputSchema.(map[string]any)
 		require.True(t, isMap, "%s has an output schema", name)
 		assert.Equal(t, "object", out["type"], name)

@@ -51,8 +51,9 @@ func newServer(bank *memorybank.Bank, mem memories.MemoryManager, logger *slog.L
 	s.watcher.notify = func(uri string) {
 		_ = s.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
 	}
+	outputs := bankOutputSchemas()
 	for _, t := range tools.For(bank) {
-		s.addBankTool(t)
+		s.addBankTool(t, outputs)
 	}
 	for _, d := range s.toolDefs() {
 		s.AddTool(d.tool, s.handler(d))
