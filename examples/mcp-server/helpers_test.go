@@ -158,11 +158,12 @@ func call(t testing.TB, s *mcp.ClientSession, name, args string) (isError bool, 
 	require.NoError(t, json.Unmarshal(data, &out), "structured content is an object: %s", data)
 	if !res.IsError {
 		assert.JSONEq(t, tc.Text, string(data), "the text is the same JSON as the structured content")
-		if schema := outputSchema(t, s, name); schema != nil {
-			var v any
-			require.NoError(t, json.Unmarshal(data, &v))
-			assert.NoError(t, schema.Validate(v), "%s: the result matches the output schema: %s", name, data)
-		}
+	}
+	// Clients check failed calls against the output schema too.
+	if schema := outputSchema(t, s, name); schema != nil {
+		var v any
+		require.NoError(t, json.Unmarshal(data, &v))
+		assert.NoError(t, schema.Validate(v), "%s: the result matches the output schema: %s", name, data)
 	}
 	return res.IsError, out, tc.Text
 }

@@ -78,6 +78,7 @@ func TestToolList(t *testing.T) {
 		out, isMap := byName[name].OutputSchema.(map[string]any)
 		require.True(t, isMap, "%s has an output schema", name)
 		assert.Equal(t, "object", out["type"], name)
+		assert.Len(t, out["anyOf"], 2, "%s: a result or an error", name)
 	}
 }
 

@@ -7,6 +7,26 @@ import (
 	"github.com/agentmemory/agentmemory/memorybank/tools"
 )
 
+// errorSchema is the structured content of a failed call: the
+// tools.Error.
+var errorSchema = &jsonschema.Schema{
+	Type:     "object",
+	Required: []string{"code", "message"},
+	Properties: map[string]*jsonschema.Schema{
+		"code":    {Type: "string", Description: "NOT_FOUND, INVALID_ARGUMENT, INVALID_PATCH, PATCH_TEST_FAILED, CONFLICT, VALIDATION_FAILED, LIMIT_EXCEEDED or INTERNAL."},
+		"message": {Type: "string", Description: "What was wrong and how to fix the call."},
+		"details": {Type: "object", Description: "The facts: problems, the current version, the documents that exist, ..."},
+	},
+	AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+}
+
+// orError is the output schema of a tool whose result is described by s:
+// a result, or (with isError set) the error. Clients check the structured
+// content of failed calls against the output schema too.
+func orError(s *jsonschema.Schema) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{s, errorSchema}}
+}
+
 // bankOutputSchemas returns the output schemas of the memory bank tools,
 // inferred from the memorybank types their results marshal, so they say
 // what the tools return. The top-level objects stay open: the server adds
@@ -31,7 +51,7 @@ func bankOutputSchemas() map[string]*jsonschema.Schema {
 	write := open(must(jsonschema.For[memorybank.WriteResult](schemaOptions)))
 	write.Properties["document"] = must(jsonschema.For[memorybank.Document](schemaOptions))
 	read := open(must(jsonschema.For[memorybank.Document](schemaOptions)))
-	return map[string]*jsonschema.Schema{
+	m := map[string]*jsonschema.Schema{
 		tools.WriteBranchMemoryBank: write,
 		tools.WriteGlobalMemoryBank: write,
 		tools.ReadBranchMemoryBank:  read,
@@ -50,4 +70,8 @@ func bankOutputSchemas() map[string]*jsonschema.Schema {
 			"deleted": {Type: "boolean"}, "scope": str, "branch": str, "path": str,
 		}),
 	}
+	for name, s := range m {
+		m[name] = orError(s)
+	}
+	return m
 }

@@ -21,9 +21,11 @@ import (
 // Arguments are checked against the input schema, with unknown properties
 // refused, before the handler runs; a failure is INVALID_ARGUMENT.
 
-// schemaOptions: a json.RawMessage is any JSON value.
+// schemaOptions: a json.RawMessage is any JSON value. Its schema has a
+// description because an empty schema marshals as true, which some clients
+// refuse as a property schema.
 var schemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[json.RawMessage](): {},
+	reflect.TypeFor[json.RawMessage](): {Description: "Any JSON value."},
 }}
 
 // define builds a toolDef from typed arguments and results. adjust, when
@@ -49,7 +51,7 @@ func define[In, Out any](tool *mcp.Tool, adjust func(*jsonschema.Schema), run fu
 	out.Types, out.Type = nil, "object"
 	out.AdditionalProperties = nil // the server may add branchFromRoots
 	tool.InputSchema = in
-	tool.OutputSchema = out
+	tool.OutputSchema = orError(out)
 	return toolDef{tool: tool, run: func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (any, error) {
 		var v In
 		if err := decodeChecked(tool.Name, resolved, args, &v); err != nil {
