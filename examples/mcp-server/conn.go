@@ -165,6 +165,11 @@ func (c *lineConn) decode(line []byte) jsonrpc.Message {
 		c.reject(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: a message is a JSON object")
 		return nil
 	}
+	if id := requestID(line); id != nil && id[0] != '"' && bytes.ContainsAny(id, ".eE") {
+		// The SDK would answer 1.5 as 1: refuse what it cannot echo.
+		c.reject(id, jsonrpc.CodeInvalidRequest, "Invalid Request: a numeric id must be an integer written in digits, e.g. 7")
+		return nil
+	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
 		c.reject(requestID(line), jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error()+

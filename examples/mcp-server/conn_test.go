@@ -86,6 +86,7 @@ func TestMalformedLinesGetAnErrorAndTheServerGoesOn(t *testing.T) {
 		{"a scalar", []byte(`42`), -32600, "null"},
 		{"an object id", []byte(`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`), -32600, "null"},
 		{"an array id", []byte(`{"jsonrpc":"2.0","id":[1],"method":"ping"}`), -32600, "null"},
+		{"a fractional id", []byte(`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`), -32600, "1.5"},
 		{"a wrong version keeps its id", []byte(`{"jsonrpc":"1.0","id":"v1","method":"ping"}`), -32600, `"v1"`},
 		{"nested past 1,000 levels", []byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":` + strings.Repeat("[", 1001) + strings.Repeat("]", 1001) + `}}`), -32600, "null"},
 		{"over 16 MiB", big, -32600, "null"},
