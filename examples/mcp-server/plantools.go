@@ -25,6 +25,9 @@ import (
 
 const confirmRequestID = "agentmemory/confirm"
 
+const confirmNext = "Nothing was written. Show the confirmation text to the user verbatim; if they answer yes, " +
+	"call apply_memory_ops again with the same plan and confirmed true."
+
 type checkSelectionArgs struct {
 	Selection json.RawMessage `json:"selection" jsonschema:"The select_files output: {\"schemaVersion\":\"2.0\",\"action\":\"select_files\",\"files\":[...],\"reason\",\"budget\":{...},\"riskAlerts\":[...]}."`
 	Scope     string          `json:"scope,omitempty" jsonschema:"The bank the paths are relative to: branch (default) or global."`
@@ -115,21 +118,41 @@ func (s *server) applyOps(ctx context.Context, req *mcp.CallToolRequest, a apply
 		}
 	}
 	confirmed := !wp.RequiresConfirmation
+	action := "" // the user's answer through elicitation
 	if wp.RequiresConfirmation {
 		text, err := wp.Confirmation(s.bank.Options().Language)
 		if err != nil {
 			return nil, err
 		}
 		caps := req.ClientCapabilities()
+		_, elicitFailed := s.elicitFailed.Load(req.Session)
 		switch {
-		case caps != nil && caps.Elicitation != nil:
-			answer, given := req.Params.InputResponses[confirmRequestID].(*mcp.ElicitResult)
-			if !given {
-				return nil, &needInput{mcp.InputRequestMap{confirmRequestID: &mcp.ElicitParams{
-					Message:         text,
-					RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}},
-				}}}
+		case caps != nil && caps.Elicitation != nil && !elicitFailed:
+			params := &mcp.ElicitParams{
+				Message:         text,
+				RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}},
 			}
+			answer, given := req.Params.InputResponses[confirmRequestID].(*mcp.ElicitResult)
+			if !given && req.ProtocolVersion() >= multiRoundTripProtocol {
+				return nil, &needInput{mcp.InputRequestMap{confirmRequestID: params}}
+			}
+			if !given {
+				// Earlier protocols: ask now, so that a client that
+				// declares elicitation but fails it still gets the
+				// confirmation text.
+				var err error
+				answer, err = req.Session.Elicit(ctx, params)
+				if ctx.Err() != nil {
+					return nil, cancelled(ctx.Err())
+				}
+				if err != nil {
+					// From now on this session confirms in two calls.
+					s.elicitFailed.Store(req.Session, true)
+					s.logger.Warn("the client declared elicitation but did not answer it; returning the confirmation text", "err", err)
+					return &applyOpsResult{Files: []plan.AppliedFile{}, Confirmation: text, Next: confirmNext}, nil
+				}
+			}
+			action = answer.Action
 			if answer.Action != "accept" {
 				return &applyOpsResult{Files: []plan.AppliedFile{}, UserAction: answer.Action,
 					Next: "The user did not accept the plan (" + answer.Action + "); nothing was written. Ask what to change."}, nil
@@ -138,8 +161,7 @@ func (s *server) applyOps(ctx context.Context, req *mcp.CallToolRequest, a apply
 		case a.Confirmed:
 			confirmed = true
 		default:
-			return &applyOpsResult{Files: []plan.AppliedFile{}, Confirmation: text,
-				Next: "Nothing was written. Show the confirmation text to the user verbatim; if they answer yes, call apply_memory_ops again with the same plan and confirmed true."}, nil
+			return &applyOpsResult{Files: []plan.AppliedFile{}, Confirmation: text, Next: confirmNext}, nil
 		}
 	}
 	// A request cancelled while the user was deciding applies nothing.
@@ -150,14 +172,7 @@ func (s *server) applyOps(ctx context.Context, req *mcp.CallToolRequest, a apply
 	if err != nil {
 		return nil, planError(err)
 	}
-	return &applyOpsResult{Applied: true, Files: nonNil(res.Files), UserAction: userAction(req)}, nil
-}
-
-func userAction(req *mcp.CallToolRequest) string {
-	if r, ok := req.Params.InputResponses[confirmRequestID].(*mcp.ElicitResult); ok {
-		return r.Action
-	}
-	return ""
+	return &applyOpsResult{Applied: true, Files: nonNil(res.Files), UserAction: action}, nil
 }
 
 // planError maps a plan's *Error to INVALID_ARGUMENT with its problems.

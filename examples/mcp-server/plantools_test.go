@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -134,4 +135,25 @@ func TestCheckFileSelection(t *testing.T) {
 	out = ok(t, s, "check_file_selection", `{"scope":"global","selection":`+bad+`}`)
 	assert.Equal(t, false, out["ok"])
 	assert.NotEmpty(t, out["problems"])
+}
+
+// A client that declares elicitation but fails it gets the confirmation
+// text, and its session confirms in two calls from then on.
+func TestApplyMemoryOpsWhenElicitationFails(t *testing.T) {
+	ts := newTestServer(t)
+	asked := 0
+	client := newClient(&mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked++
+		return nil, errors.New("no dialog here")
+	}})
+	s := ts.connect(t, client, legacyProtocol)
+	out := ok(t, s, "apply_memory_ops", `{"branch":"main","plan":`+createPlan+`,"confirmed":true}`)
+	assert.Equal(t, false, out["applied"], "confirmed:true does not replace a failed elicitation")
+	assert.Contains(t, out["confirmation"], "details/learnings/flaky-test.md")
+	assert.NoFileExists(t, learningFile(ts, "main"))
+
+	out = ok(t, s, "apply_memory_ops", `{"branch":"main","plan":`+createPlan+`,"confirmed":true}`)
+	assert.Equal(t, true, out["applied"])
+	assert.FileExists(t, learningFile(ts, "main"))
+	assert.Equal(t, 1, asked, "the failing dialog is not tried again")
 }
