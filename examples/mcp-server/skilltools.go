@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -211,9 +212,9 @@ func (s *server) skillNotFound(ctx context.Context, id string) error {
 	paths, _ := s.bank.Paths(ctx, memorybank.ListRequest{Scope: memorybank.ScopeGlobal})
 	var ids []string
 	for _, p := range paths {
-		var sid string
-		if _, err := fmt.Sscanf(p, "skills/%s", &sid); err == nil && len(sid) > 5 {
-			ids = append(ids, sid[:len(sid)-len(".json")])
+		name, ok := strings.CutPrefix(p, "skills/")
+		if sid, isJSON := strings.CutSuffix(name, ".json"); ok && isJSON && skillIDPattern.MatchString(sid) {
+			ids = append(ids, sid)
 		}
 	}
 	return toolError(tools.CodeNotFound, memorybank.ErrNotFound, map[string]any{"skills": nonNil(ids)},
