@@ -203,6 +203,10 @@ func (s *server) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) err
 // seen alike, through the store.
 const pollInterval = 200 * time.Millisecond
 
+// maxSubscriptions bounds the documents watched at once (over all
+// sessions): each is listed when the store changes.
+const maxSubscriptions = 1000
+
 // watcher polls the store for changes to the subscribed documents: one
 // change-count reading per tick when the store counts its changes
 // (memorybank.ChangeCounter), and one listing per subscribed document when
@@ -240,6 +244,9 @@ func (w *watcher) add(ctx context.Context, uri, key string) error {
 	if cur, ok := w.subs[uri]; ok {
 		cur.n++
 	} else {
+		if len(w.subs) >= maxSubscriptions {
+			return fmt.Errorf("at most %d documents can be subscribed at once; unsubscribe from some first", maxSubscriptions)
+		}
 		w.subs[uri] = &watched{n: 1, key: key, version: v}
 	}
 	if !w.running {

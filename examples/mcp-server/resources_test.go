@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -114,4 +115,17 @@ func TestSubscriptionsAcrossProcesses(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestSubscriptionLimit(t *testing.T) {
+	ts := newTestServer(t)
+	for i := range maxSubscriptions {
+		require.NoError(t, ts.watcher.add(t.Context(), fmt.Sprintf("memorybank://global/d%d.json", i), fmt.Sprintf("global-memory-bank/d%d.json", i)))
+	}
+	err := ts.watcher.add(t.Context(), "memorybank://global/one-more.json", "global-memory-bank/one-more.json")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "at most 1000")
+	require.NoError(t, ts.watcher.add(t.Context(), "memorybank://global/d0.json", "global-memory-bank/d0.json"), "a second subscriber to a watched document")
+	ts.watcher.remove("memorybank://global/d1.json")
+	require.NoError(t, ts.watcher.add(t.Context(), "memorybank://global/one-more.json", "global-memory-bank/one-more.json"))
 }
