@@ -1,16 +1,16 @@
-module github.com/agentmemory/agentmemory/examples/mcp-server
+module github.com/agentmemory/agentmemory/examples/mcp-server/agentmemory
 
 go 1.25.0
 
 require (
 	github.com/agentmemory/agentmemory v0.0.0
+	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/stretchr/testify v1.12.1
 )
 
 require (
 	github.com/evanphx/json-patch/v5 v5.9.11 // indirect
-	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/xeipuuv/gojsonpointer v0.0.0-20180127040702-4e3ac2762d5f // indirect
