@@ -46,6 +46,8 @@ var bankTools = map[string]struct {
 	tools.SearchDocumentsByTags: {readOnly, branchScope},
 	tools.ListDocuments:         {readOnly, branchScope},
 	tools.DeleteDocument:        {replacing, branchScope},
+	tools.DocumentHistory:       {readOnly, branchScope},
+	tools.RevertDocument:        {overwriting, branchScope},
 }
 
 const rootsBranchText = ` When branch is omitted and the client declared exactly one root that is a git work tree, ` +
@@ -68,10 +70,22 @@ func (s *server) addBankTool(t tools.Tool, outputs map[string]*jsonschema.Schema
 		Annotations:  info.annotations,
 	}, s.handler(toolDef{
 		branch: info.branch,
-		run: func(ctx context.Context, _ *mcp.CallToolRequest, args json.RawMessage) (any, error) {
-			return t.Handle(ctx, args)
+		run: func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (any, error) {
+			return t.Handle(tools.WithActor(ctx, clientName(req)), args)
 		},
 	}))
+}
+
+// clientName is the name the MCP client gave in its handshake (such as
+// "claude-code"), recorded as the actor of every change to the bank.
+func clientName(req *mcp.CallToolRequest) string {
+	if req == nil || req.Session == nil {
+		return ""
+	}
+	if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
+		return p.ClientInfo.Name
+	}
+	return ""
 }
 
 func branchNote(roots bool) string {

@@ -115,7 +115,7 @@ func newTestServer(t testing.TB) *testServer {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	bank := memorybank.New(store, &memorybank.Options{Language: memorybank.English, Logger: logger})
 	memFile := filepath.Join(dir, ".agent", "memories.md")
-	mem, err := memories.New(filestore.New(memFile, nil), nil)
+	mem, err := memories.New(filestore.New(memFile, nil), &memories.Options{Trash: filestore.New(filepath.Join(dir, ".agent", trashFileName), nil)})
 	require.NoError(t, err)
 	s := newServer(bank, mem, logger)
 	t.Cleanup(s.Close)

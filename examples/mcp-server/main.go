@@ -26,6 +26,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -39,6 +41,7 @@ import (
 	"github.com/agentmemory/agentmemory/memories/filestore"
 	"github.com/agentmemory/agentmemory/memorybank"
 	"github.com/agentmemory/agentmemory/memorybank/fsstore"
+	"github.com/agentmemory/agentmemory/memorybank/pgstore"
 )
 
 // version is reported by --version and in the initialize handshake.
@@ -71,7 +74,15 @@ branch and a global one, learned memories, skill graphs and confirmed write plan
 
 Usage:
   agentmemory [--root DIR] [--language en|ja|zh] [--memories FILE]
+  agentmemory --postgres DSN [--namespace NAME] [--http ADDR] [--language en|ja|zh]
   agentmemory --help | --version
+
+With --http ADDR it serves MCP's streamable HTTP transport at http://ADDR/mcp
+instead of stdio; with the environment variable AGENTMEMORY_TOKEN set, every
+request must carry "Authorization: Bearer <token>", and without it only a
+loopback address is served. With --postgres the bank, the skill graphs and the
+learned memories live in PostgreSQL (one namespace per project), so several
+servers on several machines serve one bank.
 
 An MCP client starts it and talks JSON-RPC on its stdin and stdout; logs go to
 stderr. Register it with your client, for example:
@@ -90,6 +101,9 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	language := fs.String("language", string(memorybank.Japanese), "default language of read_context, read_rules and plan confirmations: en, ja or zh")
 	memoriesFile := fs.String("memories", filepath.Join(filestore.AgentDir, filestore.FileName), "file of the learned memories (add_memory, search_memories, ...), relative to the working directory")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	postgres := fs.String("postgres", "", "PostgreSQL DSN (postgres://user:pass@host/db): keep the bank and the memories there instead of --root and --memories")
+	namespace := fs.String("namespace", pgstore.DefaultNamespace, "with --postgres: the project's namespace; servers of one namespace share one bank")
+	httpAddr := fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080); see AGENTMEMORY_TOKEN")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usageText)
 		fs.PrintDefaults()
@@ -110,35 +124,67 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		return nil
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --language, --memories, --help and --version", errUsage, fs.Arg(0))
+		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --language, --memories, --postgres, --namespace, --http, --help and --version", errUsage, fs.Arg(0))
 	}
 	lang := memorybank.Language(*language)
 	if !validLanguage(lang) {
 		return fmt.Errorf("--language %q is not one of en, ja, zh", *language)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	_, statErr := os.Stat(*root)
-	store, err := fsstore.Open(*root, nil)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	if errors.Is(statErr, os.ErrNotExist) {
-		// Said once, at start-up: a mistyped --root otherwise looks like
-		// a bank that forgot everything.
-		abs, _ := filepath.Abs(*root)
-		logger.Warn("--root did not exist: created a NEW, EMPTY memory bank there. If you meant an existing bank, fix --root.",
-			"root", abs)
+	var store memorybank.Store
+	var memStore, trash memories.Store
+	if *postgres != "" {
+		pg, err := pgstore.Open(ctx, *postgres, &pgstore.Options{Namespace: *namespace})
+		if err != nil {
+			return err
+		}
+		defer pg.Close()
+		ms, err := pg.Memories(filestore.FileName)
+		if err != nil {
+			return err
+		}
+		tr, err := pg.Memories(trashFileName)
+		if err != nil {
+			return err
+		}
+		store, memStore, trash = pg, ms, tr
+	} else {
+		_, statErr := os.Stat(*root)
+		fsStore, err := fsstore.Open(*root, nil)
+		if err != nil {
+			return err
+		}
+		defer fsStore.Close()
+		if errors.Is(statErr, os.ErrNotExist) {
+			// Said once, at start-up: a mistyped --root otherwise looks like
+			// a bank that forgot everything.
+			abs, _ := filepath.Abs(*root)
+			logger.Warn("--root did not exist: created a NEW, EMPTY memory bank there. If you meant an existing bank, fix --root.",
+				"root", abs)
+		}
+		store = fsStore
+		memStore = filestore.New(*memoriesFile, nil)
+		trash = filestore.New(filepath.Join(filepath.Dir(*memoriesFile), trashFileName), nil)
 	}
 	bank := memorybank.New(store, &memorybank.Options{Language: lang, Logger: logger})
-	mem, err := memories.New(filestore.New(*memoriesFile, nil), &memories.Options{Logger: logger})
+	mem, err := memories.New(memStore, &memories.Options{Logger: logger, Trash: trash})
 	if err != nil {
 		return err
 	}
 	srv := newServer(bank, mem, logger)
 	defer srv.Close()
+	if *httpAddr != "" {
+		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.Server }, nil)
+		return serveHTTP(ctx, *httpAddr, trimToken(os.Getenv), h, logger, func(a net.Addr) {
+			fmt.Fprintf(stderr, "agentmemory: listening on http://%s%s\n", a, mcpPath)
+		})
+	}
 	return srv.Run(ctx, t)
 }
+
+// trashFileName is the file, beside the memories file, that keeps deleted
+// memories for restore_memory.
+const trashFileName = "memories.trash.md"
 
 func versionString() string {
 	v := "agentmemory " + version + " (" + runtime.Version()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -84,6 +85,22 @@ func (s *server) memoryTools() []toolDef {
 					return nil, memoriesError(err)
 				}
 				return &deleteMemoryResult{true, a.ID}, nil
+			}),
+		define(&mcp.Tool{Name: "restore_memory", Annotations: additive,
+			Description: `Undo a delete_memory: put a deleted memory back, with its id, date and tags (the most recent 100 deletions are kept).`},
+			nil,
+			func(ctx context.Context, _ *mcp.CallToolRequest, a deleteMemoryArgs) (*memoryResult, error) {
+				r, ok := s.mem.(interface {
+					Restore(ctx context.Context, id string) (memories.Memory, error)
+				})
+				if !ok {
+					return nil, memoriesError(fmt.Errorf("%w: deleted memories are not kept by this server", memories.ErrNotFound))
+				}
+				m, err := r.Restore(ctx, a.ID)
+				if err != nil {
+					return nil, memoriesError(err)
+				}
+				return &memoryResult{m}, nil
 			}),
 	}
 }

@@ -69,6 +69,13 @@ func bankOutputSchemas() map[string]*jsonschema.Schema {
 		tools.DeleteDocument: object([]string{"deleted", "scope", "path"}, map[string]*jsonschema.Schema{
 			"deleted": {Type: "boolean"}, "scope": str, "branch": str, "path": str,
 		}),
+		tools.DocumentHistory: object([]string{"entries"}, map[string]*jsonschema.Schema{
+			"entries": {Type: "array", Items: object([]string{"version", "time", "patch"}, map[string]*jsonschema.Schema{
+				"version": {Type: "integer"}, "time": str, "actor": str, "reason": str, "deleted": {Type: "boolean"},
+				"patch": {Type: "array", Items: &jsonschema.Schema{Type: "object"}}, "note": str,
+			})},
+		}),
+		tools.RevertDocument: write,
 	}
 	for name, s := range m {
 		m[name] = orError(s)
