@@ -1,6 +1,6 @@
 module github.com/agentmemory/agentmemory
 
-go 1.25
+go 1.25.0
 
 require (
 	github.com/evanphx/json-patch/v5 v5.9.11
@@ -12,4 +12,5 @@ require (
 require (
 	github.com/xeipuuv/gojsonpointer v0.0.0-20180127040702-4e3ac2762d5f // indirect
 	github.com/xeipuuv/gojsonreference v0.0.0-20180127040603-bd5ef7bd5415 // indirect
+	golang.org/x/text v0.36.0 // indirect
 )

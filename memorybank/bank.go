@@ -127,10 +127,11 @@ type Bank struct {
 
 	locks *keyLocks // serialise this Bank's writers of one key
 
-	mu       sync.Mutex
-	branches map[string]string // branch dir -> branch name, verified
-	indexes  map[string]*bankIndex
-	own      atomic.Uint64 // this Bank's successful Puts and Deletes (see index.go)
+	mu         sync.Mutex
+	branches   map[string]string // branch dir -> branch name, verified
+	indexes    map[string]*bankIndex
+	own        atomic.Uint64 // this Bank's successful Puts and Deletes (see index.go)
+	branchList branchListing // the branch banks, for searches of every branch
 }
 
 // New returns a Bank over store. opts may be nil.

@@ -1,0 +1,597 @@
+package memorybank
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+)
+
+// The full-text index.
+//
+// Each bank index holds, once a full-text search has asked for it, an
+// inverted index of its documents: for every term, the documents holding
+// it with the term's count in each field (title and path, tags, and the
+// text: a text document's text, or the string values of a JSON document's
+// content). It lives beside the entries and follows them: a document whose
+// entry is re-read from the store is re-indexed from the same bytes; a
+// document the Bank wrote itself is re-read by the next search (one Get,
+// proportional to that document); a document removed from the entries is
+// removed here. So it is derived from the Store and keyed by its store
+// versions like the rest of the index: it is never a second source of
+// truth, and a fresh process builds it on its first search by reading each
+// document once, in parallel.
+//
+// Removing a document only marks its number dead; the postings are
+// compacted when dead documents outnumber live ones, so the work of a
+// write stays proportional to the written document.
+
+const (
+	fieldTitle = iota // title and path
+	fieldTags
+	fieldBody
+	numFields
+)
+
+// BM25F parameters: a title or tag match counts for more than a match in
+// the text, and long texts are normalised more than titles.
+var (
+	fieldWeight = [numFields]float64{3.0, 2.0, 1.0}
+	fieldB      = [numFields]float64{0.4, 0.3, 0.75}
+)
+
+const bm25K1 = 1.2
+
+type textIndex struct {
+	docs    []textDoc
+	byPath  map[string]int32
+	post    map[string][]posting
+	live    int
+	dead    int
+	sumLen  [numFields]int64
+	pending map[string]struct{} // documents with an entry but no terms yet
+}
+
+type textDoc struct {
+	path string // "" once removed
+	len  [numFields]uint32
+}
+
+type posting struct {
+	doc int32
+	tf  [numFields]uint16
+}
+
+// docTerms are the terms of one document with their counts per field.
+type docTerms struct {
+	terms []string
+	tf    [][numFields]uint16
+	len   [numFields]uint32
+}
+
+func newTextIndex() *textIndex {
+	return &textIndex{byPath: map[string]int32{}, post: map[string][]posting{}, pending: map[string]struct{}{}}
+}
+
+func (t *textIndex) add(p string, dt *docTerms) {
+	t.forget(p)
+	delete(t.pending, p)
+	id := int32(len(t.docs))
+	t.docs = append(t.docs, textDoc{path: p, len: dt.len})
+	t.byPath[p] = id
+	for i, term := range dt.terms {
+		t.post[term] = append(t.post[term], posting{doc: id, tf: dt.tf[i]})
+	}
+	t.live++
+	for f := range numFields {
+		t.sumLen[f] += int64(dt.len[f])
+	}
+}
+
+// forget removes a document's terms (marking its number dead).
+func (t *textIndex) forget(p string) {
+	id, ok := t.byPath[p]
+	if !ok {
+		return
+	}
+	d := &t.docs[id]
+	for f := range numFields {
+		t.sumLen[f] -= int64(d.len[f])
+	}
+	d.path = ""
+	delete(t.byPath, p)
+	t.live--
+	t.dead++
+	if t.dead > 1024 && t.dead > t.live {
+		t.compact()
+	}
+}
+
+// compact renumbers the live documents and drops dead postings.
+func (t *textIndex) compact() {
+	renum := make([]int32, len(t.docs))
+	docs := make([]textDoc, 0, t.live)
+	for i, d := range t.docs {
+		renum[i] = -1
+		if d.path != "" {
+			renum[i] = int32(len(docs))
+			t.byPath[d.path] = renum[i]
+			docs = append(docs, d)
+		}
+	}
+	for term, ps := range t.post {
+		kept := make([]posting, 0, len(ps))
+		for _, p := range ps {
+			if n := renum[p.doc]; n >= 0 {
+				kept = append(kept, posting{doc: n, tf: p.tf})
+			}
+		}
+		if len(kept) == 0 {
+			delete(t.post, term)
+		} else {
+			t.post[term] = kept
+		}
+	}
+	t.docs, t.dead = docs, 0
+}
+
+// analyzer counts the terms of documents; one per goroutine.
+type analyzer struct {
+	slot map[string]int
+	dt   *docTerms
+}
+
+func (a *analyzer) analyze(p, title string, tags []string, body string) *docTerms {
+	if a.slot == nil {
+		a.slot = map[string]int{}
+	}
+	clear(a.slot)
+	a.dt = &docTerms{}
+	a.field(fieldTitle, title)
+	a.field(fieldTitle, p)
+	for _, t := range tags {
+		a.field(fieldTags, t)
+	}
+	a.field(fieldBody, body)
+	return a.dt
+}
+
+func (a *analyzer) field(f int, s string) {
+	dt := a.dt
+	scanTerms(s, func(term []byte, _, _ int) {
+		i, ok := a.slot[string(term)]
+		if !ok {
+			k := string(term)
+			i = len(dt.terms)
+			a.slot[k] = i
+			dt.terms = append(dt.terms, k)
+			dt.tf = append(dt.tf, [numFields]uint16{})
+		}
+		if dt.tf[i][f] < 1<<16-1 {
+			dt.tf[i][f]++
+		}
+		dt.len[f]++
+	})
+}
+
+// bodyText is the searchable text of a document: the text of a text
+// document, the string values of a JSON document's content (one per line).
+func bodyText(e *envelope) string {
+	if e.format == FormatText {
+		s, _ := e.text()
+		return s
+	}
+	var b strings.Builder
+	jsonStrings(e.content, func(s string) {
+		b.WriteString(s)
+		b.WriteByte('\n')
+	})
+	return b.String()
+}
+
+// jsonStrings calls fn with each string value (not member name) in the JSON
+// text data, found by one pass over its bytes.
+func jsonStrings(data []byte, fn func(string)) {
+	for i := 0; i < len(data); {
+		if data[i] != '"' {
+			i++
+			continue
+		}
+		end := skipString(data, i)
+		if end < 0 {
+			return
+		}
+		if k := skipWS(data, end); k < len(data) && data[k] == ':' {
+			i = end // a member name
+			continue
+		}
+		s := data[i+1 : end-1]
+		if bytes.IndexByte(s, '\\') >= 0 {
+			var u string
+			if json.Unmarshal(data[i:end], &u) == nil {
+				fn(u)
+			}
+		} else {
+			fn(string(s))
+		}
+		i = end
+	}
+}
+
+// readResult is one document read for the index.
+type readResult struct {
+	version  string
+	entry    ListEntry
+	terms    *docTerms
+	notFound bool
+	err      error
+}
+
+// readEntries reads the documents whose entries are stale, and when the
+// bank has a full-text index those whose terms are pending, in parallel,
+// and puts them in the index. It returns how many it read. idx.mu is held.
+func (b *Bank) readEntries(ctx context.Context, idx *bankIndex) (int, error) {
+	todo := make([]string, 0, len(idx.stale))
+	for p := range idx.stale {
+		todo = append(todo, p)
+	}
+	withText := idx.text != nil
+	if withText {
+		for p := range idx.text.pending {
+			if _, st := idx.stale[p]; !st {
+				todo = append(todo, p)
+			}
+		}
+	}
+	if len(todo) == 0 {
+		return 0, nil
+	}
+	results := make([]readResult, len(todo))
+	work := func(a *analyzer, i int) {
+		p := todo[i]
+		obj, err := b.store.Get(ctx, idx.prefix+p)
+		r := &results[i]
+		switch {
+		case errors.Is(err, ErrNotFound):
+			r.notFound = true
+		case err != nil:
+			r.err = err
+		default:
+			r.version = obj.Version
+			r.entry, r.terms = readDocument(a, p, obj, withText)
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), (len(todo)+31)/32)
+	if workers <= 1 {
+		var a analyzer
+		for i := range todo {
+			work(&a, i)
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				var a analyzer
+				for i := int(next.Add(1) - 1); i < len(todo); i = int(next.Add(1) - 1) {
+					work(&a, i)
+					if results[i].err != nil {
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+	}
+	read := 0
+	for i, r := range results {
+		p := todo[i]
+		if r.err != nil {
+			return read, r.err
+		}
+		if r.notFound {
+			// Deleted by someone else since the List: the next check sees it.
+			idx.dirty = true
+			delete(idx.stale, p)
+			if withText {
+				delete(idx.text.pending, p)
+			}
+			continue
+		}
+		read++
+		idx.putEntry(p, r.version, r.entry)
+		if withText {
+			idx.text.add(p, r.terms)
+		}
+		if idx.paths[p] != r.version {
+			idx.dirty = true // changed again since the List
+		}
+	}
+	return read, nil
+}
+
+// readDocument decodes a stored document once for its entry and, with
+// withText, its terms. Undecodable documents are listed (so they can be
+// found and repaired) with no tags, and found by their path only.
+func readDocument(a *analyzer, p string, obj Object, withText bool) (ListEntry, *docTerms) {
+	e, err := decodeStored(formatOf(p), p, obj.Data)
+	if err != nil {
+		le := ListEntry{Path: p, Title: defaultTitle(p), DocumentType: inferDocumentType(p), Tags: []string{}, LastModified: obj.ModTime.UTC(), Version: 1, Size: len(obj.Data)}
+		if !withText {
+			return le, nil
+		}
+		return le, a.analyze(p, le.Title, nil, "")
+	}
+	le := e.entry(len(obj.Data), obj.ModTime)
+	if !withText {
+		return le, nil
+	}
+	return le, a.analyze(p, le.Title, le.Tags, bodyText(e))
+}
+
+// textIndexOf returns the index of a bank with its paths, entries and
+// full-text index current, locked: the caller unlocks idx.mu.
+func (b *Bank) textIndexOf(ctx context.Context, prefix string) (*bankIndex, error) {
+	idx, err := b.pathIndex(ctx, prefix)
+	if err != nil {
+		return nil, err
+	}
+	if idx.text == nil {
+		idx.text = newTextIndex()
+		for p := range idx.entries {
+			idx.text.pending[p] = struct{}{}
+		}
+	}
+	if _, err := b.readEntries(ctx, idx); err != nil {
+		idx.mu.Unlock()
+		return nil, err
+	}
+	return idx, nil
+}
+
+// corpusStats are the collection statistics of one search, summed over
+// the banks it covers.
+type corpusStats struct {
+	n      int
+	sumLen [numFields]int64
+	df     []int // per query term: live documents holding it
+}
+
+func (t *textIndex) stats(terms []string, st *corpusStats) {
+	st.n += t.live
+	for f := range numFields {
+		st.sumLen[f] += t.sumLen[f]
+	}
+	for i, term := range terms {
+		for _, p := range t.post[term] {
+			if t.docs[p.doc].path != "" {
+				st.df[i]++
+			}
+		}
+	}
+}
+
+type docScore struct {
+	path  string
+	score float64
+}
+
+// score returns the limit best documents for the terms, by BM25F with the
+// statistics st; allowed, when non-nil, holds the paths that may match.
+func (t *textIndex) score(terms []string, st *corpusStats, allowed map[string]struct{}, limit int) []docScore {
+	var avg [numFields]float64
+	for f := range numFields {
+		avg[f] = max(float64(st.sumLen[f])/float64(st.n), 1)
+	}
+	acc := map[int32]float64{}
+	for i, term := range terms {
+		df := float64(st.df[i])
+		if df == 0 {
+			continue
+		}
+		idf := math.Log(1 + (float64(st.n)-df+0.5)/(df+0.5))
+		for _, p := range t.post[term] {
+			d := &t.docs[p.doc]
+			if d.path == "" {
+				continue
+			}
+			w := 0.0
+			for f := range numFields {
+				if p.tf[f] > 0 {
+					norm := 1 - fieldB[f] + fieldB[f]*float64(d.len[f])/avg[f]
+					w += fieldWeight[f] * float64(p.tf[f]) / norm
+				}
+			}
+			acc[p.doc] += idf * w * (bm25K1 + 1) / (w + bm25K1)
+		}
+	}
+	out := make([]docScore, 0, min(len(acc), 4*limit))
+	for id, s := range acc {
+		p := t.docs[id].path
+		if allowed != nil {
+			if _, ok := allowed[p]; !ok {
+				continue
+			}
+		}
+		out = append(out, docScore{path: p, score: s})
+	}
+	slices.SortFunc(out, func(a, b docScore) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.path, b.path)
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+// snippetBytes is about the length of a snippet.
+const snippetBytes = 160
+
+// snippet reads a document and returns the passage of its text with the
+// most distinct query terms, or its beginning.
+func (b *Bank) snippet(ctx context.Context, key, p string, terms []string) (string, error) {
+	obj, err := b.store.Get(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	e, err := decodeStored(formatOf(p), p, obj.Data)
+	if err != nil {
+		return "", nil
+	}
+	return makeSnippet(bodyText(e), terms), nil
+}
+
+// makeSnippet picks the window of about snippetBytes of text holding the
+// most distinct terms, cut at character boundaries, with "…" where text
+// was cut.
+func makeSnippet(text string, terms []string) string {
+	want := make(map[string]int, len(terms))
+	for i, t := range terms {
+		want[t] = i
+	}
+	type hit struct{ start, end, term int }
+	var hits []hit
+	scanTerms(text, func(term []byte, start, end int) {
+		if i, ok := want[string(term)]; ok && len(hits) < 10000 {
+			hits = append(hits, hit{start, end, i})
+		}
+	})
+	from := 0
+	if len(hits) > 0 {
+		best, bestN := 0, 0
+		seen := make([]int, len(terms))
+		for i := range hits {
+			// Distinct terms in the window starting at hits[i].
+			n := 0
+			for j := i; j < len(hits) && hits[j].end-hits[i].start <= snippetBytes; j++ {
+				if seen[hits[j].term] != i+1 {
+					seen[hits[j].term] = i + 1
+					n++
+				}
+			}
+			if n > bestN {
+				best, bestN = i, n
+			}
+		}
+		from = max(hits[best].start-snippetBytes/4, 0)
+	}
+	to := min(from+snippetBytes, len(text))
+	for from > 0 && !utf8.RuneStart(text[from]) {
+		from--
+	}
+	for to < len(text) && !utf8.RuneStart(text[to]) {
+		to++
+	}
+	s := strings.Join(strings.Fields(text[from:to]), " ")
+	if from > 0 {
+		s = "…" + s
+	}
+	if to < len(text) {
+		s += "…"
+	}
+	return s
+}
+
+// branchDir is a branch bank's directory and its branch name.
+type branchDirName struct{ dir, name string }
+
+// branchListing caches the directories of the branch banks, checked like
+// the bank indexes: by the store's change count, else listed again.
+type branchListing struct {
+	mu       sync.Mutex
+	listed   bool
+	counted  bool
+	seen     ChangeCount
+	own      uint64
+	lastFull time.Time
+	dirs     map[string]struct{}
+}
+
+// branchDirs returns the branch banks, sorted by directory: those listed
+// in the store (listed again only when someone else changed the store, or
+// the listing is older than Options.IndexMaxAge) and those this Bank wrote
+// since.
+func (b *Bank) branchDirs(ctx context.Context) ([]branchDirName, error) {
+	l := &b.branchList
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	own := b.own.Load()
+	cur, counted, err := b.changes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fresh := l.listed && counted && l.counted && cur.Epoch == l.seen.Epoch && cur.N-l.seen.N == own-l.own &&
+		b.opts.IndexMaxAge >= 0 && b.opts.Clock().Sub(l.lastFull) < b.opts.IndexMaxAge
+	if !fresh {
+		dirs := map[string]struct{}{}
+		for obj, err := range b.store.List(ctx, BranchPrefix) {
+			if err != nil {
+				return nil, err
+			}
+			dir, rest, ok := strings.Cut(strings.TrimPrefix(obj.Key, BranchPrefix), "/")
+			if ok && !reserved(rest) {
+				dirs[dir] = struct{}{}
+			}
+		}
+		l.dirs, l.listed, l.lastFull = dirs, true, b.opts.Clock()
+	}
+	l.seen, l.counted, l.own = cur, counted, own
+	all := maps.Clone(l.dirs)
+	b.mu.Lock()
+	for prefix := range b.indexes {
+		if dir, ok := strings.CutPrefix(prefix, BranchPrefix); ok {
+			all[strings.TrimSuffix(dir, "/")] = struct{}{}
+		}
+	}
+	b.mu.Unlock()
+	out := make([]branchDirName, 0, len(all))
+	for _, dir := range slices.Sorted(maps.Keys(all)) {
+		name, err := b.branchName(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, branchDirName{dir: dir, name: name})
+	}
+	return out, nil
+}
+
+// branchName is the branch a directory records in its marker, else the
+// directory's name.
+func (b *Bank) branchName(ctx context.Context, dir string) (string, error) {
+	b.mu.Lock()
+	name, ok := b.branches[dir]
+	b.mu.Unlock()
+	if ok {
+		return name, nil
+	}
+	obj, err := b.store.Get(ctx, BranchPrefix+dir+"/"+branchMarker)
+	if errors.Is(err, ErrNotFound) {
+		return dir, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var rec branchRecord
+	if json.Unmarshal(obj.Data, &rec) != nil || rec.Branch == "" {
+		return dir, nil
+	}
+	b.mu.Lock()
+	b.branches[dir] = rec.Branch
+	b.mu.Unlock()
+	return rec.Branch, nil
+}

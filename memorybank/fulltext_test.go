@@ -1,0 +1,183 @@
+package memorybank_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentmemory/agentmemory/jsonpatch"
+	"github.com/agentmemory/agentmemory/memorybank"
+)
+
+func seedText(t *testing.T, b *memorybank.Bank) {
+	t.Helper()
+	docs := []memorybank.WriteRequest{
+		{Scope: memorybank.ScopeGlobal, Path: "auth/token-refresh.md", Tags: []string{"Auth"},
+			Text: "# Token refresh\n\nAccess tokens expire after 15 minutes; the client refreshes them with the refresh token before expiry.\n"},
+		{Scope: memorybank.ScopeGlobal, Path: "db/migrations.md", Tags: []string{"database"},
+			Text: "# Database migrations\n\nMigrations run at startup with goose. Never edit an applied migration; add a new one.\n"},
+		{Scope: memorybank.ScopeGlobal, Path: "notes/ja-auth.md", Tags: []string{"認証"},
+			Text: "# 認証の方式\n\nログインはＯＡｕｔｈ２で行い、リフレッシュトークンは三十日で失効する。\n"},
+		{Scope: memorybank.ScopeGlobal, Path: "notes/zh-cache.md",
+			Text: "# 缓存策略\n\n用户资料缓存在 Redis 中，过期时间为十分钟。数据库是唯一的数据来源。\n"},
+		{Scope: memorybank.ScopeBranch, Branch: "feature/login", Path: "decisions.json", Tags: []string{"login"},
+			Content: raw(`{"metadata":{"title":"Login decisions","documentType":"decisions"},"content":{"decisions":["Use the PKCE flow for the login page","Keep sessions in cookies"]}}`)},
+		{Scope: memorybank.ScopeBranch, Branch: "fix/cache", Path: "notes.md",
+			Text: "# Cache bug\n\nThe profile cache is never invalidated after a password change.\n"},
+	}
+	for _, d := range docs {
+		mustWrite(t, b, d)
+	}
+}
+
+func hitPaths(hits []memorybank.TextHit) []string {
+	out := []string{}
+	for _, h := range hits {
+		out = append(out, h.Path)
+	}
+	return out
+}
+
+func TestSearchFindsByRelevance(t *testing.T) {
+	forEachStore(t, func(t *testing.T, store memorybank.Store) {
+		b := newBank(store)
+		seedText(t, b)
+		cases := []struct {
+			name, query string
+			scope       memorybank.Scope
+			branch      string
+			want        string // the best hit
+		}{
+			{"english words", "when do tokens expire", "", "", "auth/token-refresh.md"},
+			{"title weighs", "migrations", "", "", "db/migrations.md"},
+			{"case and width folded", "ＯＡＵＴＨ2", "", "", "notes/ja-auth.md"},
+			{"japanese without spaces", "リフレッシュトークンの失効", "", "", "notes/ja-auth.md"},
+			{"chinese without spaces", "缓存过期", "", "", "notes/zh-cache.md"},
+			{"json values", "PKCE", "", "", "decisions.json"},
+			{"camel case in a title", "login decision", memorybank.ScopeBranch, "feature/login", "decisions.json"},
+			{"every branch by default", "invalidated password", "", "", "notes.md"},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				hits, err := b.Search(ctx, memorybank.TextSearchRequest{Query: c.query, Scope: c.scope, Branch: c.branch})
+				require.NoError(t, err)
+				require.NotEmpty(t, hits)
+				assert.Equal(t, c.want, hits[0].Path, "hits: %v", hitPaths(hits))
+				assert.NotEmpty(t, hits[0].Snippet)
+				assert.Greater(t, hits[0].Score, 0.0)
+			})
+		}
+	})
+}
+
+func TestSearchResultFields(t *testing.T) {
+	b := newBank(&memorybank.MemStore{})
+	seedText(t, b)
+	hits, err := b.Search(ctx, memorybank.TextSearchRequest{Query: "profile cache invalidated"})
+	require.NoError(t, err)
+	require.NotEmpty(t, hits)
+	h := hits[0]
+	assert.Equal(t, memorybank.TextHit{Scope: memorybank.ScopeBranch, Branch: "fix/cache", Path: "notes.md", Title: "Cache bug",
+		Score: h.Score, Snippet: "# Cache bug The profile cache is never invalidated after a password change."}, h)
+	for i := 1; i < len(hits); i++ {
+		assert.GreaterOrEqual(t, hits[i-1].Score, hits[i].Score, "best first")
+	}
+
+	// One branch, or the global bank only.
+	hits, err = b.Search(ctx, memorybank.TextSearchRequest{Query: "cache", Scope: memorybank.ScopeGlobal})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"notes/zh-cache.md"}, hitPaths(hits)[:1])
+	for _, h := range hits {
+		assert.Equal(t, memorybank.ScopeGlobal, h.Scope)
+	}
+	hits, err = b.Search(ctx, memorybank.TextSearchRequest{Query: "cache", Branch: "feature/login"})
+	require.NoError(t, err)
+	for _, h := range hits {
+		assert.NotEqual(t, "fix/cache", h.Branch, "scope all with a branch covers that branch and the global bank")
+	}
+	hits, err = b.Search(ctx, memorybank.TextSearchRequest{Query: "the", Limit: 2})
+	require.NoError(t, err)
+	assert.Len(t, hits, 2)
+}
+
+func TestSearchTagsFilterIgnoresCase(t *testing.T) {
+	b := newBank(&memorybank.MemStore{})
+	seedText(t, b)
+	hits, err := b.Search(ctx, memorybank.TextSearchRequest{Query: "token", Tags: []string{"AUTH"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"auth/token-refresh.md"}, hitPaths(hits))
+	hits, err = b.Search(ctx, memorybank.TextSearchRequest{Query: "token", Tags: []string{"auth", "database"}})
+	require.NoError(t, err)
+	assert.Empty(t, hits, "tags must all match")
+
+	tagHits, err := b.SearchByTags(ctx, memorybank.SearchRequest{Tags: []string{"auth"}})
+	require.NoError(t, err)
+	require.Len(t, tagHits, 1)
+	assert.Equal(t, []string{"Auth"}, tagHits[0].Tags, "tags are shown as written")
+	tagHits, err = b.SearchByTags(ctx, memorybank.SearchRequest{Tags: []string{"ＬＯＧＩＮ"}, Branch: "feature/login"})
+	require.NoError(t, err)
+	assert.Len(t, tagHits, 1, "width and case are folded")
+}
+
+func TestSearchSeesEveryAcknowledgedWrite(t *testing.T) {
+	forEachStore(t, func(t *testing.T, store memorybank.Store) {
+		a, other := newBank(store), newBank(store)
+		seedText(t, a)
+		search := func(q string) []string {
+			hits, err := a.Search(ctx, memorybank.TextSearchRequest{Query: q})
+			require.NoError(t, err)
+			return hitPaths(hits)
+		}
+		assert.Equal(t, []string{"db/migrations.md"}, search("goose"))
+
+		// Another Bank (another process) rewrites, adds and deletes.
+		mustWrite(t, other, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "db/migrations.md", Text: "# Database migrations\n\nWe moved to atlas.\n"})
+		mustWrite(t, other, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "feature/new", Path: "plan.md", Text: "Plan: adopt goose again?\n"})
+		require.NoError(t, other.Delete(ctx, memorybank.DeleteRequest{Scope: memorybank.ScopeGlobal, Path: "notes/zh-cache.md"}))
+		assert.Equal(t, []string{"plan.md"}, search("goose"), "a new branch bank is searched, the old text is gone")
+		assert.Equal(t, []string{"db/migrations.md"}, search("atlas"))
+		assert.Empty(t, search("缓存"))
+
+		// The Bank's own writes and patches.
+		mustWrite(t, a, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "feature/login", Path: "decisions.json",
+			Patches: jsonpatch.Patch{{Op: "add", Path: "/content/decisions/-", Value: raw(`"Rotate signing keys monthly"`)}}})
+		assert.Equal(t, []string{"decisions.json"}, search("rotate signing keys"))
+		mustWrite(t, a, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "brand/new", Path: "x.md", Text: "zebra crossing\n"})
+		assert.Equal(t, []string{"x.md"}, search("zebra"))
+		require.NoError(t, a.Delete(ctx, memorybank.DeleteRequest{Scope: memorybank.ScopeBranch, Branch: "brand/new", Path: "x.md"}))
+		assert.Empty(t, search("zebra"))
+	})
+}
+
+func TestSearchBadRequests(t *testing.T) {
+	b := newBank(&memorybank.MemStore{})
+	cases := []struct {
+		name string
+		req  memorybank.TextSearchRequest
+		want string
+	}{
+		{"empty query", memorybank.TextSearchRequest{}, "no words"},
+		{"punctuation only", memorybank.TextSearchRequest{Query: "?!"}, "no words"},
+		{"limit too large", memorybank.TextSearchRequest{Query: "a", Limit: memorybank.MaxSearchLimit + 1}, "limit"},
+		{"negative limit", memorybank.TextSearchRequest{Query: "a", Limit: -1}, "limit"},
+		{"query too long", memorybank.TextSearchRequest{Query: strings.Repeat("a ", memorybank.MaxQueryBytes)}, "limit is"},
+		{"bad scope", memorybank.TextSearchRequest{Query: "a", Scope: "everything"}, "scope"},
+		{"branch scope without branch", memorybank.TextSearchRequest{Query: "a", Scope: memorybank.ScopeBranch}, "branch"},
+		{"bad branch", memorybank.TextSearchRequest{Query: "a", Branch: "a..b"}, ".."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := b.Search(ctx, c.req)
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, memorybank.ErrInvalidRequest) || errors.Is(err, memorybank.ErrInvalidBranch), "%v", err)
+			assert.Contains(t, err.Error(), c.want)
+		})
+	}
+	hits, err := b.Search(ctx, memorybank.TextSearchRequest{Query: "anything"})
+	require.NoError(t, err)
+	assert.Empty(t, hits, "an empty store has no hits")
+	assert.NotNil(t, hits)
+}
