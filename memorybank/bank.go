@@ -59,6 +59,10 @@ const (
 	// DefaultIndexMaxAge bounds how stale SearchByTags may be about
 	// changes made outside any Bank (see Options.IndexMaxAge).
 	DefaultIndexMaxAge = 2 * time.Second
+	// DefaultContextTokens is ReadContext's default token budget: room
+	// for the core files of both banks and a listing, a small part of a
+	// model's context window.
+	DefaultContextTokens = 16000
 )
 
 // DefaultBranchCoreFiles are the core files of a branch bank, created from
@@ -115,6 +119,13 @@ type Options struct {
 	// ContextBudget is ReadContext's default byte budget for memory files
 	// (0: unlimited). ReadContextRequest.MaxBytes overrides it.
 	ContextBudget int
+	// ContextTokens is ReadContext's default token budget
+	// (ReadContextRequest.MaxTokens overrides it). Zero means
+	// DefaultContextTokens; negative means unlimited.
+	ContextTokens int
+	// TokenCounter counts tokens for ReadContext's budget. Default
+	// EstimateTokens; a host may pass its model's tokenizer.
+	TokenCounter TokenCounter
 }
 
 // Bank is a memory bank over a Store: branch and global banks of JSON and
@@ -185,6 +196,12 @@ func New(store Store, opts *Options) *Bank {
 	}
 	if o.IndexMaxAge == 0 {
 		o.IndexMaxAge = DefaultIndexMaxAge
+	}
+	if o.ContextTokens == 0 {
+		o.ContextTokens = DefaultContextTokens
+	}
+	if o.TokenCounter == nil {
+		o.TokenCounter = EstimateTokens
 	}
 	return b
 }

@@ -414,7 +414,7 @@ func (t *textIndex) score(terms []string, st *corpusStats, allowed map[string]st
 			acc[p.doc] += idf * w * (bm25K1 + 1) / (w + bm25K1)
 		}
 	}
-	out := make([]docScore, 0, min(len(acc), 4*limit))
+	out := make([]docScore, 0, len(acc))
 	for id, s := range acc {
 		p := t.docs[id].path
 		if allowed != nil {
