@@ -184,7 +184,7 @@ func (a *analyzer) field(f int, s string) {
 }
 
 // bodyText is the searchable text of a document: the text of a text
-// document, the string values of a JSON document's content (one per line).
+// document, the strings of a JSON document's content (one per line).
 func bodyText(e *envelope) string {
 	if e.format == FormatText {
 		s, _ := e.text()
@@ -198,8 +198,9 @@ func bodyText(e *envelope) string {
 	return b.String()
 }
 
-// jsonStrings calls fn with each string value (not member name) in the JSON
-// text data, found by one pass over its bytes.
+// jsonStrings calls fn with each string in the JSON text data, member
+// names included (glossaries and maps key their entries by name), found
+// by one pass over its bytes.
 func jsonStrings(data []byte, fn func(string)) {
 	for i := 0; i < len(data); {
 		if data[i] != '"' {
@@ -209,10 +210,6 @@ func jsonStrings(data []byte, fn func(string)) {
 		end := skipString(data, i)
 		if end < 0 {
 			return
-		}
-		if k := skipWS(data, end); k < len(data) && data[k] == ':' {
-			i = end // a member name
-			continue
 		}
 		s := data[i+1 : end-1]
 		if bytes.IndexByte(s, '\\') >= 0 {
