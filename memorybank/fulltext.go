@@ -369,7 +369,12 @@ func (t *textIndex) stats(terms []string, st *corpusStats) {
 		st.sumLen[f] += t.sumLen[f]
 	}
 	for i, term := range terms {
-		for _, p := range t.post[term] {
+		ps := t.post[term]
+		if t.dead == 0 {
+			st.df[i] += len(ps)
+			continue
+		}
+		for _, p := range ps {
 			if t.docs[p.doc].path != "" {
 				st.df[i]++
 			}
@@ -389,7 +394,8 @@ func (t *textIndex) score(terms []string, st *corpusStats, allowed map[string]st
 	for f := range numFields {
 		avg[f] = max(float64(st.sumLen[f])/float64(st.n), 1)
 	}
-	acc := map[int32]float64{}
+	scores := make([]float64, len(t.docs))
+	var touched []int32
 	for i, term := range terms {
 		df := float64(st.df[i])
 		if df == 0 {
@@ -408,32 +414,72 @@ func (t *textIndex) score(terms []string, st *corpusStats, allowed map[string]st
 					w += fieldWeight[f] * float64(p.tf[f]) / norm
 				}
 			}
-			acc[p.doc] += idf * w * (bm25K1 + 1) / (w + bm25K1)
+			if scores[p.doc] == 0 {
+				touched = append(touched, p.doc)
+			}
+			scores[p.doc] += idf * w * (bm25K1 + 1) / (w + bm25K1)
 		}
 	}
-	out := make([]docScore, 0, len(acc))
-	for id, s := range acc {
-		p := t.docs[id].path
+	// Keep the limit best in a min-heap, then sort them.
+	better := func(a, b docScore) bool {
+		return a.score > b.score || a.score == b.score && a.path < b.path
+	}
+	top := make([]docScore, 0, min(len(touched), limit))
+	for _, id := range touched {
+		ds := docScore{path: t.docs[id].path, score: scores[id]}
 		if allowed != nil {
-			if _, ok := allowed[p]; !ok {
+			if _, ok := allowed[ds.path]; !ok {
 				continue
 			}
 		}
-		out = append(out, docScore{path: p, score: s})
+		switch {
+		case len(top) < limit:
+			top = append(top, ds)
+			siftUp(top, len(top)-1, better)
+		case better(ds, top[0]):
+			top[0] = ds
+			siftDown(top, 0, better)
+		}
 	}
-	slices.SortFunc(out, func(a, b docScore) int {
-		if a.score != b.score {
-			if a.score > b.score {
-				return -1
-			}
+	slices.SortFunc(top, func(a, b docScore) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
 			return 1
 		}
-		return strings.Compare(a.path, b.path)
+		return 0
 	})
-	if len(out) > limit {
-		out = out[:limit]
+	return top
+}
+
+// siftUp and siftDown keep h a heap whose root is the worst element.
+func siftUp(h []docScore, i int, better func(a, b docScore) bool) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !better(h[parent], h[i]) {
+			return
+		}
+		h[parent], h[i] = h[i], h[parent]
+		i = parent
 	}
-	return out
+}
+
+func siftDown(h []docScore, i int, better func(a, b docScore) bool) {
+	for {
+		worst, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && better(h[worst], h[l]) {
+			worst = l
+		}
+		if r < len(h) && better(h[worst], h[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		h[i], h[worst] = h[worst], h[i]
+		i = worst
+	}
 }
 
 // snippetBytes is about the length of a snippet.
