@@ -2,6 +2,7 @@ package memorybank_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -180,4 +181,49 @@ func TestSearchBadRequests(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, hits, "an empty store has no hits")
 	assert.NotNil(t, hits)
+}
+
+// Searches running beside writers of this Bank and of another never miss
+// a write acknowledged before they began.
+func TestSearchConcurrentWithWrites(t *testing.T) {
+	store := &memorybank.MemStore{}
+	a, other := newBank(store), newBank(store)
+	seedText(t, a)
+	const perWriter = 30
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for w, bank := range []*memorybank.Bank{a, other} {
+		go func() {
+			for i := range perWriter {
+				word := fmt.Sprintf("word%dx%d", w, i)
+				if _, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: fmt.Sprintf("w%d/%d.md", w, i), Text: word + "\n"}); err != nil {
+					errs <- err
+					return
+				}
+				// Acknowledged: a search that starts now must find it.
+				hits, err := a.Search(ctx, memorybank.TextSearchRequest{Query: word})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if len(hits) != 1 {
+					errs <- fmt.Errorf("search for %s found %v", word, hitPaths(hits))
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	go func() {
+		defer close(done)
+		for range 50 {
+			if _, err := a.Search(ctx, memorybank.TextSearchRequest{Query: "token cache"}); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	require.NoError(t, <-errs)
+	require.NoError(t, <-errs)
+	<-done
 }
