@@ -12,13 +12,13 @@ import (
 )
 
 // Scope selects a memory bank: the branch bank of one git branch, the global
-// bank shared by all branches, or (for SearchByTags only) both.
+// bank shared by all branches, or (for searches only) several.
 type Scope string
 
 const (
 	ScopeBranch Scope = "branch"
 	ScopeGlobal Scope = "global"
-	ScopeAll    Scope = "all" // SearchByTags only: the given branch and the global bank
+	ScopeAll    Scope = "all" // searches only: the global bank and the given branch (Search: else every branch)
 )
 
 // Mode says whether a Write may create, overwrite, or both.

@@ -275,26 +275,31 @@ func (b *Bank) readEntries(ctx context.Context, idx *bankIndex) (int, error) {
 		}
 	} else {
 		var next atomic.Int64
+		var failed atomic.Bool
 		var wg sync.WaitGroup
 		for range workers {
 			wg.Go(func() {
 				var a analyzer
-				for i := int(next.Add(1) - 1); i < len(todo); i = int(next.Add(1) - 1) {
+				for i := int(next.Add(1) - 1); i < len(todo) && !failed.Load(); i = int(next.Add(1) - 1) {
 					work(&a, i)
 					if results[i].err != nil {
-						return
+						failed.Store(true)
 					}
 				}
 			})
 		}
 		wg.Wait()
 	}
+	// On any error nothing is applied: the entries stay stale for the
+	// next call.
+	for _, r := range results {
+		if r.err != nil {
+			return 0, r.err
+		}
+	}
 	read := 0
 	for i, r := range results {
 		p := todo[i]
-		if r.err != nil {
-			return read, r.err
-		}
 		if r.notFound {
 			// Deleted by someone else since the List: the next check sees it.
 			idx.dirty = true

@@ -1,9 +1,11 @@
 package memorybank_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -226,4 +228,49 @@ func TestSearchConcurrentWithWrites(t *testing.T) {
 	require.NoError(t, <-errs)
 	require.NoError(t, <-errs)
 	<-done
+}
+
+// failingGets fails every Get while fail is set.
+type failingGets struct {
+	*memorybank.MemStore
+	fail atomic.Bool
+}
+
+var errDisk = errors.New("disk on fire")
+
+func (s *failingGets) Get(ctx context.Context, key string) (memorybank.Object, error) {
+	if s.fail.Load() {
+		return memorybank.Object{}, errDisk
+	}
+	return s.MemStore.Get(ctx, key)
+}
+
+// A store error fails the search and changes nothing: the next search,
+// once the store answers, finds everything; a search reads each document
+// once, then only what changed.
+func TestSearchStoreErrorsAndReads(t *testing.T) {
+	store := &failingGets{MemStore: &memorybank.MemStore{}}
+	seedText(t, newBank(store))
+	b := newBank(store)
+	store.fail.Store(true)
+	_, err := b.Search(ctx, memorybank.TextSearchRequest{Query: "goose"})
+	require.ErrorIs(t, err, errDisk)
+	store.fail.Store(false)
+	hits, err := b.Search(ctx, memorybank.TextSearchRequest{Query: "goose"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"db/migrations.md"}, hitPaths(hits))
+
+	counting := &countingStore{Store: store.MemStore}
+	b = newBank(counting)
+	_, err = b.Search(ctx, memorybank.TextSearchRequest{Query: "nothing matches this"})
+	require.NoError(t, err)
+	assert.Equal(t, int64(6+2), counting.gets.Load(), "six documents and two branch markers, once")
+	_, err = b.Search(ctx, memorybank.TextSearchRequest{Query: "nothing matches this"})
+	require.NoError(t, err)
+	assert.Equal(t, int64(8), counting.gets.Load(), "a warm search reads nothing")
+	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "db/migrations.md", Text: "atlas now\n"})
+	before := counting.gets.Load()
+	_, err = b.Search(ctx, memorybank.TextSearchRequest{Query: "nothing matches this"})
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), counting.gets.Load()-before, "after a write, only the written document is read")
 }

@@ -97,28 +97,38 @@ func loadCorpus(b testing.TB, store memorybank.Store, docs map[string][]byte) in
 }
 
 // BenchmarkSearch10000 is a warm full-text search over 10,000 documents
-// (about 50 MB): it reports the median latency as median-ms.
+// (about 50 MB) in a MemStore and in fsstore: it reports the median
+// latency as median-ms.
 func BenchmarkSearch10000(b *testing.B) {
-	store := &memorybank.MemStore{}
-	total := loadCorpus(b, store, corpus10k())
-	bank := memorybank.New(store, nil)
-	_, err := bank.Search(ctx, memorybank.TextSearchRequest{Query: "warm up"})
-	require.NoError(b, err)
-	qs := benchQueries()
-	var times []time.Duration
-	i := 0
-	b.ResetTimer()
-	for b.Loop() {
-		start := time.Now()
-		if _, err := bank.Search(ctx, memorybank.TextSearchRequest{Query: qs[i%len(qs)]}); err != nil {
-			b.Fatal(err)
-		}
-		times = append(times, time.Since(start))
-		i++
+	for _, kind := range []string{"MemStore", "fsstore"} {
+		b.Run(kind, func(b *testing.B) {
+			var store memorybank.Store = &memorybank.MemStore{}
+			if kind == "fsstore" {
+				s, err := fsstore.Open(b.TempDir(), nil)
+				require.NoError(b, err)
+				b.Cleanup(func() { _ = s.Close() })
+				store = s
+			}
+			total := loadCorpus(b, store, corpus10k())
+			bank := memorybank.New(store, nil)
+			_, err := bank.Search(ctx, memorybank.TextSearchRequest{Query: "warm up"})
+			require.NoError(b, err)
+			qs := benchQueries()
+			var times []time.Duration
+			i := 0
+			for b.Loop() {
+				start := time.Now()
+				if _, err := bank.Search(ctx, memorybank.TextSearchRequest{Query: qs[i%len(qs)]}); err != nil {
+					b.Fatal(err)
+				}
+				times = append(times, time.Since(start))
+				i++
+			}
+			slices.Sort(times)
+			b.ReportMetric(float64(total)/1e6, "corpus-MB")
+			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
+		})
 	}
-	slices.Sort(times)
-	b.ReportMetric(float64(total)/1e6, "corpus-MB")
-	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
 }
 
 // BenchmarkSearchCold is the first search of a fresh process (a new Bank)
