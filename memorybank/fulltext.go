@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -54,7 +55,8 @@ const bm25K1 = 1.2
 type textIndex struct {
 	docs    []textDoc
 	byPath  map[string]int32
-	post    map[string][]posting
+	termID  map[string]int32 // term -> index into post
+	post    [][]posting
 	live    int
 	dead    int
 	sumLen  [numFields]int64
@@ -79,7 +81,7 @@ type docTerms struct {
 }
 
 func newTextIndex() *textIndex {
-	return &textIndex{byPath: map[string]int32{}, post: map[string][]posting{}, pending: map[string]struct{}{}}
+	return &textIndex{byPath: map[string]int32{}, termID: map[string]int32{}, pending: map[string]struct{}{}}
 }
 
 func (t *textIndex) add(p string, dt *docTerms) {
@@ -89,12 +91,26 @@ func (t *textIndex) add(p string, dt *docTerms) {
 	t.docs = append(t.docs, textDoc{path: p, len: dt.len})
 	t.byPath[p] = id
 	for i, term := range dt.terms {
-		t.post[term] = append(t.post[term], posting{doc: id, tf: dt.tf[i]})
+		tid, ok := t.termID[term]
+		if !ok {
+			tid = int32(len(t.post))
+			t.termID[term] = tid
+			t.post = append(t.post, nil)
+		}
+		t.post[tid] = append(t.post[tid], posting{doc: id, tf: dt.tf[i]})
 	}
 	t.live++
 	for f := range numFields {
 		t.sumLen[f] += int64(dt.len[f])
 	}
+}
+
+// postings returns the postings of a term.
+func (t *textIndex) postings(term string) []posting {
+	if tid, ok := t.termID[term]; ok {
+		return t.post[tid]
+	}
+	return nil
 }
 
 // forget removes a document's terms (marking its number dead).
@@ -128,18 +144,15 @@ func (t *textIndex) compact() {
 			docs = append(docs, d)
 		}
 	}
-	for term, ps := range t.post {
-		kept := make([]posting, 0, len(ps))
+	// Terms no live document holds keep their (empty) slot.
+	for tid, ps := range t.post {
+		var kept []posting
 		for _, p := range ps {
 			if n := renum[p.doc]; n >= 0 {
 				kept = append(kept, posting{doc: n, tf: p.tf})
 			}
 		}
-		if len(kept) == 0 {
-			delete(t.post, term)
-		} else {
-			t.post[term] = kept
-		}
+		t.post[tid] = kept
 	}
 	t.docs, t.dead = docs, 0
 }
@@ -187,10 +200,14 @@ func (a *analyzer) field(f int, s string) {
 // document, the strings of a JSON document's content (one per line).
 func bodyText(e *envelope) string {
 	if e.format == FormatText {
-		s, _ := e.text()
-		return s
+		c := bytes.TrimSpace(e.content)
+		if len(c) < 2 || c[0] != '"' {
+			return ""
+		}
+		return unquote(c[1 : len(c)-1])
 	}
 	var b strings.Builder
+	b.Grow(len(e.content))
 	jsonStrings(e.content, func(s string) {
 		b.WriteString(s)
 		b.WriteByte('\n')
@@ -211,17 +228,84 @@ func jsonStrings(data []byte, fn func(string)) {
 		if end < 0 {
 			return
 		}
-		s := data[i+1 : end-1]
-		if bytes.IndexByte(s, '\\') >= 0 {
-			var u string
-			if json.Unmarshal(data[i:end], &u) == nil {
-				fn(u)
-			}
-		} else {
-			fn(string(s))
-		}
+		fn(unquote(data[i+1 : end-1]))
 		i = end
 	}
+}
+
+// unquote decodes the inside of a JSON string for searching: escapes are
+// decoded (\uXXXX included), and an invalid escape or surrogate becomes
+// U+FFFD, which only separates words.
+func unquote(s []byte) string {
+	k := bytes.IndexByte(s, '\\')
+	if k < 0 {
+		return string(s)
+	}
+	var out strings.Builder
+	out.Grow(len(s))
+	out.Write(s[:k])
+	for i := k; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			out.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n', 't', 'r', 'b', 'f':
+			out.WriteByte(' ')
+		case 'u':
+			r, n := decodeU(s[i+1:])
+			if n == 0 {
+				out.WriteRune(utf8.RuneError)
+				continue
+			}
+			out.WriteRune(r)
+			i += n
+		default: // " \ / and anything else
+			out.WriteByte(s[i])
+		}
+	}
+	return out.String()
+}
+
+// decodeU decodes the hex digits after \u, and a low surrogate after a
+// high one; n is the bytes consumed (0: invalid).
+func decodeU(s []byte) (r rune, n int) {
+	hex := func(b []byte) (rune, bool) {
+		if len(b) < 4 {
+			return 0, false
+		}
+		var v rune
+		for _, c := range b[:4] {
+			switch {
+			case '0' <= c && c <= '9':
+				v = v<<4 | rune(c-'0')
+			case 'a' <= c && c <= 'f':
+				v = v<<4 | rune(c-'a'+10)
+			case 'A' <= c && c <= 'F':
+				v = v<<4 | rune(c-'A'+10)
+			default:
+				return 0, false
+			}
+		}
+		return v, true
+	}
+	r, ok := hex(s)
+	if !ok {
+		return 0, 0
+	}
+	if utf16.IsSurrogate(r) {
+		if len(s) >= 10 && s[4] == '\\' && s[5] == 'u' {
+			if lo, ok := hex(s[6:]); ok {
+				if d := utf16.DecodeRune(r, lo); d != utf8.RuneError {
+					return d, 10
+				}
+			}
+		}
+		return utf8.RuneError, 4
+	}
+	return r, 4
 }
 
 // readResult is one document read for the index.
@@ -374,7 +458,7 @@ func (t *textIndex) stats(terms []string, st *corpusStats) {
 		st.sumLen[f] += t.sumLen[f]
 	}
 	for i, term := range terms {
-		ps := t.post[term]
+		ps := t.postings(term)
 		if t.dead == 0 {
 			st.df[i] += len(ps)
 			continue
@@ -407,7 +491,7 @@ func (t *textIndex) score(terms []string, st *corpusStats, allowed map[string]st
 			continue
 		}
 		idf := math.Log(1 + (float64(st.n)-df+0.5)/(df+0.5))
-		for _, p := range t.post[term] {
+		for _, p := range t.postings(term) {
 			d := &t.docs[p.doc]
 			if d.path == "" {
 				continue

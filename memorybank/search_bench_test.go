@@ -1,8 +1,10 @@
 package memorybank_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -47,9 +49,11 @@ func textCorpus(n, size int) map[string][]byte {
 		if i%10 < 7 {
 			docs[fmt.Sprintf("global-memory-bank/notes/%05d.md", i)] = []byte("# " + title + "\n\ntags: #t" + fmt.Sprint(i%50) + "\n\n" + body.String())
 		} else {
+			text := []rune(body.String())
+			half := len(text) / 2
 			docs[fmt.Sprintf("global-memory-bank/data/%05d.json", i)] = fmt.Appendf(nil,
-				`{"schema":"memory_document_v2","metadata":{"title":%q,"documentType":"generic","tags":["t%d"],"version":1},"content":{"summary":%q,"items":[%q]}}`,
-				title, i%50, body.String()[:size/2], body.String()[size/2:])
+				`{"schema":"memory_document_v2","metadata":{"title":%s,"documentType":"generic","tags":["t%d"],"version":1},"content":{"summary":%s,"items":[%s]}}`,
+				must(json.Marshal(title)), i%50, must(json.Marshal(string(text[:half]))), must(json.Marshal(string(text[half:]))))
 		}
 	}
 	return docs
@@ -146,11 +150,20 @@ func BenchmarkSearchCold(b *testing.B) {
 				store = s
 			}
 			loadCorpus(b, store, docs)
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			var bank *memorybank.Bank
 			for b.Loop() {
-				if _, err := memorybank.New(store, nil).Search(ctx, memorybank.TextSearchRequest{Query: "kalomi3 torsa"}); err != nil {
+				bank = memorybank.New(store, nil)
+				if _, err := bank.Search(ctx, memorybank.TextSearchRequest{Query: "kalomi3 torsa"}); err != nil {
 					b.Fatal(err)
 				}
 			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/1e6, "index-MB")
+			runtime.KeepAlive(bank)
 		})
 	}
 }

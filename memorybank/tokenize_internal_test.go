@@ -83,8 +83,26 @@ func FuzzScanTerms(f *testing.F) {
 			prev = start
 		})
 		_ = makeSnippet(s, queryTerms(s))
+		_ = unquote([]byte(s))
 		if n := estimateTokens(s); n < 0 || n > 2*len(s)+1 {
 			t.Fatalf("estimate %d for %d bytes", n, len(s))
 		}
 	})
+}
+
+func TestUnquote(t *testing.T) {
+	cases := map[string]string{
+		`plain`:                 "plain",
+		`a\nb\tc`:               "a b c",
+		`say \"hi\" \\ \/`:      `say "hi" \ /`,
+		`\u8a8d\u8a3c`:          "認証",
+		`\ud83d\ude00 smile`:    "😀 smile",
+		`\ud83d alone`:          "\uFFFD alone",
+		`\uZZZZ`:                "\uFFFDZZZZ",
+		`trailing \`:            `trailing \`,
+		`\u00e9t\u00e9 \u0041B`: "été AB",
+	}
+	for in, want := range cases {
+		assert.Equal(t, want, unquote([]byte(in)), in)
+	}
 }
