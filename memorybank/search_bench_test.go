@@ -154,12 +154,14 @@ func BenchmarkSearchCold(b *testing.B) {
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 			var bank *memorybank.Bank
+			cpu := processCPU()
 			for b.Loop() {
 				bank = memorybank.New(store, nil)
 				if _, err := bank.Search(ctx, memorybank.TextSearchRequest{Query: "kalomi3 torsa"}); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric((processCPU()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 			runtime.GC()
 			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/1e6, "index-MB")
