@@ -84,24 +84,60 @@ func newTextIndex() *textIndex {
 	return &textIndex{byPath: map[string]int32{}, termID: map[string]int32{}, pending: map[string]struct{}{}}
 }
 
-func (t *textIndex) add(p string, dt *docTerms) {
+// place records document p under the next number, which the postings of
+// its partial index already use.
+func (t *textIndex) place(p string, lens [numFields]uint32) {
 	t.forget(p)
 	delete(t.pending, p)
-	id := int32(len(t.docs))
-	t.docs = append(t.docs, textDoc{path: p, len: dt.len})
-	t.byPath[p] = id
-	for i, term := range dt.terms {
+	t.byPath[p] = int32(len(t.docs))
+	t.docs = append(t.docs, textDoc{path: p, len: lens})
+	t.live++
+	for f := range numFields {
+		t.sumLen[f] += int64(lens[f])
+	}
+}
+
+// skip takes the next number for a document that was not indexed.
+func (t *textIndex) skip() {
+	t.docs = append(t.docs, textDoc{})
+	t.dead++
+}
+
+// merge adds the postings of a partial index.
+func (t *textIndex) merge(pi *partialIndex) {
+	for i, term := range pi.terms {
 		tid, ok := t.termID[term]
 		if !ok {
 			tid = int32(len(t.post))
 			t.termID[term] = tid
 			t.post = append(t.post, nil)
 		}
-		t.post[tid] = append(t.post[tid], posting{doc: id, tf: dt.tf[i]})
+		t.post[tid] = append(t.post[tid], pi.post[i]...)
 	}
-	t.live++
-	for f := range numFields {
-		t.sumLen[f] += int64(dt.len[f])
+}
+
+// partialIndex holds the postings of the documents one goroutine read,
+// numbered as they will be in the bank's index, so that goroutines build
+// them in parallel and merge adds each term's postings at once.
+type partialIndex struct {
+	termID map[string]int32
+	terms  []string
+	post   [][]posting
+}
+
+func (pi *partialIndex) add(doc int32, dt *docTerms) {
+	if pi.termID == nil {
+		pi.termID = map[string]int32{}
+	}
+	for i, term := range dt.terms {
+		tid, ok := pi.termID[term]
+		if !ok {
+			tid = int32(len(pi.terms))
+			pi.termID[term] = tid
+			pi.terms = append(pi.terms, term)
+			pi.post = append(pi.post, nil)
+		}
+		pi.post[tid] = append(pi.post[tid], posting{doc: doc, tf: dt.tf[i]})
 	}
 }
 
@@ -127,6 +163,11 @@ func (t *textIndex) forget(p string) {
 	delete(t.byPath, p)
 	t.live--
 	t.dead++
+}
+
+// maybeCompact compacts when dead documents outnumber live ones, so the
+// work of removals stays proportional to what was removed.
+func (t *textIndex) maybeCompact() {
 	if t.dead > 1024 && t.dead > t.live {
 		t.compact()
 	}
@@ -312,7 +353,7 @@ func decodeU(s []byte) (r rune, n int) {
 type readResult struct {
 	version  string
 	entry    ListEntry
-	terms    *docTerms
+	lens     [numFields]uint32 // terms per field (its postings are in a partialIndex)
 	notFound bool
 	err      error
 }
@@ -337,7 +378,11 @@ func (b *Bank) readEntries(ctx context.Context, idx *bankIndex) (int, error) {
 		return 0, nil
 	}
 	results := make([]readResult, len(todo))
-	work := func(a *analyzer, i int) {
+	base := int32(0) // the number the first document will get
+	if withText {
+		base = int32(len(idx.text.docs))
+	}
+	work := func(a *analyzer, part *partialIndex, i int) {
 		p := todo[i]
 		obj, err := b.store.Get(ctx, idx.prefix+p)
 		r := &results[i]
@@ -347,25 +392,31 @@ func (b *Bank) readEntries(ctx context.Context, idx *bankIndex) (int, error) {
 		case err != nil:
 			r.err = err
 		default:
+			var dt *docTerms
 			r.version = obj.Version
-			r.entry, r.terms = readDocument(a, p, obj, withText)
+			r.entry, dt = readDocument(a, p, obj, withText)
+			if dt != nil {
+				r.lens = dt.len
+				part.add(base+int32(i), dt)
+			}
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), (len(todo)+31)/32)
+	parts := make([]partialIndex, max(workers, 1))
 	if workers <= 1 {
 		var a analyzer
 		for i := range todo {
-			work(&a, i)
+			work(&a, &parts[0], i)
 		}
 	} else {
 		var next atomic.Int64
 		var failed atomic.Bool
 		var wg sync.WaitGroup
-		for range workers {
+		for w := range workers {
 			wg.Go(func() {
 				var a analyzer
 				for i := int(next.Add(1) - 1); i < len(todo) && !failed.Load(); i = int(next.Add(1) - 1) {
-					work(&a, i)
+					work(&a, &parts[w], i)
 					if results[i].err != nil {
 						failed.Store(true)
 					}
@@ -390,17 +441,24 @@ func (b *Bank) readEntries(ctx context.Context, idx *bankIndex) (int, error) {
 			delete(idx.stale, p)
 			if withText {
 				delete(idx.text.pending, p)
+				idx.text.skip()
 			}
 			continue
 		}
 		read++
 		idx.putEntry(p, r.version, r.entry)
 		if withText {
-			idx.text.add(p, r.terms)
+			idx.text.place(p, r.lens)
 		}
 		if idx.paths[p] != r.version {
 			idx.dirty = true // changed again since the List
 		}
+	}
+	if withText {
+		for i := range parts {
+			idx.text.merge(&parts[i])
+		}
+		idx.text.maybeCompact()
 	}
 	return read, nil
 }

@@ -230,10 +230,12 @@ func TestSearchConcurrentWithWrites(t *testing.T) {
 	<-done
 }
 
-// failingGets fails every Get while fail is set.
+// failingGets fails every Get while fail is set, and answers ErrNotFound
+// for the key in gone (as if deleted between a List and a Get).
 type failingGets struct {
 	*memorybank.MemStore
 	fail atomic.Bool
+	gone atomic.Value
 }
 
 var errDisk = errors.New("disk on fire")
@@ -241,6 +243,9 @@ var errDisk = errors.New("disk on fire")
 func (s *failingGets) Get(ctx context.Context, key string) (memorybank.Object, error) {
 	if s.fail.Load() {
 		return memorybank.Object{}, errDisk
+	}
+	if g, _ := s.gone.Load().(string); g == key {
+		return memorybank.Object{}, memorybank.ErrNotFound
 	}
 	return s.MemStore.Get(ctx, key)
 }
@@ -260,6 +265,18 @@ func TestSearchStoreErrorsAndReads(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"db/migrations.md"}, hitPaths(hits))
 
+	// A document listed but gone when read is left out, and found again
+	// once it reads.
+	store.gone.Store("global-memory-bank/auth/token-refresh.md")
+	b = memorybank.New(store, &memorybank.Options{IndexMaxAge: -1})
+	hits, err = b.Search(ctx, memorybank.TextSearchRequest{Query: "token goose"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"db/migrations.md"}, hitPaths(hits))
+	store.gone.Store("")
+	hits, err = b.Search(ctx, memorybank.TextSearchRequest{Query: "token goose"})
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"db/migrations.md", "auth/token-refresh.md"}, hitPaths(hits))
+
 	counting := &countingStore{Store: store.MemStore}
 	b = newBank(counting)
 	_, err = b.Search(ctx, memorybank.TextSearchRequest{Query: "nothing matches this"})
@@ -273,4 +290,28 @@ func TestSearchStoreErrorsAndReads(t *testing.T) {
 	_, err = b.Search(ctx, memorybank.TextSearchRequest{Query: "nothing matches this"})
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), counting.gets.Load()-before, "after a write, only the written document is read")
+}
+
+// Rewriting documents over and over (leaving dead postings behind, then
+// compacting them) keeps results exact.
+func TestSearchAfterManyRewrites(t *testing.T) {
+	b := newBank(&memorybank.MemStore{})
+	seedText(t, b)
+	for i := range 1200 {
+		mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: fmt.Sprintf("churn/%d.md", i%3), Text: fmt.Sprintf("round%d churn\n", i)})
+		if i%2 == 0 {
+			hits, err := b.Search(ctx, memorybank.TextSearchRequest{Query: "churn"})
+			require.NoError(t, err)
+			require.Len(t, hits, min(i+1, 3))
+		}
+	}
+	hits, err := b.Search(ctx, memorybank.TextSearchRequest{Query: "round1199"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"churn/2.md"}, hitPaths(hits))
+	hits, err = b.Search(ctx, memorybank.TextSearchRequest{Query: "round1196"})
+	require.NoError(t, err)
+	assert.Empty(t, hits)
+	hits, err = b.Search(ctx, memorybank.TextSearchRequest{Query: "goose"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"db/migrations.md"}, hitPaths(hits))
 }
