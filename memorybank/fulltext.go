@@ -73,13 +73,6 @@ type posting struct {
 	tf  [numFields]uint16
 }
 
-// docTerms are the terms of one document with their counts per field.
-type docTerms struct {
-	terms []string
-	tf    [][numFields]uint16
-	len   [numFields]uint32
-}
-
 func newTextIndex() *textIndex {
 	return &textIndex{byPath: map[string]int32{}, termID: map[string]int32{}, pending: map[string]struct{}{}}
 }
@@ -123,22 +116,6 @@ type partialIndex struct {
 	termID map[string]int32
 	terms  []string
 	post   [][]posting
-}
-
-func (pi *partialIndex) add(doc int32, dt *docTerms) {
-	if pi.termID == nil {
-		pi.termID = map[string]int32{}
-	}
-	for i, term := range dt.terms {
-		tid, ok := pi.termID[term]
-		if !ok {
-			tid = int32(len(pi.terms))
-			pi.termID[term] = tid
-			pi.terms = append(pi.terms, term)
-			pi.post = append(pi.post, nil)
-		}
-		pi.post[tid] = append(pi.post[tid], posting{doc: doc, tf: dt.tf[i]})
-	}
 }
 
 // postings returns the postings of a term.
@@ -198,42 +175,58 @@ func (t *textIndex) compact() {
 	t.docs, t.dead = docs, 0
 }
 
-// analyzer counts the terms of documents; one per goroutine.
+// analyzer counts the terms of documents into a partialIndex; one per
+// goroutine. Terms are looked up once per occurrence, and a term string is
+// allocated once per goroutine, not once per document.
 type analyzer struct {
-	slot map[string]int
-	dt   *docTerms
+	part partialIndex
+	doc  int32
+	cur  []int32             // terms of the current document
+	tf   [][numFields]uint16 // by term: counts in the current document
+	last []int32             // by term: the document that counted it last, +1
+	lens [numFields]uint32
 }
 
-func (a *analyzer) analyze(p, title string, tags []string, body string) *docTerms {
-	if a.slot == nil {
-		a.slot = map[string]int{}
+// analyze adds the terms of document doc to the partial index and returns
+// its length in terms per field.
+func (a *analyzer) analyze(doc int32, p, title string, tags []string, body string) [numFields]uint32 {
+	if a.part.termID == nil {
+		a.part.termID = map[string]int32{}
 	}
-	clear(a.slot)
-	a.dt = &docTerms{}
+	a.doc, a.cur, a.lens = doc, a.cur[:0], [numFields]uint32{}
 	a.field(fieldTitle, title)
 	a.field(fieldTitle, p)
 	for _, t := range tags {
 		a.field(fieldTags, t)
 	}
 	a.field(fieldBody, body)
-	return a.dt
+	for _, tid := range a.cur {
+		a.part.post[tid] = append(a.part.post[tid], posting{doc: doc, tf: a.tf[tid]})
+	}
+	return a.lens
 }
 
 func (a *analyzer) field(f int, s string) {
-	dt := a.dt
 	scanTerms(s, func(term []byte, _, _ int) {
-		i, ok := a.slot[string(term)]
+		tid, ok := a.part.termID[string(term)]
 		if !ok {
 			k := string(term)
-			i = len(dt.terms)
-			a.slot[k] = i
-			dt.terms = append(dt.terms, k)
-			dt.tf = append(dt.tf, [numFields]uint16{})
+			tid = int32(len(a.part.terms))
+			a.part.termID[k] = tid
+			a.part.terms = append(a.part.terms, k)
+			a.part.post = append(a.part.post, nil)
+			a.tf = append(a.tf, [numFields]uint16{})
+			a.last = append(a.last, 0)
 		}
-		if dt.tf[i][f] < 1<<16-1 {
-			dt.tf[i][f]++
+		if a.last[tid] != a.doc+1 {
+			a.last[tid] = a.doc + 1
+			a.tf[tid] = [numFields]uint16{}
+			a.cur = append(a.cur, tid)
 		}
-		dt.len[f]++
+		if a.tf[tid][f] < 1<<16-1 {
+			a.tf[tid][f]++
+		}
+		a.lens[f]++
 	})
 }
 
@@ -382,7 +375,7 @@ func (b *Bank) readEntries(ctx context.Context, idx *bankIndex) (int, error) {
 	if withText {
 		base = int32(len(idx.text.docs))
 	}
-	work := func(a *analyzer, part *partialIndex, i int) {
+	work := func(a *analyzer, i int) {
 		p := todo[i]
 		obj, err := b.store.Get(ctx, idx.prefix+p)
 		r := &results[i]
@@ -392,21 +385,15 @@ func (b *Bank) readEntries(ctx context.Context, idx *bankIndex) (int, error) {
 		case err != nil:
 			r.err = err
 		default:
-			var dt *docTerms
 			r.version = obj.Version
-			r.entry, dt = readDocument(a, p, obj, withText)
-			if dt != nil {
-				r.lens = dt.len
-				part.add(base+int32(i), dt)
-			}
+			r.entry, r.lens = readDocument(a, base+int32(i), p, obj, withText)
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), (len(todo)+31)/32)
-	parts := make([]partialIndex, max(workers, 1))
+	analyzers := make([]analyzer, max(workers, 1))
 	if workers <= 1 {
-		var a analyzer
 		for i := range todo {
-			work(&a, &parts[0], i)
+			work(&analyzers[0], i)
 		}
 	} else {
 		var next atomic.Int64
@@ -414,9 +401,8 @@ func (b *Bank) readEntries(ctx context.Context, idx *bankIndex) (int, error) {
 		var wg sync.WaitGroup
 		for w := range workers {
 			wg.Go(func() {
-				var a analyzer
 				for i := int(next.Add(1) - 1); i < len(todo) && !failed.Load(); i = int(next.Add(1) - 1) {
-					work(&a, &parts[w], i)
+					work(&analyzers[w], i)
 					if results[i].err != nil {
 						failed.Store(true)
 					}
@@ -455,8 +441,8 @@ func (b *Bank) readEntries(ctx context.Context, idx *bankIndex) (int, error) {
 		}
 	}
 	if withText {
-		for i := range parts {
-			idx.text.merge(&parts[i])
+		for i := range analyzers {
+			idx.text.merge(&analyzers[i].part)
 		}
 		idx.text.maybeCompact()
 	}
@@ -466,20 +452,20 @@ func (b *Bank) readEntries(ctx context.Context, idx *bankIndex) (int, error) {
 // readDocument decodes a stored document once for its entry and, with
 // withText, its terms. Undecodable documents are listed (so they can be
 // found and repaired) with no tags, and found by their path only.
-func readDocument(a *analyzer, p string, obj Object, withText bool) (ListEntry, *docTerms) {
+func readDocument(a *analyzer, doc int32, p string, obj Object, withText bool) (ListEntry, [numFields]uint32) {
 	e, err := decodeStored(formatOf(p), p, obj.Data)
 	if err != nil {
 		le := ListEntry{Path: p, Title: defaultTitle(p), DocumentType: inferDocumentType(p), Tags: []string{}, LastModified: obj.ModTime.UTC(), Version: 1, Size: len(obj.Data)}
 		if !withText {
-			return le, nil
+			return le, [numFields]uint32{}
 		}
-		return le, a.analyze(p, le.Title, nil, "")
+		return le, a.analyze(doc, p, le.Title, nil, "")
 	}
 	le := e.entry(len(obj.Data), obj.ModTime)
 	if !withText {
-		return le, nil
+		return le, [numFields]uint32{}
 	}
-	return le, a.analyze(p, le.Title, le.Tags, bodyText(e))
+	return le, a.analyze(doc, p, le.Title, le.Tags, bodyText(e))
 }
 
 // textIndexOf returns the index of a bank with its paths, entries and
