@@ -170,6 +170,7 @@ func TestSearchBadRequests(t *testing.T) {
 		{"bad scope", memorybank.TextSearchRequest{Query: "a", Scope: "everything"}, "scope"},
 		{"branch scope without branch", memorybank.TextSearchRequest{Query: "a", Scope: memorybank.ScopeBranch}, "branch"},
 		{"bad branch", memorybank.TextSearchRequest{Query: "a", Branch: "a..b"}, ".."},
+		{"too many tags", memorybank.TextSearchRequest{Query: "a", Tags: make([]string, memorybank.DefaultMaxTags+1)}, "at most"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

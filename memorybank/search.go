@@ -186,6 +186,9 @@ func (b *Bank) Search(ctx context.Context, req TextSearchRequest) ([]TextHit, er
 	if len(terms) == 0 {
 		return nil, invalidRequest("search: query %q has no words to search for; give words such as \"login token refresh\"", req.Query)
 	}
+	if len(req.Tags) > b.opts.MaxTags {
+		return nil, invalidRequest("search: %d tags given; at most %d", len(req.Tags), b.opts.MaxTags)
+	}
 	limit := req.Limit
 	switch {
 	case limit == 0:
