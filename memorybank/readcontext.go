@@ -42,7 +42,9 @@ type ReadContextRequest struct {
 	// those most relevant to it (as Search ranks them) first, then the most
 	// recently modified; without it, but with MaxTokens, the most recent.
 	// Each is included whole while it fits, the others are listed in
-	// LeftOut in that order.
+	// LeftOut in that order. Ranking by a query uses the full-text index,
+	// which a process builds on first use by reading each document of the
+	// banks once.
 	Query string `json:"query,omitempty"`
 }
 
