@@ -120,6 +120,7 @@ func BenchmarkSearch10000(b *testing.B) {
 			qs := benchQueries()
 			var times []time.Duration
 			i := 0
+			cpu := processCPU()
 			for b.Loop() {
 				start := time.Now()
 				if _, err := bank.Search(ctx, memorybank.TextSearchRequest{Query: qs[i%len(qs)]}); err != nil {
@@ -128,6 +129,7 @@ func BenchmarkSearch10000(b *testing.B) {
 				times = append(times, time.Since(start))
 				i++
 			}
+			b.ReportMetric(float64((processCPU()-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 			slices.Sort(times)
 			b.ReportMetric(float64(total)/1e6, "corpus-MB")
 			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
