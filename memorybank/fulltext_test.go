@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentmemory/agentmemory/jsonpatch"
 	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/fsstore"
 )
 
 func seedText(t *testing.T, b *memorybank.Bank) {
@@ -315,4 +316,34 @@ func TestSearchAfterManyRewrites(t *testing.T) {
 	hits, err = b.Search(ctx, memorybank.TextSearchRequest{Query: "goose"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"db/migrations.md"}, hitPaths(hits))
+}
+
+// Two processes on one directory: a search sees the other's acknowledged
+// writes through the store's change count.
+func TestSearchSeesOtherProcess(t *testing.T) {
+	dir := t.TempDir()
+	open := func() memorybank.Store {
+		s, err := fsstore.Open(dir, nil)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	}
+	a, other := memorybank.New(open(), nil), memorybank.New(open(), nil)
+	seedText(t, a)
+	search := func(q string) []string {
+		hits, err := a.Search(ctx, memorybank.TextSearchRequest{Query: q})
+		require.NoError(t, err)
+		return hitPaths(hits)
+	}
+	assert.Equal(t, []string{"db/migrations.md"}, search("goose"))
+	for i := range 5 {
+		mustWrite(t, other, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "db/migrations.md", Text: fmt.Sprintf("tool%d\n", i)})
+		assert.Equal(t, []string{"db/migrations.md"}, search(fmt.Sprintf("tool%d", i)))
+		assert.Empty(t, search("goose"))
+	}
+	mustWrite(t, other, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "other/branch", Path: "n.md", Text: "quokka\n"})
+	hits, err := a.Search(ctx, memorybank.TextSearchRequest{Query: "quokka"})
+	require.NoError(t, err)
+	require.Len(t, hits, 1)
+	assert.Equal(t, "other/branch", hits[0].Branch)
 }
