@@ -12,13 +12,13 @@ import (
 )
 
 // Scope selects a memory bank: the branch bank of one git branch, the global
-// bank shared by all branches, or (for SearchByTags only) both.
+// bank shared by all branches, or (for searches only) several.
 type Scope string
 
 const (
 	ScopeBranch Scope = "branch"
 	ScopeGlobal Scope = "global"
-	ScopeAll    Scope = "all" // SearchByTags only: the given branch and the global bank
+	ScopeAll    Scope = "all" // searches only: the global bank and the given branch (Search: else every branch)
 )
 
 // Mode says whether a Write may create, overwrite, or both.
@@ -63,6 +63,10 @@ const (
 	// DefaultIndexMaxAge bounds how stale SearchByTags may be about
 	// changes made outside any Bank (see Options.IndexMaxAge).
 	DefaultIndexMaxAge = 2 * time.Second
+	// DefaultContextTokens is ReadContext's default token budget: room
+	// for the core files of both banks and a listing, a small part of a
+	// model's context window.
+	DefaultContextTokens = 16000
 )
 
 // DefaultBranchCoreFiles are the core files of a branch bank, created from
@@ -126,6 +130,13 @@ type Options struct {
 	// ContextBudget is ReadContext's default byte budget for memory files
 	// (0: unlimited). ReadContextRequest.MaxBytes overrides it.
 	ContextBudget int
+	// ContextTokens is ReadContext's default token budget
+	// (ReadContextRequest.MaxTokens overrides it). Zero means
+	// DefaultContextTokens; negative means unlimited.
+	ContextTokens int
+	// TokenCounter counts tokens for ReadContext's budget. Default
+	// EstimateTokens; a host may pass its model's tokenizer.
+	TokenCounter TokenCounter
 }
 
 // Bank is a memory bank over a Store: branch and global banks of JSON and
@@ -138,10 +149,11 @@ type Bank struct {
 
 	locks *keyLocks // serialise this Bank's writers of one key
 
-	mu       sync.Mutex
-	branches map[string]string // branch dir -> branch name, verified
-	indexes  map[string]*bankIndex
-	own      atomic.Uint64 // this Bank's successful Puts and Deletes (see index.go)
+	mu         sync.Mutex
+	branches   map[string]string // branch dir -> branch name, verified
+	indexes    map[string]*bankIndex
+	own        atomic.Uint64 // this Bank's successful Puts and Deletes (see index.go)
+	branchList branchListing // the branch banks, for searches of every branch
 }
 
 // New returns a Bank over store. opts may be nil.
@@ -201,6 +213,12 @@ func New(store Store, opts *Options) *Bank {
 	}
 	if o.IndexMaxAge == 0 {
 		o.IndexMaxAge = DefaultIndexMaxAge
+	}
+	if o.ContextTokens == 0 {
+		o.ContextTokens = DefaultContextTokens
+	}
+	if o.TokenCounter == nil {
+		o.TokenCounter = EstimateTokens
 	}
 	return b
 }

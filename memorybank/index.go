@@ -77,10 +77,12 @@ type bankIndex struct {
 	paths  map[string]string // document path -> store version
 	sorted []string          // sorted paths; nil: rebuild
 
-	entries       map[string]*indexEntry // may lag paths: see stale
-	stale         map[string]struct{}    // paths whose entry is missing or older
-	byTag         map[string]map[string]struct{}
+	entries       map[string]*indexEntry         // may lag paths: see stale
+	stale         map[string]struct{}            // paths whose entry is missing or older
+	byTag         map[string]map[string]struct{} // folded tag -> paths
 	snapshotTried bool
+
+	text *textIndex // nil until a full-text search needs it
 }
 
 // indexFor returns the index of a bank, creating it empty.
@@ -212,24 +214,10 @@ func (b *Bank) entryIndex(ctx context.Context, prefix string) (*bankIndex, error
 		idx.snapshotTried = true
 		b.loadSnapshot(ctx, idx)
 	}
-	read := 0
-	for p := range idx.stale {
-		obj, err := b.store.Get(ctx, idx.prefix+p)
-		if errors.Is(err, ErrNotFound) {
-			// Deleted by someone else since the List: the next check sees it.
-			idx.dirty = true
-			delete(idx.stale, p)
-			continue
-		}
-		if err != nil {
-			idx.mu.Unlock()
-			return nil, err
-		}
-		read++
-		idx.putEntry(p, obj.Version, entryFromStored(p, obj))
-		if idx.paths[p] != obj.Version {
-			idx.dirty = true // changed again since the List
-		}
+	read, err := b.readEntries(ctx, idx)
+	if err != nil {
+		idx.mu.Unlock()
+		return nil, err
 	}
 	if read >= snapshotRewriteMin {
 		b.saveSnapshot(ctx, idx)
@@ -340,23 +328,17 @@ func reserved(p string) bool {
 	return strings.HasPrefix(p, ".") || strings.Contains(p, "/.")
 }
 
-func entryFromStored(p string, obj Object) ListEntry {
-	e, err := decodeStored(formatOf(p), p, obj.Data)
-	if err != nil {
-		// Undecodable documents are listed (so they can be found and
-		// repaired) but carry no tags.
-		return ListEntry{Path: p, Title: defaultTitle(p), DocumentType: inferDocumentType(p), Tags: []string{}, LastModified: obj.ModTime.UTC(), Version: 1, Size: len(obj.Data)}
-	}
-	return e.entry(len(obj.Data), obj.ModTime)
-}
-
 func (idx *bankIndex) putEntry(p, storeVersion string, le ListEntry) {
 	idx.removeEntry(p)
 	idx.entries[p] = &indexEntry{storeVersion: storeVersion, ListEntry: le}
 	if idx.paths[p] == storeVersion {
 		delete(idx.stale, p)
 	}
+	if idx.text != nil {
+		idx.text.pending[p] = struct{}{} // its terms come from the next read
+	}
 	for _, t := range le.Tags {
+		t = foldTag(t)
 		set := idx.byTag[t]
 		if set == nil {
 			set = map[string]struct{}{}
@@ -371,7 +353,12 @@ func (idx *bankIndex) removeEntry(p string) {
 	if e == nil {
 		return
 	}
+	if idx.text != nil {
+		idx.text.forget(p)
+		delete(idx.text.pending, p)
+	}
 	for _, t := range e.Tags {
+		t = foldTag(t)
 		if set := idx.byTag[t]; set != nil {
 			delete(set, p)
 			if len(set) == 0 {

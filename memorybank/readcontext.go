@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -30,6 +32,20 @@ type ReadContextRequest struct {
 	// out; then the paths of the other documents; Truncated reports that
 	// something was left out.
 	MaxBytes int `json:"maxBytes,omitempty"`
+	// MaxTokens budgets the memory sections in tokens, as counted by
+	// Options.TokenCounter (0: Options.ContextTokens). It counts the same
+	// JSON as MaxBytes; a tenth of it is kept for the listing of what was
+	// left out. Giving it, or a Query, also fills the rest of the budget
+	// with whole documents beyond the core files (see Query).
+	MaxTokens int `json:"maxTokens,omitempty"`
+	// Query, when given, chooses the documents beyond the core files:
+	// those most relevant to it (as Search ranks them) first, then the most
+	// recently modified; without it, but with MaxTokens, the most recent.
+	// Each is included whole while it fits, the others are listed in
+	// LeftOut in that order. Ranking by a query uses the full-text index,
+	// which a process builds on first use by reading each document of the
+	// banks once.
+	Query string `json:"query,omitempty"`
 }
 
 // ReadContextResult is the output of ReadContext. A section is nil (and absent from
@@ -44,8 +60,25 @@ type ReadContextResult struct {
 	// them with Read.
 	OtherBranchFiles []string `json:"otherBranchFiles,omitempty"`
 	OtherGlobalFiles []string `json:"otherGlobalFiles,omitempty"`
+	// LeftOut lists, when documents beyond the core files were chosen
+	// (Query or MaxTokens), the documents that did not fit, most relevant
+	// (or most recent) first, with their size in tokens (estimated from
+	// their stored size when they were not read), up to a tenth of the
+	// token budget.
+	LeftOut []LeftOutFile `json:"leftOut,omitempty"`
+	// More counts the documents neither included nor listed, and Note says
+	// how to find them.
+	More int    `json:"more,omitempty"`
+	Note string `json:"note,omitempty"`
 	// Truncated is true when the budget left out a core file or a path.
 	Truncated bool `json:"truncated,omitempty"`
+}
+
+// LeftOutFile is a document ReadContext left out for its budget.
+type LeftOutFile struct {
+	Scope  Scope  `json:"scope"`
+	Path   string `json:"path"`
+	Tokens int    `json:"tokens"`
 }
 
 // RulesSection is the rules section of ReadContext: Markdown text.
@@ -66,6 +99,13 @@ type ContextFile struct {
 // ReadContext returns rules, branch memory and global memory in one call, as
 // the read_context of a memory-bank server. A branch bank without documents is first
 // initialised with the core file templates in the request's language.
+//
+// It keeps to a token budget (MaxTokens, else Options.ContextTokens):
+// core files first, each whole, while they fit in nine tenths of it; with a
+// Query or MaxTokens, then the documents most relevant to the query (else
+// the most recent), each whole; what was left out is listed (paths, or
+// LeftOut with token counts) within the last tenth, and the rest counted in
+// More, so a large bank never floods the context.
 func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadContextResult, error) {
 	lang := req.Language
 	if lang == "" {
@@ -85,6 +125,14 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 	if budget < 0 {
 		return nil, invalidRequest("read_context: maxBytes %d must be positive, or 0 for the default", budget)
 	}
+	if req.MaxTokens < 0 {
+		return nil, invalidRequest("read_context: maxTokens %d must be positive, or 0 for the default", req.MaxTokens)
+	}
+	if len(req.Query) > MaxQueryBytes {
+		return nil, invalidRequest("read_context: query is %d bytes; the limit is %d: give the key words only", len(req.Query), MaxQueryBytes)
+	}
+	choose := req.Query != "" || req.MaxTokens > 0 // fill the budget with documents
+	tb := newTokenBudget(req.MaxTokens, b.opts)
 	res := &ReadContextResult{}
 	if incRules {
 		text, err := b.Rules(ctx, lang)
@@ -93,13 +141,7 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 		}
 		res.Rules = &RulesSection{Content: text}
 	}
-	type section struct {
-		scope Scope
-		core  []string
-		other []string
-		out   map[string]ContextFile
-	}
-	var sections []*section
+	var sections []*ctxSection
 	if incBranch {
 		core, other, err := b.bankPaths(ctx, ScopeBranch, req.Branch, b.opts.BranchCoreFiles)
 		if err != nil {
@@ -114,7 +156,7 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 			}
 		}
 		res.BranchMemory = map[string]ContextFile{}
-		sections = append(sections, &section{scope: ScopeBranch, core: core, other: other, out: res.BranchMemory})
+		sections = append(sections, &ctxSection{scope: ScopeBranch, core: core, other: other, out: res.BranchMemory})
 	}
 	if incGlobal {
 		core, other, err := b.bankPaths(ctx, ScopeGlobal, "", b.opts.GlobalCoreFiles)
@@ -122,7 +164,7 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 			return nil, err
 		}
 		res.GlobalMemory = map[string]ContextFile{}
-		sections = append(sections, &section{scope: ScopeGlobal, core: core, other: other, out: res.GlobalMemory})
+		sections = append(sections, &ctxSection{scope: ScopeGlobal, core: core, other: other, out: res.GlobalMemory})
 	}
 	used := 0
 	fits := func(n int) bool {
@@ -136,54 +178,276 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 		used += n
 		return true
 	}
-	var skipped [2][]string // core files left out, per section
-	for i, s := range sections {
+	// include adds a document to its section if it fits both budgets; it
+	// returns its cost in tokens, and whether it was included.
+	include := func(s *ctxSection, p string) (tokens int, ok bool, err error) {
+		d, err := b.Read(ctx, ReadRequest{Scope: s.scope, Branch: req.Branch, Path: p})
+		if errors.Is(err, ErrCorrupt) {
+			b.opts.Logger.WarnContext(ctx, "memorybank: document cannot be decoded; listed instead", "path", p, "err", err)
+			return 0, false, nil
+		}
+		if err != nil {
+			return 0, false, err
+		}
+		cf := ContextFile{Path: p, Content: d.Content, Tags: d.Tags, LastModified: d.LastModified}
+		if budget > 0 || tb.limited() {
+			enc, _ := json.Marshal(cf)
+			entry := string(rawString(p)) + ":" + string(enc) // "path":{...}
+			tokens = tb.count(entry)
+			if !tb.fits(tokens) {
+				res.Truncated = true
+				return tokens, false, nil
+			}
+			if !fits(len(entry)) {
+				tb.used -= tokens
+				return tokens, false, nil
+			}
+		}
+		s.out[p] = cf
+		return tokens, true, nil
+	}
+	for _, s := range sections {
 		for _, p := range s.core {
-			d, err := b.Read(ctx, ReadRequest{Scope: s.scope, Branch: req.Branch, Path: p})
+			tokens, ok, err := include(s, p)
 			if errors.Is(err, ErrNotFound) {
 				continue // deleted since listed
-			}
-			if errors.Is(err, ErrCorrupt) {
-				b.opts.Logger.WarnContext(ctx, "memorybank: core file cannot be decoded; listed instead", "path", p, "err", err)
-				skipped[i] = append(skipped[i], p)
-				continue
 			}
 			if err != nil {
 				return nil, err
 			}
-			cf := ContextFile{Path: p, Content: d.Content, Tags: d.Tags, LastModified: d.LastModified}
-			if budget > 0 {
-				enc, _ := json.Marshal(cf)
-				if !fits(jsonLen(p) + 1 + len(enc)) { // "path":{...}
-					skipped[i] = append(skipped[i], p)
-					continue
-				}
+			if !ok {
+				s.skipped = append(s.skipped, leftOut{path: p, tokens: tokens})
 			}
-			s.out[p] = cf
 		}
 	}
-	for i, s := range sections {
+	if choose {
+		if err := b.chooseDocuments(ctx, req, sections, include); err != nil {
+			return nil, err
+		}
+		b.listLeftOut(res, sections, tb)
+		return res, nil
+	}
+	listed := 0
+	for _, s := range sections {
 		// Core files left out are listed before the other paths.
 		kept := s.other
-		if budget > 0 || len(skipped[i]) > 0 {
+		if budget > 0 || tb.limited() || len(s.skipped) > 0 {
 			kept = nil
-			for _, names := range [][]string{skipped[i], s.other} {
-				for _, p := range names {
-					if budget > 0 && !fits(jsonLen(p)) {
-						break
-					}
-					kept = append(kept, p)
+			names := make([]string, 0, len(s.skipped)+len(s.other))
+			for _, l := range s.skipped {
+				names = append(names, l.path)
+			}
+			names = append(names, s.other...)
+			for i, p := range names {
+				if budget > 0 && !fits(jsonLen(p)) || !tb.fitsListing(p) {
+					res.Truncated = true
+					res.More += len(names) - i
+					break
 				}
+				kept = append(kept, p)
 			}
 			slices.Sort(kept)
 		}
+		listed += len(kept)
 		if s.scope == ScopeBranch {
 			res.OtherBranchFiles = kept
 		} else {
 			res.OtherGlobalFiles = kept
 		}
 	}
+	if res.More > 0 {
+		res.Note = moreNote(res.More)
+	}
 	return res, nil
+}
+
+func moreNote(n int) string {
+	return fmt.Sprintf("and %d more; use search_documents or list_documents", n)
+}
+
+// ctxSection is one memory section of ReadContext being filled.
+type ctxSection struct {
+	scope   Scope
+	core    []string
+	other   []string
+	out     map[string]ContextFile
+	skipped []leftOut // core files left out
+	left    []leftOut // other documents left out, in order
+}
+
+type leftOut struct {
+	path   string
+	tokens int
+}
+
+// tokenBudget counts ReadContext's tokens: the memory files within the
+// budget less the listing's share, the listing within its share.
+type tokenBudget struct {
+	counter      TokenCounter
+	max, listMax int // 0: unlimited
+	used, listed int
+}
+
+// listingShare is the part of the token budget kept for the listing of
+// what was left out.
+const listingShare = 10
+
+func newTokenBudget(req int, o Options) *tokenBudget {
+	t := &tokenBudget{counter: o.TokenCounter, max: req}
+	if t.max == 0 && o.ContextTokens > 0 {
+		t.max = o.ContextTokens
+	}
+	if t.max > 0 {
+		t.listMax = max(t.max/listingShare, 1)
+		t.max -= t.listMax
+	}
+	return t
+}
+
+func (t *tokenBudget) limited() bool { return t.max > 0 }
+
+func (t *tokenBudget) count(s string) int { return t.counter.CountTokens(s) }
+
+func (t *tokenBudget) fits(n int) bool {
+	if t.max == 0 {
+		return true
+	}
+	if t.used+n > t.max {
+		return false
+	}
+	t.used += n
+	return true
+}
+
+// fitsListing counts one listed entry (its JSON) against the listing's
+// share.
+func (t *tokenBudget) fitsListing(entry string) bool {
+	if t.listMax == 0 {
+		return true
+	}
+	n := t.count(entry) + 1 // the separator
+	if t.listed+n > t.listMax {
+		return false
+	}
+	t.listed += n
+	return true
+}
+
+// chooseDocuments fills the token budget with whole documents beyond the
+// core files: those most relevant to the query first, then the most
+// recent. Documents are read only while they may fit; the others are left
+// out with their size estimated from the index.
+func (b *Bank) chooseDocuments(ctx context.Context, req ReadContextRequest, sections []*ctxSection,
+	include func(*ctxSection, string) (int, bool, error)) error {
+	type cand struct {
+		s       *ctxSection
+		path    string
+		score   float64
+		recent  time.Time
+		estimat int
+	}
+	var terms []string
+	if req.Query != "" {
+		terms = queryTerms(req.Query)
+	}
+	var cands []cand
+	var st corpusStats
+	st.df = make([]int, len(terms))
+	idxs := make([]*bankIndex, len(sections))
+	for i, s := range sections {
+		prefix, err := b.bankPrefix(ctx, s.scope, req.Branch, false)
+		if err != nil {
+			return err
+		}
+		var idx *bankIndex
+		if len(terms) > 0 {
+			idx, err = b.textIndexOf(ctx, prefix)
+			if err == nil {
+				idx.text.stats(terms, &st)
+			}
+		} else {
+			idx, err = b.entryIndex(ctx, prefix)
+		}
+		if err != nil {
+			return err
+		}
+		idxs[i] = idx
+		idx.mu.Unlock()
+	}
+	for i, s := range sections {
+		idx := idxs[i]
+		idx.mu.Lock()
+		scores := map[string]float64{}
+		if len(terms) > 0 && st.n > 0 {
+			for _, h := range idx.text.score(terms, &st, nil, math.MaxInt) {
+				scores[h.path] = h.score
+			}
+		}
+		for _, p := range s.other {
+			c := cand{s: s, path: p, score: scores[p], estimat: 1}
+			if e := idx.entries[p]; e != nil {
+				c.recent = e.LastModified
+				c.estimat = max(e.Size/4, 1)
+			}
+			cands = append(cands, c)
+		}
+		idx.mu.Unlock()
+	}
+	slices.SortStableFunc(cands, func(x, y cand) int {
+		if x.score != y.score {
+			if x.score > y.score {
+				return -1
+			}
+			return 1
+		}
+		return y.recent.Compare(x.recent)
+	})
+	// Stop reading after a few documents in a row did not fit: the rest
+	// are listed by their estimated size.
+	const maxMisses = 8
+	misses := 0
+	for _, c := range cands {
+		if misses >= maxMisses {
+			c.s.left = append(c.s.left, leftOut{path: c.path, tokens: c.estimat})
+			continue
+		}
+		tokens, ok, err := include(c.s, c.path)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if ok {
+			misses = 0
+		} else {
+			misses++
+			c.s.left = append(c.s.left, leftOut{path: c.path, tokens: tokens})
+		}
+	}
+	return nil
+}
+
+// listLeftOut lists what was left out, core files first, within the
+// listing's share of the token budget, and counts the rest.
+func (b *Bank) listLeftOut(res *ReadContextResult, sections []*ctxSection, tb *tokenBudget) {
+	for _, s := range sections {
+		for _, list := range [][]leftOut{s.skipped, s.left} {
+			for _, l := range list {
+				res.Truncated = true
+				f := LeftOutFile{Scope: s.scope, Path: l.path, Tokens: l.tokens}
+				enc, _ := json.Marshal(f)
+				if res.More > 0 || !tb.fitsListing(string(enc)) {
+					res.More++
+					continue
+				}
+				res.LeftOut = append(res.LeftOut, f)
+			}
+		}
+	}
+	if res.More > 0 {
+		res.Note = moreNote(res.More)
+	}
 }
 
 func flag(p *bool) bool { return p == nil || *p }

@@ -2,6 +2,7 @@ package memorybank_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -273,7 +274,11 @@ func TestFirstReadContextReadsOnlyWhatItReturns(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, res.BranchMemory, 4)
 	assert.Equal(t, core, mapKeys(res.GlobalMemory))
-	assert.Len(t, res.OtherGlobalFiles, 1000)
+	// The listing is bounded by a tenth of the default token budget; the
+	// rest is counted.
+	assert.Less(t, len(res.OtherGlobalFiles), 1000)
+	assert.Equal(t, 1000, len(res.OtherGlobalFiles)+res.More)
+	assert.Equal(t, fmt.Sprintf("and %d more; use search_documents or list_documents", res.More), res.Note)
 	// The rules document (absent: the built-in rules are used), the branch
 	// marker, and the six files returned.
 	assert.Equal(t, int64(1+1+4+2), store.gets.Load())

@@ -2,6 +2,8 @@ package memorybank
 
 import (
 	"context"
+	"errors"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -98,7 +100,7 @@ func (idx *bankIndex) match(tags []string, all bool) []string {
 	if all {
 		sets := make([]map[string]struct{}, len(tags))
 		for i, t := range tags {
-			sets[i] = idx.byTag[t]
+			sets[i] = idx.byTag[foldTag(t)]
 			if len(sets[i]) == 0 {
 				return nil
 			}
@@ -117,7 +119,7 @@ func (idx *bankIndex) match(tags []string, all bool) []string {
 	}
 	seen := map[string]bool{}
 	for _, t := range tags {
-		for p := range idx.byTag[t] {
+		for p := range idx.byTag[foldTag(t)] {
 			if !seen[p] {
 				seen[p] = true
 				out = append(out, p)
@@ -125,4 +127,193 @@ func (idx *bankIndex) match(tags []string, all bool) []string {
 		}
 	}
 	return out
+}
+
+// Limits of Search.
+const (
+	DefaultSearchLimit = 10
+	MaxSearchLimit     = 100
+	// MaxQueryBytes bounds a query's length.
+	MaxQueryBytes = 4096
+)
+
+// TextSearchRequest finds documents by the words of a query.
+type TextSearchRequest struct {
+	// Query is free text in any language: "how do we refresh tokens",
+	// "認証の方式", "数据库迁移".
+	Query string `json:"query"`
+	// Scope is ScopeBranch (the bank of Branch), ScopeGlobal, or ScopeAll
+	// (the default): the global bank and the bank of Branch when given,
+	// else every branch bank.
+	Scope  Scope  `json:"scope,omitempty"`
+	Branch string `json:"branch,omitempty"`
+	// Tags, when given, keep only documents carrying all of them (compared
+	// without regard to case or width).
+	Tags []string `json:"tags,omitempty"`
+	// Limit is the most results returned: 0 means DefaultSearchLimit; at
+	// most MaxSearchLimit.
+	Limit int `json:"limit,omitempty"`
+}
+
+// TextHit is one document found by Search.
+type TextHit struct {
+	Scope  Scope  `json:"scope"`
+	Branch string `json:"branch,omitempty"`
+	Path   string `json:"path"`
+	Title  string `json:"title"`
+	// Score is the document's relevance (BM25F): higher is better; scores
+	// compare within one search only.
+	Score float64 `json:"score"`
+	// Snippet is a short passage of the document's text around its best
+	// match, or its beginning.
+	Snippet string `json:"snippet"`
+}
+
+// Search finds the documents most relevant to a query, best first: BM25F
+// over the title and path, the tags and the text (a text document's text,
+// the string values of a JSON document's content), with a title or tag
+// match counting for more. Words are compared after Unicode compatibility
+// and case folding; Chinese and Japanese text, written without spaces, is
+// matched by character bigrams. A search sees every write acknowledged
+// before it began, by this Bank or any other on the same store; it reads
+// only documents changed since the last search (a fresh process reads each
+// document of the searched banks once).
+func (b *Bank) Search(ctx context.Context, req TextSearchRequest) ([]TextHit, error) {
+	if len(req.Query) > MaxQueryBytes {
+		return nil, invalidRequest("search: query is %d bytes; the limit is %d: search for the key words only", len(req.Query), MaxQueryBytes)
+	}
+	terms := queryTerms(req.Query)
+	if len(terms) == 0 {
+		return nil, invalidRequest("search: query %q has no words to search for; give words such as \"login token refresh\"", req.Query)
+	}
+	if len(req.Tags) > b.opts.MaxTags {
+		return nil, invalidRequest("search: %d tags given; at most %d", len(req.Tags), b.opts.MaxTags)
+	}
+	limit := req.Limit
+	switch {
+	case limit == 0:
+		limit = DefaultSearchLimit
+	case limit < 0 || limit > MaxSearchLimit:
+		return nil, invalidRequest("search: limit %d is not between 1 and %d", limit, MaxSearchLimit)
+	}
+	banks, err := b.searchBanks(ctx, req.Scope, req.Branch)
+	if err != nil {
+		return nil, err
+	}
+	// Pass 1: bring each bank's index up to date and gather the collection
+	// statistics, so scores compare across banks.
+	var st corpusStats
+	st.df = make([]int, len(terms))
+	idxs := make([]*bankIndex, len(banks))
+	for i, sb := range banks {
+		idx, err := b.textIndexOf(ctx, sb.prefix)
+		if err != nil {
+			return nil, err
+		}
+		idx.text.stats(terms, &st)
+		idx.mu.Unlock()
+		idxs[i] = idx
+	}
+	if st.n == 0 {
+		return []TextHit{}, nil
+	}
+	// Pass 2: score.
+	var hits []scoredHit
+	for i, idx := range idxs {
+		idx.mu.Lock()
+		var allowed map[string]struct{}
+		if len(req.Tags) > 0 {
+			allowed = map[string]struct{}{}
+			for _, p := range idx.match(req.Tags, true) {
+				allowed[p] = struct{}{}
+			}
+		}
+		for _, h := range idx.text.score(terms, &st, allowed, limit) {
+			title := ""
+			if e := idx.entries[h.path]; e != nil {
+				title = e.Title
+			}
+			hits = append(hits, scoredHit{bank: banks[i], path: h.path, title: title, score: h.score})
+		}
+		idx.mu.Unlock()
+	}
+	slices.SortFunc(hits, func(x, y scoredHit) int {
+		if x.score != y.score {
+			if x.score > y.score {
+				return -1
+			}
+			return 1
+		}
+		if c := strings.Compare(x.bank.prefix, y.bank.prefix); c != 0 {
+			return c
+		}
+		return strings.Compare(x.path, y.path)
+	})
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	out := make([]TextHit, 0, len(hits))
+	for _, h := range hits {
+		snippet, err := b.snippet(ctx, h.bank.prefix+h.path, h.path, terms)
+		if errors.Is(err, ErrNotFound) {
+			continue // deleted since
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, TextHit{Scope: h.bank.scope, Branch: h.bank.branch, Path: h.path, Title: h.title,
+			Score: math.Round(h.score*1e4) / 1e4, Snippet: snippet})
+	}
+	return out, nil
+}
+
+type scoredHit struct {
+	bank  searchBank
+	path  string
+	title string
+	score float64
+}
+
+// searchBank is one bank a search covers.
+type searchBank struct {
+	scope  Scope
+	branch string
+	prefix string
+}
+
+// searchBanks resolves the scope of a search to its banks.
+func (b *Bank) searchBanks(ctx context.Context, scope Scope, branch string) ([]searchBank, error) {
+	global := searchBank{scope: ScopeGlobal, prefix: GlobalPrefix}
+	one := func() (searchBank, error) {
+		prefix, err := b.bankPrefix(ctx, ScopeBranch, branch, false)
+		return searchBank{scope: ScopeBranch, branch: branch, prefix: prefix}, err
+	}
+	switch scope {
+	case ScopeGlobal:
+		return []searchBank{global}, nil
+	case ScopeBranch:
+		sb, err := one()
+		if err != nil {
+			return nil, err
+		}
+		return []searchBank{sb}, nil
+	case "", ScopeAll:
+		if branch != "" {
+			sb, err := one()
+			if err != nil {
+				return nil, err
+			}
+			return []searchBank{sb, global}, nil
+		}
+		dirs, err := b.branchDirs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := []searchBank{global}
+		for _, d := range dirs {
+			out = append(out, searchBank{scope: ScopeBranch, branch: d.name, prefix: BranchPrefix + d.dir + "/"})
+		}
+		return out, nil
+	}
+	return nil, invalidRequest("search: scope %q is not \"branch\", \"global\" or \"all\"", scope)
 }

@@ -457,7 +457,7 @@ func TestPatchWriteStoreCalls(t *testing.T) {
 // A search sees every write acknowledged before it started, whichever Bank
 // wrote it, while both Banks keep writing: the change count never lets a
 // foreign write hide behind the searching Bank's own.
-func TestSearchSeesEveryAcknowledgedWrite(t *testing.T) {
+func TestTagSearchSeesEveryAcknowledgedWrite(t *testing.T) {
 	forEachStore(t, func(t *testing.T, store memorybank.Store) {
 		a, b := memorybank.New(store, nil), memorybank.New(store, nil)
 		g := memorybank.ScopeGlobal
