@@ -67,16 +67,21 @@ const (
 	// for the core files of both banks and a listing, a small part of a
 	// model's context window.
 	DefaultContextTokens = 16000
+	// Limits of Search: results by default and at most, query length.
+	DefaultSearchLimit = 10
+	MaxSearchLimit     = 100
+	MaxQueryBytes      = 4096
 )
 
-// DefaultBranchCoreFiles are the core files of a branch bank, created from
-// templates when a branch bank is first read with ReadContext.
-var DefaultBranchCoreFiles = []string{"branchContext.json", "activeContext.json", "systemPatterns.json", "progress.json"}
-
-// DefaultGlobalCoreFiles are the core files of the global bank: every
-// document under core/ (an entry ending in "/" is a prefix), then the
-// documents a global memory bank usually holds, when present.
-var DefaultGlobalCoreFiles = []string{"core/", "architecture.md", "coding-standards.md", "domain-models.md", "glossary.md", "tech-stack.md", "user-guide.md"}
+var (
+	// DefaultBranchCoreFiles are the core files of a branch bank, created
+	// from templates when a branch bank is first read with ReadContext.
+	DefaultBranchCoreFiles = []string{"branchContext.json", "activeContext.json", "systemPatterns.json", "progress.json"}
+	// DefaultGlobalCoreFiles are the core files of the global bank: every
+	// document under core/ (an entry ending in "/" is a prefix), then the
+	// documents a global memory bank usually holds, when present.
+	DefaultGlobalCoreFiles = []string{"core/", "architecture.md", "coding-standards.md", "domain-models.md", "glossary.md", "tech-stack.md", "user-guide.md"}
+)
 
 // Options configure a Bank. The zero value, and a nil *Options, give the
 // defaults. Options are copied by New.

@@ -11,9 +11,6 @@ import (
 	"time"
 )
 
-// SchemaV2 is the value of "schema" in every document the Bank writes.
-const SchemaV2 = "memory_document_v2"
-
 // timeLayout is the format of lastModified and createdAt: UTC, millisecond
 // precision, as existing banks write them.
 const timeLayout = "2006-01-02T15:04:05.000Z"

@@ -13,6 +13,10 @@ import (
 // document is ErrNotFound; a stale IfVersion is a *ConflictError wrapping
 // ErrConflict.
 var (
+	// ErrVersionUnavailable: the version asked for is not retained
+	// (dropped by retention, never existed, or past a gap in the
+	// history). It wraps ErrNotFound.
+	ErrVersionUnavailable = fmt.Errorf("%w: version not available", ErrNotFound)
 	// ErrInvalidRequest: a request is malformed (content and patches both
 	// given or both missing, unknown scope, mode, match or language, missing
 	// branch, ...). Nothing was read or written.

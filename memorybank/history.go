@@ -50,11 +50,6 @@ const historyPrefix = ".history/"
 // pruneEvery: entries out of retention are deleted in batches this large.
 const pruneEvery = 16
 
-// ErrVersionUnavailable: the version asked for is not retained (dropped by
-// retention, never existed, or past a gap in the history). It wraps
-// ErrNotFound.
-var ErrVersionUnavailable = fmt.Errorf("%w: version not available", ErrNotFound)
-
 // HistoryEntry is one recorded change of a document.
 type HistoryEntry struct {
 	Version int64     `json:"version"`

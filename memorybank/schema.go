@@ -19,6 +19,8 @@ var schemaFS embed.FS
 // validate the "content" of JSON documents by metadata.documentType
 // (ContentSchemaFor).
 const (
+	// SchemaV2 is the value of "schema" in every document the Bank writes.
+	SchemaV2             = "memory_document_v2"
 	SchemaEnvelope       = "envelope"
 	SchemaBranchContext  = "branch_context"
 	SchemaActiveContext  = "active_context"

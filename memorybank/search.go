@@ -129,14 +129,6 @@ func (idx *bankIndex) match(tags []string, all bool) []string {
 	return out
 }
 
-// Limits of Search.
-const (
-	DefaultSearchLimit = 10
-	MaxSearchLimit     = 100
-	// MaxQueryBytes bounds a query's length.
-	MaxQueryBytes = 4096
-)
-
 // TextSearchRequest finds documents by the words of a query.
 type TextSearchRequest struct {
 	// Query is free text in any language: "how do we refresh tokens",

@@ -44,6 +44,7 @@ var bankTools = map[string]struct {
 	tools.ReadContext:           {initialising, readContextBranch},
 	tools.ReadRules:             {readOnly, nil},
 	tools.SearchDocumentsByTags: {readOnly, branchScope},
+	tools.SearchDocuments:       {readOnly, branchScope},
 	tools.ListDocuments:         {readOnly, branchScope},
 	tools.DeleteDocument:        {replacing, branchScope},
 	tools.DocumentHistory:       {readOnly, branchScope},

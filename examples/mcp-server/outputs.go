@@ -76,6 +76,9 @@ func bankOutputSchemas() map[string]*jsonschema.Schema {
 			})},
 		}),
 		tools.RevertDocument: write,
+		tools.SearchDocuments: object([]string{"results"}, map[string]*jsonschema.Schema{
+			"results": {Type: "array", Items: must(jsonschema.For[memorybank.TextHit](schemaOptions))},
+		}),
 	}
 	for name, s := range m {
 		m[name] = orError(s)

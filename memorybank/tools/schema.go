@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/big"
 	"slices"
 	"strconv"
@@ -153,7 +154,7 @@ func scopeProp(all bool, defaultScope string) jsonObj {
 }
 
 func readContextSchema() jsonObj {
-	return objectSchema(nil, jsonObj{
+	props := jsonObj{
 		"branch":              branchProp("Required when includeBranchMemory is true (the default)."),
 		"language":            withEnum(prop("string", languageText), "en", "ja", "zh"),
 		"includeRules":        withDefault(prop("boolean", "Whether to include the rules (default: true)."), true),
@@ -166,7 +167,9 @@ func readContextSchema() jsonObj {
 			"description": `Optional budget in bytes for the memory sections, counting the JSON of each included file entry and each listed path: ` +
 				`core files are included in order while they fit, then the paths of core files left out, then the paths of the other documents; "truncated" says something was left out. 0 or absent: the server's default (unlimited unless configured).`,
 		},
-	})
+	}
+	maps.Copy(props, readContextBudgetProps())
+	return objectSchema(nil, props)
 }
 
 func readRulesSchema() jsonObj {

@@ -13,7 +13,7 @@ const SearchDocuments = "search_documents"
 // searchDocumentsSpec is the search_documents tool: Bank.Search.
 var searchDocumentsSpec = toolSpec{
 	name: SearchDocuments,
-	description: `Find documents by what they say: free text in any language (English, Japanese, Chinese), ranked best first ` +
+	description: `Find documents by what they say (branch is required when scope is "branch"): free text in any language (English, Japanese, Chinese), ranked best first ` +
 		`by relevance over title, tags and text. Scope "all" (the default) searches the global memory bank and every branch bank, ` +
 		`or, when branch is given, that branch's bank and the global bank. Returns scope, branch, path, title, score and a short snippet ` +
 		`of each document; read one with read_branch_memory_bank or read_global_memory_bank.`,

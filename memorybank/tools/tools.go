@@ -105,7 +105,9 @@ var toolSpecs = []toolSpec{
 		name: ReadContext,
 		description: `Read all context information at once: the rules, the branch memory bank (core files) and the global memory bank ` +
 			`(core files), plus the paths of the other documents. branch is required when includeBranchMemory is true (the default); ` +
-			`a branch bank without documents is first initialised with the core files. Call this at the start of a task.`,
+			`a branch bank without documents is first initialised with the core files. Call this at the start of a task. ` +
+			`It keeps to a token budget (maxTokens, default the server's); with query, the documents most relevant to it fill the rest of the budget, ` +
+			`and what was left out is listed by path.`,
 		schema: readContextSchema(),
 		run:    runReadContext,
 	},
@@ -122,6 +124,7 @@ var toolSpecs = []toolSpec{
 		schema: searchSchema(),
 		run:    runSearch,
 	},
+	searchDocumentsSpec,
 	{
 		name: ListDocuments,
 		description: `List the documents of one memory bank, with title, tags, version and size, sorted by path: scope "global", ` +
@@ -141,8 +144,8 @@ var toolSpecs = []toolSpec{
 // For returns the agent tools of the memory bank b, in a fixed order:
 // write_branch_memory_bank, write_global_memory_bank,
 // read_branch_memory_bank, read_global_memory_bank, read_context,
-// read_rules, search_documents_by_tags, list_documents, delete_document,
-// document_history, revert_document.
+// read_rules, search_documents_by_tags, search_documents, list_documents,
+// delete_document, document_history, revert_document.
 // The input schemas are compiled once per process; each call returns new
 // Tool values (their InputSchema may be modified by the caller).
 func For(b *memorybank.Bank) []Tool {
