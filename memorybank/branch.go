@@ -152,6 +152,9 @@ func collision(name, dir, owner string) error {
 // grows with the number of branch documents; it is meant for occasional use
 // (a "list branches" tool), not for every request.
 func (b *Bank) Branches(ctx context.Context) ([]string, error) {
+	if err := b.ready(); err != nil {
+		return nil, err
+	}
 	var names []string
 	seen := map[string]bool{}
 	for obj, err := range b.store.List(ctx, BranchPrefix) {

@@ -82,6 +82,9 @@ func validatePath(p string) error {
 // Read returns one document, canonicalised: ErrNotFound when it does not
 // exist.
 func (b *Bank) Read(ctx context.Context, req ReadRequest) (*Document, error) {
+	if err := b.ready(); err != nil {
+		return nil, err
+	}
 	l, err := b.locate(ctx, req.Scope, req.Branch, req.Path, false)
 	if err != nil {
 		return nil, err
@@ -103,6 +106,9 @@ func (b *Bank) Read(ctx context.Context, req ReadRequest) (*Document, error) {
 // Delete removes one document: ErrNotFound when it does not exist, a
 // *ConflictError when IfVersion is set and is not the current version.
 func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
+	if err := b.ready(); err != nil {
+		return err
+	}
 	if req.IfVersion < 0 {
 		return invalidRequest("delete %q: ifVersion %d must be a positive version, or 0 for none", req.Path, req.IfVersion)
 	}
@@ -159,6 +165,9 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 // sorted by path. It is served by the index, so it reads only documents
 // changed since the index last saw them.
 func (b *Bank) List(ctx context.Context, req ListRequest) ([]ListEntry, error) {
+	if err := b.ready(); err != nil {
+		return nil, err
+	}
 	prefix, err := b.bankPrefix(ctx, req.Scope, req.Branch, false)
 	if err != nil {
 		return nil, err
@@ -176,6 +185,9 @@ func (b *Bank) List(ctx context.Context, req ListRequest) ([]ListEntry, error) {
 // paths, so a warm call costs one change-count check whatever the size of
 // the bank.
 func (b *Bank) Paths(ctx context.Context, req ListRequest) ([]string, error) {
+	if err := b.ready(); err != nil {
+		return nil, err
+	}
 	prefix, err := b.bankPrefix(ctx, req.Scope, req.Branch, false)
 	if err != nil {
 		return nil, err

@@ -67,6 +67,9 @@ type ContextFile struct {
 // the read_context of a memory-bank server. A branch bank without documents is first
 // initialised with the core file templates in the request's language.
 func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadContextResult, error) {
+	if err := b.ready(); err != nil {
+		return nil, err
+	}
 	lang := req.Language
 	if lang == "" {
 		lang = b.opts.Language

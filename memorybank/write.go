@@ -73,6 +73,9 @@ func (r *WriteResult) Document() (*Document, error) {
 // and one Put, plus the branch marker on the first write to a branch bank.
 // See WriteRequest and the package documentation for the rules.
 func (b *Bank) Write(ctx context.Context, req WriteRequest) (*WriteResult, error) {
+	if err := b.ready(); err != nil {
+		return nil, err
+	}
 	if err := b.check(req); err != nil {
 		return nil, err
 	}

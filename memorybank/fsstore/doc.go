@@ -66,7 +66,8 @@
 // [memorybank.ErrInvalidKey].
 //
 // A key cannot be both a file and a directory: with "a/b" stored, Put("a")
-// fails with [ErrPathConflict], and so does Put("a/b") with "a" stored.
+// fails with [ErrPathConflict] (which matches memorybank.ErrPathConflict),
+// and so does Put("a/b") with "a" stored.
 // Get and Delete report such keys as not found.
 //
 // # Platforms

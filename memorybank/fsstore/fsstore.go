@@ -34,8 +34,9 @@ var (
 	ErrLockTimeout = errors.New("fsstore: timed out waiting for the store lock")
 	// ErrPathConflict: the key cannot be a file because a directory of that
 	// name exists ("a" when "a/b" exists), or because one of its parents is
-	// a file ("a/b" when "a" exists). Nothing was changed.
-	ErrPathConflict = errors.New("fsstore: key collides with a directory or file")
+	// a file ("a/b" when "a" exists). Nothing was changed. It wraps
+	// memorybank.ErrPathConflict.
+	ErrPathConflict error = &pathConflict{}
 )
 
 // Options configure a Store. A nil *Options means the zero value.
@@ -426,3 +427,10 @@ func readAll(f io.Reader, size int64) ([]byte, error) {
 		}
 	}
 }
+
+// pathConflict is ErrPathConflict: its own sentinel, which also matches
+// memorybank.ErrPathConflict.
+type pathConflict struct{}
+
+func (*pathConflict) Error() string { return "fsstore: key collides with a directory or file" }
+func (*pathConflict) Unwrap() error { return memorybank.ErrPathConflict }
