@@ -3,7 +3,9 @@ package memorybank
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"path"
 	"slices"
 	"strconv"
@@ -293,25 +295,43 @@ func (e *envelope) tags() []string {
 	return []string{}
 }
 
-// version returns metadata.version: a number, or a string holding an
-// integer (as some existing banks store it); a missing or unusable version
+// version returns metadata.version: an integer, or a string holding one
+// (as some existing banks store it), read exactly whatever its size; an
+// integer too large for an int64 reads as math.MaxInt64 (which a write
+// cannot increment: see maxVersionProblem). A missing or unusable version
 // reads as 1.
 func (e *envelope) version() int64 {
 	v, ok := e.meta["version"]
 	if !ok {
 		return 1
 	}
-	var f float64
-	if json.Unmarshal(v, &f) == nil && f >= 1 && f == float64(int64(f)) {
+	s := string(bytes.TrimSpace(v))
+	if len(s) > 0 && s[0] == '"' && json.Unmarshal(v, &s) != nil {
+		return 1
+	}
+	s = strings.TrimSpace(s)
+	n, err := strconv.ParseInt(s, 10, 64)
+	switch {
+	case err == nil && n >= 1:
+		return n
+	case errors.Is(err, strconv.ErrRange) && s[0] != '-':
+		return math.MaxInt64
+	}
+	// A number spelled with a fraction or exponent ("3.0", "1e2"): exact
+	// only below 2^53, as JSON readers hold it in a float64.
+	f, err := strconv.ParseFloat(s, 64)
+	if err == nil && f >= 1 && f < 1<<53 && f == math.Trunc(f) {
 		return int64(f)
 	}
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil && n >= 1 {
-			return n
-		}
-	}
 	return 1
+}
+
+// maxVersionProblem refuses a write of a document whose version, edited by
+// hand, is the largest there is: it cannot be incremented.
+func maxVersionProblem(p string) error {
+	return &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/metadata/version",
+		Message: fmt.Sprintf("the stored version is %d, the largest a version can be, so a write cannot increment it; "+
+			"edit metadata.version of the stored document to a smaller number, or delete the document and write it again", int64(math.MaxInt64))}}}
 }
 
 func (e *envelope) time(key string) time.Time {

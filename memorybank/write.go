@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -175,6 +176,9 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest) (*WriteRe
 	oldVersion := int64(0)
 	if old != nil {
 		oldVersion = old.version()
+	}
+	if oldVersion == math.MaxInt64 && req.Mode != ModeCreate {
+		return nil, maxVersionProblem(l.path)
 	}
 	switch {
 	case req.Mode == ModeCreate && exists:
