@@ -48,6 +48,9 @@ type envelope struct {
 	extra   map[string]json.RawMessage // other top-level members (JSON documents)
 	// badMeta: "metadata" was there but not an object (and was dropped).
 	badMeta bool
+	// dup is the pointer and name of a member of the envelope or of its
+	// metadata that occurs twice (the last copy was kept), or "".
+	dup, dupName string
 }
 
 func newEnvelope(format Format, p string) *envelope {
@@ -127,7 +130,12 @@ func splitEnvelope(format Format, p string, data []byte) (e *envelope, ok bool) 
 	e = newEnvelope(format, p)
 	var meta json.RawMessage
 	hasMeta := false
+	seen := make(map[string]struct{}, 4)
 	ok = objectMembers(data, func(k string, v []byte) {
+		if _, d := seen[k]; d && e.dup == "" {
+			e.dup, e.dupName = "/"+escapePointer(k), k
+		}
+		seen[k] = struct{}{}
 		switch k {
 		case "schema":
 			e.schema = v
@@ -153,6 +161,15 @@ func splitEnvelope(format Format, p string, data []byte) (e *envelope, ok bool) 
 	if hasMeta && (json.Unmarshal(meta, &e.meta) != nil || e.meta == nil) {
 		e.meta = map[string]json.RawMessage{}
 		e.badMeta = true
+	}
+	if hasMeta && e.dup == "" && !e.badMeta {
+		names := make(map[string]struct{}, len(e.meta))
+		objectMembers(meta, func(k string, _ []byte) {
+			if _, d := names[k]; d && e.dup == "" {
+				e.dup, e.dupName = "/metadata/"+escapePointer(k), k
+			}
+			names[k] = struct{}{}
+		})
 	}
 	return e, true
 }

@@ -96,6 +96,10 @@ func (e *envelope) seal() ([]byte, error) {
 	}
 	decode := func(ptr string, raw json.RawMessage) any {
 		v, next, err := parseIndented(raw, 1, out)
+		if de, ok := err.(*duplicateError); ok {
+			problems = append(problems, duplicateProblem(ptr+de.pointer, de.name, "keep the value you mean and resend"))
+			return nil
+		}
 		if err != nil {
 			problems = append(problems, Problem{Pointer: ptr, Message: "not valid JSON: " + err.Error()})
 			return nil

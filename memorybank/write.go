@@ -256,6 +256,9 @@ func contentEnvelope(format Format, p string, content json.RawMessage) (*envelop
 		}
 		return nil, invalidRequest("write %q: content is not valid JSON: %.60s", p, content)
 	}
+	if e.dup != "" {
+		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{duplicateProblem(e.dup, e.dupName, "keep the value you mean and resend")}}
+	}
 	if e.badMeta {
 		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/metadata", Message: "must be an object such as {\"title\": \"...\", \"documentType\": \"...\", \"tags\": []}"}}}
 	}
