@@ -48,6 +48,9 @@ type envelope struct {
 	extra   map[string]json.RawMessage // other top-level members (JSON documents)
 	// badMeta: "metadata" was there but not an object (and was dropped).
 	badMeta bool
+	// bare: a text document stored without front matter; its metadata is
+	// what its text says (see decodeText).
+	bare bool
 	// dup is the pointer and name of a member of the envelope or of its
 	// metadata that occurs twice (the last copy was kept), or "".
 	dup, dupName string
@@ -115,7 +118,10 @@ func decodeStored(format Format, p string, data []byte) (*envelope, error) {
 			return nil, fmt.Errorf("%w: %q is not valid JSON; overwrite it with a full content write", ErrCorrupt, p)
 		}
 	} else {
-		e = decodeText(p, data)
+		var err error
+		if e, err = decodeText(p, data); err != nil {
+			return nil, fmt.Errorf("%w: %q: %v; overwrite it with a full write (text or content) to repair it", ErrCorrupt, p, err)
+		}
 	}
 	e.normalize()
 	return e, nil
@@ -263,7 +269,50 @@ func (e *envelope) stamp(old *envelope, now string, newID func() string, tags []
 		if body, ok := e.text(); ok {
 			e.content = rawString(setLegacyTags(body, e.tags()))
 		}
+		// A text file stored without front matter keeps none while its
+		// metadata is what its text says: only the text a write changes
+		// changes, and its version is derived from the text. A new file
+		// gets front matter.
+		e.bare = false
+		if old != nil && old.bare && e.derivable() {
+			body, _ := e.text()
+			e.bare = true
+			e.meta["version"] = rawInt(textVersion(body))
+		}
 	}
+}
+
+// derivable reports whether the metadata of a text envelope is exactly what
+// a read of its text alone would derive (title from the first heading or
+// the file name, tags from a "tags: #a" line, default documentType, nothing
+// else), so the file needs no front matter. Fields only front matter holds
+// (id, createdAt, lastModified, version) do not count: such a file has none.
+func (e *envelope) derivable() bool {
+	body, ok := e.text()
+	if !ok || len(e.extra) > 0 {
+		return false
+	}
+	d, err := decodeText(e.path, []byte(body))
+	if err != nil || !d.bare {
+		return false // the text itself starts with front matter
+	}
+	d.normalize()
+	for _, m := range []map[string]json.RawMessage{e.meta, d.meta} {
+		for k := range m {
+			switch k {
+			case "id", "createdAt", "lastModified", "version", "path":
+			case "tags":
+				if !slices.Equal(e.tags(), d.tags()) || !json.Valid(e.meta[k]) || e.meta[k][0] != '[' {
+					return false
+				}
+			default:
+				if !bytes.Equal(compactRaw(e.meta[k]), compactRaw(d.meta[k])) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // dedupe keeps the first occurrence of each tag, in order. A map keeps it

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/xeipuuv/gojsonschema"
 )
@@ -147,6 +149,7 @@ func (e *envelope) seal() ([]byte, error) {
 		if problems, err = validateValue(SchemaEnvelope, env, ""); err != nil {
 			return nil, err
 		}
+		problems = append(problems, tagProblems(env["metadata"])...)
 	}
 	name := SchemaEnvelope
 	if !isJSON {
@@ -169,6 +172,13 @@ func (e *envelope) seal() ([]byte, error) {
 		return nil, &ValidationError{Path: e.path, Schema: name, Problems: problems}
 	}
 	if !isJSON {
+		if e.bare {
+			// Stored as bare text: the result shows what a read will
+			// (no id or createdAt; lastModified from the store).
+			delete(e.meta, "id")
+			delete(e.meta, "createdAt")
+			delete(e.meta, "lastModified")
+		}
 		return encodeText(e), nil
 	}
 	return append(out, "\n}\n"...), nil
@@ -212,4 +222,25 @@ func pointerOf(ctx *gojsonschema.JsonContext) string {
 
 func escapePointer(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// tagProblems refuses tags that are not single-line text: a tag holding a
+// line break or another control character could add lines to a Markdown
+// body (its "tags: #a" line) or to front matter.
+func tagProblems(meta any) []Problem {
+	m, _ := meta.(map[string]any)
+	tags, _ := m["tags"].([]any)
+	var out []Problem
+	for i, t := range tags {
+		s, ok := t.(string)
+		if !ok {
+			continue // the schema reports it
+		}
+		if j := strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }); j >= 0 {
+			r, _ := utf8.DecodeRuneInString(s[j:])
+			out = append(out, Problem{Pointer: fmt.Sprintf("/metadata/tags/%d", i),
+				Message: fmt.Sprintf("tag %q holds the control character %U; a tag is one line of text such as \"design\"", s, r)})
+		}
+	}
+	return out
 }

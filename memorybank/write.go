@@ -202,7 +202,7 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest) (*WriteRe
 	case req.Content != nil:
 		next, err = contentEnvelope(format, l.path, req.Content)
 	default:
-		next, err = decodeText(l.path, []byte(req.Text)), nil
+		next, err = textEnvelope(l.path, req.Text)
 	}
 	if err != nil {
 		return nil, err
