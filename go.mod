@@ -1,12 +1,13 @@
 module github.com/agentmemory/agentmemory
 
-go 1.25
+go 1.25.0
 
 require (
 	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/stretchr/testify v1.12.1
 	github.com/xeipuuv/gojsonschema v1.2.0
 	go.yaml.in/yaml/v3 v3.0.5
+	golang.org/x/text v0.36.0
 )
 
 require (

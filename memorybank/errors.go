@@ -125,6 +125,10 @@ type BranchError struct {
 }
 
 func (e *BranchError) Error() string {
+	if errors.Is(e.Err, ErrBranchCollision) && e.Reason != "" {
+		return fmt.Sprintf("%s: branch %q: %s, and they would be one directory on macOS and Windows; use the branch %q or rename one of the branches",
+			e.Err.Error(), e.Branch, e.Reason, e.Owner)
+	}
 	if errors.Is(e.Err, ErrBranchCollision) {
 		return fmt.Sprintf("%s: branch %q maps to directory %q, which holds the memory of branch %q; rename one of the branches",
 			e.Err.Error(), e.Branch, e.Dir, e.Owner)

@@ -54,6 +54,10 @@ type WriteResult struct {
 	LastModified time.Time `json:"lastModified"`
 	Tags         []string  `json:"tags"`
 	Created      bool      `json:"created"` // the document did not exist before
+	// Problems lists the schema problems the stored document already had
+	// and this write kept (a write may keep them, never add one); empty
+	// when the document matches its schema.
+	Problems []Problem `json:"problems,omitempty"`
 
 	env     *envelope
 	modTime time.Time
@@ -95,7 +99,7 @@ func (b *Bank) Write(ctx context.Context, req WriteRequest) (*WriteResult, error
 	}
 	defer unlock()
 	for attempt := 0; ; attempt++ {
-		res, err := b.writeOnce(ctx, l, req)
+		res, err := b.writeOnce(ctx, l, req, false)
 		if err == nil || !errors.Is(err, errRetry) {
 			return res, err
 		}
@@ -158,7 +162,7 @@ var errRetry = errors.New("memorybank: retry")
 // writeOnce is one attempt of a write: it decodes the stored document once,
 // applies the content or the patches, stamps, validates (decoding the
 // content once), encodes once and swaps it in.
-func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest) (*WriteResult, error) {
+func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool) (*WriteResult, error) {
 	format := formatOf(l.path)
 	obj, err := b.store.Get(ctx, l.key)
 	exists := err == nil
@@ -194,6 +198,11 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest) (*WriteRe
 		return nil, fmt.Errorf("%w: %q does not exist in the %s; cannot %s it: create it first with content",
 			ErrNotFound, l.path, l.describe(), what)
 	}
+	if !exists {
+		if err := b.pathCollision(ctx, l); err != nil {
+			return nil, err
+		}
+	}
 
 	var next *envelope
 	switch {
@@ -211,12 +220,15 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest) (*WriteRe
 	if n := len(next.tags()); n > b.opts.MaxTags {
 		return nil, &LimitError{Limit: "tags", Max: b.opts.MaxTags, Got: n, Path: l.path}
 	}
-	data, err := next.seal()
+	data, problems, err := next.sealKeeping(old)
 	if err != nil {
 		return nil, err
 	}
 	if len(data) > b.opts.MaxDocumentBytes {
 		return nil, &LimitError{Limit: "document size", Max: b.opts.MaxDocumentBytes, Got: len(data), Path: l.path}
+	}
+	if dry {
+		return dryResult(l, next, exists, problems, len(data)), nil
 	}
 	if l.scope == ScopeBranch {
 		if _, err := b.branchDir(ctx, l.branch, true); err != nil {
@@ -241,7 +253,7 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest) (*WriteRe
 	id, _ := next.str("id")
 	return &WriteResult{
 		Scope: l.scope, Branch: l.branch, Path: l.path, ID: id, Version: le.Version,
-		LastModified: le.LastModified, Tags: le.Tags, Created: !exists,
+		LastModified: le.LastModified, Tags: le.Tags, Created: !exists, Problems: problems,
 		env: next, modTime: put.ModTime,
 	}, nil
 }
