@@ -310,15 +310,18 @@ func (p *parser) number() (any, error) {
 // whoever decodes it reports). It decodes nothing but escaped names, so a
 // stored document is checked in one quick pass before it is patched.
 func firstDuplicate(data []byte) (ptr, name string, ok bool) {
-	ptr, name, _ = dupScan(data, skipWS(data, 0), 0)
-	return ptr, name, name != ""
+	if d, _ := dupScan(data, skipWS(data, 0), 0); d != nil {
+		return d.pointer, d.name, true
+	}
+	return "", "", false
 }
 
 // dupScan scans the value at b[i] and returns the first duplicate below it
-// and the offset after the value (-1 when the value is not valid).
-func dupScan(b []byte, i, depth int) (ptr, name string, end int) {
+// (nil when none) and the offset after the value (-1 when the value is not
+// valid).
+func dupScan(b []byte, i, depth int) (*duplicateError, int) {
 	if i >= len(b) || depth > maxDepth {
-		return "", "", -1
+		return nil, -1
 	}
 	switch b[i] {
 	case '{':
@@ -326,19 +329,19 @@ func dupScan(b []byte, i, depth int) (ptr, name string, end int) {
 		var set map[string]struct{}
 		i = skipWS(b, i+1)
 		if i < len(b) && b[i] == '}' {
-			return "", "", i + 1
+			return nil, i + 1
 		}
 		for {
 			if i >= len(b) || b[i] != '"' {
-				return "", "", -1
+				return nil, -1
 			}
 			ks := i
 			if i = skipString(b, i); i < 0 {
-				return "", "", -1
+				return nil, -1
 			}
 			key := string(b[ks+1 : i-1])
 			if bytes.IndexByte(b[ks:i], '\\') >= 0 && json.Unmarshal(b[ks:i], &key) != nil {
-				return "", "", -1
+				return nil, -1
 			}
 			dup := false
 			if set != nil {
@@ -358,50 +361,57 @@ func dupScan(b []byte, i, depth int) (ptr, name string, end int) {
 				}
 			}
 			if dup {
-				return "/" + escapePointer(key), key, i
+				return &duplicateError{pointer: "/" + escapePointer(key), name: key}, i
 			}
 			if i = skipWS(b, i); i >= len(b) || b[i] != ':' {
-				return "", "", -1
+				return nil, -1
 			}
-			vs := skipWS(b, i+1)
-			p, n, e := dupScan(b, vs, depth+1)
-			if n != "" {
-				return "/" + escapePointer(key) + p, n, e
+			d, e := dupScan(b, skipWS(b, i+1), depth+1)
+			if d != nil {
+				d.pointer = "/" + escapePointer(key) + d.pointer
+				return d, e
 			}
-			if i = skipWS(b, e); e < 0 || i >= len(b) {
-				return "", "", -1
+			if e < 0 {
+				return nil, -1
+			}
+			if i = skipWS(b, e); i >= len(b) {
+				return nil, -1
 			}
 			switch b[i] {
 			case '}':
-				return "", "", i + 1
+				return nil, i + 1
 			case ',':
 				i = skipWS(b, i+1)
 			default:
-				return "", "", -1
+				return nil, -1
 			}
 		}
 	case '[':
 		i = skipWS(b, i+1)
 		if i < len(b) && b[i] == ']' {
-			return "", "", i + 1
+			return nil, i + 1
 		}
 		for idx := 0; ; idx++ {
-			p, n, e := dupScan(b, i, depth+1)
-			if n != "" {
-				return "/" + strconv.Itoa(idx) + p, n, e
+			d, e := dupScan(b, i, depth+1)
+			if d != nil {
+				d.pointer = "/" + strconv.Itoa(idx) + d.pointer
+				return d, e
 			}
-			if i = skipWS(b, e); e < 0 || i >= len(b) {
-				return "", "", -1
+			if e < 0 {
+				return nil, -1
+			}
+			if i = skipWS(b, e); i >= len(b) {
+				return nil, -1
 			}
 			switch b[i] {
 			case ']':
-				return "", "", i + 1
+				return nil, i + 1
 			case ',':
 				i = skipWS(b, i+1)
 			default:
-				return "", "", -1
+				return nil, -1
 			}
 		}
 	}
-	return "", "", skipValue(b, i)
+	return nil, skipValue(b, i)
 }
