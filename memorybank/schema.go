@@ -83,19 +83,6 @@ func compiledSchema(name string) (*gojsonschema.Schema, error) {
 	return compiled[name], nil
 }
 
-// seal validates an envelope and returns its stored form. Each value is
-// decoded once (parseIndented), for the schemas and, in the same pass,
-// written as stored: the envelope schema checks the whole envelope with a
-// stub for the content, then, for a JSON document, the content schema of its
-// documentType checks the content.
-func (e *envelope) seal() ([]byte, error) {
-	data, problems, name, err := e.sealProblems()
-	if err == nil && len(problems) > 0 {
-		return nil, e.validationError(name, problems)
-	}
-	return data, err
-}
-
 // validationError reports problems; when the envelope has some, only those
 // (the content's follow once the envelope is right).
 func (e *envelope) validationError(name string, problems []Problem) *ValidationError {
@@ -113,8 +100,8 @@ func (e *envelope) validationError(name string, problems []Problem) *ValidationE
 	return &ValidationError{Path: e.path, Schema: name, Problems: problems}
 }
 
-// sealKeeping is seal for a write over the stored document old (nil for a
-// new one): a result may keep problems old already had (a document that
+// sealKeeping validates the envelope a write over the stored document old
+// (nil for a new one) is about to store and returns its stored form: a result may keep problems old already had (a document that
 // breaks its schema stays writable) but not add any. It returns the stored
 // form and the problems it keeps; a new problem is a *ValidationError
 // naming only the new ones.
@@ -150,7 +137,11 @@ func (e *envelope) sealKeeping(old *envelope) ([]byte, []Problem, error) {
 
 // sealProblems validates an envelope and returns its stored form and its
 // problems, sorted by pointer, under the schema named name. data is nil
-// when a value could not be decoded (so there is no stored form).
+// when a value could not be decoded (so there is no stored form). Each
+// value is decoded once (parseIndented), for the schemas and, in the same
+// pass, written as stored: the envelope schema checks the whole envelope
+// with a stub for the content, then, for a JSON document, the content
+// schema of its documentType checks the content.
 func (e *envelope) sealProblems() (data []byte, problems []Problem, name string, err error) {
 	isJSON := e.format == FormatJSON
 	var out []byte
