@@ -83,3 +83,29 @@ func mustMarshal(t *testing.T, v any) []byte {
 	require.NoError(t, err)
 	return data
 }
+
+// The plan functions over a Bank that was never initialised return
+// memorybank.ErrNotInitialised, never panic (CheckSelection reads the bank
+// only for a selection that is otherwise valid, through the same calls).
+func TestPlansOverNilBank(t *testing.T) {
+	p := decodePlan(t, fullPlan)
+	calls := map[string]func() error{
+		"Apply": func() error {
+			_, err := plan.Apply(ctx, nil, plan.ApplyRequest{Root: planRoot, Plan: p, Confirmed: true})
+			return err
+		},
+		"SelectFiles": func() error {
+			_, err := plan.SelectFiles(ctx, nil, planRoot, []plan.Candidate{{Path: "MEMORY.md"}}, nil)
+			return err
+		},
+		"RiskAlerts": func() error {
+			_, err := plan.RiskAlerts(ctx, nil, planRoot, []string{"MEMORY.md"}, nil)
+			return err
+		},
+	}
+	for name, call := range calls {
+		var err error
+		require.NotPanics(t, func() { err = call() }, name)
+		assert.ErrorIs(t, err, memorybank.ErrNotInitialised, name)
+	}
+}
