@@ -39,9 +39,11 @@ func foldKey(s string) string {
 // pathCollision checks a path about to be created in the bank at l against
 // the paths the bank holds: an error wrapping ErrPathConflict names the
 // existing document. The paths come from the bank's index when it has been
-// listed (it follows this Bank's own writes; another process's create at
-// the same moment may slip past, as with any check before a write), else
-// from one listing of the bank.
+// listed (it follows this Bank's own writes), else from one listing of the
+// bank. Writers of one Bank lock a document by its folded key, so two
+// spellings created at once through one Bank cannot both pass; another
+// process creating one at the same moment may slip past, as with any check
+// before a write.
 func (b *Bank) pathCollision(ctx context.Context, l loc) error {
 	var paths []string
 	b.mu.Lock()

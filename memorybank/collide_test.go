@@ -1,6 +1,7 @@
 package memorybank_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -78,4 +79,33 @@ func TestBranchesThatCollideElsewhere(t *testing.T) {
 			mustWrite(t, b, memorybank.WriteRequest{Scope: br, Branch: tc.first, Path: "notes.md", Text: "z"})
 		})
 	}
+}
+
+// Concurrent creates of spellings of one name through one Bank: exactly
+// one wins, the others are refused naming it.
+func TestConcurrentCollidingCreates(t *testing.T) {
+	forEachStore(t, func(t *testing.T, store memorybank.Store) {
+		b := newBank(store)
+		names := []string{"notes.md", "Notes.md", "NOTES.md", "nOtes.md", "noTes.md", "notEs.md", "NoTeS.md", "nOTES.md"}
+		errs := make([]error, len(names))
+		var wg sync.WaitGroup
+		for i, n := range names {
+			wg.Go(func() {
+				_, errs[i] = b.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: n, Text: n})
+			})
+		}
+		wg.Wait()
+		won := 0
+		for i, err := range errs {
+			if err == nil {
+				won++
+				continue
+			}
+			assert.ErrorIs(t, err, memorybank.ErrPathConflict, names[i])
+		}
+		assert.Equal(t, 1, won)
+		paths, err := b.Paths(ctx, memorybank.ListRequest{Scope: memorybank.ScopeGlobal})
+		require.NoError(t, err)
+		assert.Len(t, paths, 1)
+	})
 }

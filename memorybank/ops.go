@@ -116,7 +116,7 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 	if err != nil {
 		return err
 	}
-	unlock, err := b.locks.lock(ctx, l.key)
+	unlock, err := b.locks.lock(ctx, foldKey(l.key)) // spellings of one name queue together
 	if err != nil {
 		return err
 	}

@@ -93,7 +93,7 @@ func (b *Bank) Write(ctx context.Context, req WriteRequest) (*WriteResult, error
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := b.locks.lock(ctx, l.key)
+	unlock, err := b.locks.lock(ctx, foldKey(l.key)) // spellings of one name queue together
 	if err != nil {
 		return nil, err
 	}
