@@ -4,11 +4,16 @@
 // The module is a set of independent packages:
 //
 //   - [github.com/agentmemory/agentmemory/jsonpatch]: strict, atomic RFC 6902
-//     JSON Patch with precise, index-carrying errors, over evanphx/json-patch.
+//     JSON Patch with precise, index-carrying errors: its own engine, which
+//     edits only what a patch touches (evanphx/json-patch is its reference
+//     in tests and benchmarks).
 //   - [github.com/agentmemory/agentmemory/memorybank]: branch and global memory
 //     banks of documents (memory_document_v2 JSON and Markdown) over a pluggable
 //     versioned Store: full or patch writes, schema validation, read_context,
-//     tag search, rules, MCP-ready tool definitions and confirmed write plans.
+//     search, history with undo; beside it, in packages of their own, the
+//     agent tools (memorybank/tools), confirmed write plans (memorybank/plan),
+//     the MEMORY.md format (memorybank/memorymd) and Claude's memory tool
+//     (memorybank/claudememory).
 //   - [github.com/agentmemory/agentmemory/skillgraph]: a language model's edits
 //     to a skill graph, validated and applied all-or-nothing.
 //   - [github.com/agentmemory/agentmemory/memories]: learned memories in

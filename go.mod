@@ -7,6 +7,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	github.com/xeipuuv/gojsonschema v1.2.0
 	go.yaml.in/yaml/v3 v3.0.5
+	golang.org/x/sys v0.38.0
 	golang.org/x/text v0.36.0
 )
 

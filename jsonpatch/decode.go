@@ -20,7 +20,7 @@ func Decode(data []byte) (Patch, error) {
 	if !utf8.Valid(d) {
 		return nil, errUTF8(d, ErrInvalidPatch)
 	}
-	if !json.Valid(d) {
+	if !validJSON(d) {
 		var v any
 		err := json.Unmarshal(d, &v)
 		return nil, errorf(ErrInvalidPatch, "not valid JSON: %v", err)
@@ -165,7 +165,7 @@ func (p Patch) Validate() error {
 		if err := checkOperation(op, has); err != nil {
 			return opError(i, op, err)
 		}
-		if has.value && usesValue(op.Op) && (!json.Valid(op.Value) || !utf8.Valid(op.Value)) {
+		if has.value && usesValue(op.Op) && (!validJSON(op.Value) || !utf8.Valid(op.Value)) {
 			return opError(i, op, errorf(ErrInvalidPatch, "\"value\" is not valid UTF-8 JSON"))
 		}
 	}

@@ -1,7 +1,5 @@
 package jsonpatch
 
-import "encoding/json"
-
 // UnmarshalJSON decodes a patch with Decode, so a Patch inside a request
 // decoded by encoding/json gets the same strict checks (duplicate members,
 // unknown ops, pointer syntax). JSON null leaves p unchanged.
@@ -34,7 +32,7 @@ func (o Operation) MarshalJSON() ([]byte, error) {
 		if len(v) == 0 {
 			v = []byte("null")
 		}
-		if !json.Valid(v) {
+		if !validJSON(v) {
 			return nil, errorf(ErrInvalidPatch, "operation %s %s: \"value\" is not valid JSON", o.Op, o.Path)
 		}
 		b = append(b, `,"value":`...)

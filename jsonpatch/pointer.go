@@ -125,7 +125,7 @@ func checkDocument(doc []byte) ([]byte, error) {
 	if !utf8.Valid(d) {
 		return nil, errUTF8(d, ErrInvalidDocument)
 	}
-	if !json.Valid(d) {
+	if !validJSON(d) {
 		var v any
 		err := json.Unmarshal(d, &v)
 		if err == nil {

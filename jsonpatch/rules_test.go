@@ -159,6 +159,10 @@ func TestDocumentRules(t *testing.T) {
 		{name: "scalar has no members", doc: `true`, patch: `[{"op":"add","path":"/a","value":1}]`, errs: []error{ErrPathNotFound}},
 		{name: "root replaced by a scalar then patched", doc: `{"a":1}`, patch: `[{"op":"replace","path":"","value":[1]},{"op":"add","path":"/-","value":2}]`, want: `[1,2]`},
 		{name: "html characters come back unescaped", doc: `{"a":"<b>&amp;</b>","k<>":1}`, patch: `[{"op":"add","path":"/c","value":"x<y&z>"},{"op":"replace","path":"/k<>","value":2}]`, want: `{"a":"<b>&amp;</b>","k<>":2,"c":"x<y&z>"}`},
+		{name: "member names keep their spelling", doc: `{"\u00e9":{"x":1},"q\"":[1, 2],"a\/b":0}`, patch: `[{"op":"add","path":"/é/y","value":"<"},{"op":"remove","path":"/q\"/0"},{"op":"add","path":"/n\u2028\"","value":1}]`,
+			want: "{\"\\u00e9\":{\"x\":1,\"y\":\"<\"},\"q\\\"\":[2],\"a\\/b\":0,\"n\u2028\\\"\":1}"},
+		{name: "whitespace everywhere", doc: " { \"a\" : [ 1 , { \"b\" : \" x y \" } ] , \"c\" :\n{ } } ", patch: `[{"op":"add","path":"/a/1/d","value":[ 1, " z " ]},{"op":"copy","from":"/a","path":"/c/e"}]`,
+			want: `{"a":[1,{"b":" x y ","d":[1," z "]}],"c":{"e":[1,{"b":" x y ","d":[1," z "]}]}}`},
 		{name: "key order and big integers", doc: `{"z":1,"y":123456789012345678901234567890,"x":1.50}`, patch: `[{"op":"add","path":"/w","value":98765432109876543210}]`, want: `{"z":1,"y":123456789012345678901234567890,"x":1.50,"w":98765432109876543210}`},
 	})
 }
@@ -216,13 +220,22 @@ func TestValidateHandBuiltPatch(t *testing.T) {
 }
 
 func TestConcurrentApply(t *testing.T) {
-	doc := []byte(`{"n":0,"list":[1,2,3],"m":{"a":null}}`)
+	// Large enough that the index of containers and the pooled scratch
+	// space are used by every goroutine at once.
+	pad := `,"pad":[{"s":"` + strings.Repeat("x", 80) + `"},{"t":[` + strings.Repeat("1,", 40) + `2]}]`
+	doc := []byte(`{"n":0,"list":[1,2,3],"m":{"a":null}` + pad + `}`)
 	patches := []Patch{
 		mustDecode(t, `[{"op":"add","path":"/list/-","value":4}]`),
 		mustDecode(t, `[{"op":"test","path":"/m/a","value":null},{"op":"replace","path":"/n","value":1}]`),
 		mustDecode(t, `[{"op":"test","path":"/n","value":1}]`),
+		mustDecode(t, `[{"op":"remove","path":"/pad/1/t/40"},{"op":"move","from":"/pad/0/s","path":"/s"}]`),
 	}
-	want := []string{`{"n":0,"list":[1,2,3,4],"m":{"a":null}}`, `{"n":1,"list":[1,2,3],"m":{"a":null}}`, ""}
+	want := []string{
+		`{"n":0,"list":[1,2,3,4],"m":{"a":null}` + pad + `}`,
+		`{"n":1,"list":[1,2,3],"m":{"a":null}` + pad + `}`,
+		"",
+		`{"n":0,"list":[1,2,3],"m":{"a":null},"pad":[{},{"t":[` + strings.TrimSuffix(strings.Repeat("1,", 40), ",") + `]}],"s":"` + strings.Repeat("x", 80) + `"}`,
+	}
 	pt := New(nil)
 	var wg sync.WaitGroup
 	for g := range 8 {

@@ -196,13 +196,14 @@ func countElements(b []byte, v span) int {
 }
 
 // arrayIndex interprets token tok against an array of n elements. forAdd
-// allows "-" and n itself (the end).
-func arrayIndex(tok string, n int, forAdd, negOK bool, where string) (int, error) {
+// allows "-" and n itself (the end). at is the array's pointer, turned into
+// text only for an error.
+func arrayIndex(tok string, n int, forAdd, negOK bool, at []string) (int, error) {
 	if tok == "-" {
 		if forAdd {
 			return n, nil
 		}
-		return 0, errorf(ErrInvalidIndex, "\"-\" (past the end of the array at %s) can only be the last token of an \"add\" path; the array has %d elements", where, n)
+		return 0, errorf(ErrInvalidIndex, "\"-\" (past the end of the array at %s) can only be the last token of an \"add\" path; the array has %d elements", where(at), n)
 	}
 	neg := false
 	digits := tok
@@ -210,7 +211,7 @@ func arrayIndex(tok string, n int, forAdd, negOK bool, where string) (int, error
 		neg, digits = true, tok[1:]
 	}
 	if !canonicalIndex(digits) || (neg && digits == "0") {
-		return 0, errorf(ErrInvalidIndex, "%q is not an array index for the array at %s: use 0, 1, 2, ... without leading zeros or signs, or \"-\" to add at the end", tok, where)
+		return 0, errorf(ErrInvalidIndex, "%q is not an array index for the array at %s: use 0, 1, 2, ... without leading zeros or signs, or \"-\" to add at the end", tok, where(at))
 	}
 	v, err := strconv.Atoi(digits)
 	size := n
@@ -225,7 +226,7 @@ func arrayIndex(tok string, n int, forAdd, negOK bool, where string) (int, error
 		if forAdd {
 			valid = "0 to " + strconv.Itoa(n) + ` or "-"`
 		}
-		return 0, errorf(ErrInvalidIndex, "index %s is out of range for the array at %s, which has %d elements (valid: %s)", tok, where, n, valid)
+		return 0, errorf(ErrInvalidIndex, "index %s is out of range for the array at %s, which has %d elements (valid: %s)", tok, where(at), n, valid)
 	}
 	if neg {
 		v = size - v
@@ -303,7 +304,7 @@ func resolve(b []byte, base, tokens []string, negOK bool) (span, error) {
 			} else {
 				n = countElements(b, cur)
 			}
-			idx, err := arrayIndex(tok, n, false, negOK, at(tokens[:i]))
+			idx, err := arrayIndex(tok, n, false, negOK, joinTokens(base, tokens[:i]))
 			if err != nil {
 				return span{}, err
 			}

@@ -3,6 +3,8 @@ package memories_test
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,5 +68,38 @@ func BenchmarkAddMemStore(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkParseIdentical: 4,000 identical seed-format entries without
+// ids, the shape that used to take one hash per earlier copy (quadratic).
+func BenchmarkParseIdentical(b *testing.B) {
+	for _, n := range []int{1000, 4000} {
+		data := []byte("# Memories\n\n" + strings.Repeat("## Same\n- Tags: x\n- Date: 2026-01-26\n- Content: same\n", n))
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				memories.Parse(data).Memories()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/entry")
+		})
+	}
+}
+
+// BenchmarkSearch10MBWarm: Manager.Search on a 10 MB file that did not
+// change since the last search: the file is read, not parsed or folded.
+func BenchmarkSearch10MBWarm(b *testing.B) {
+	ctx := context.Background()
+	store := new(memories.MemStore)
+	_, err := store.Save(ctx, genDoc(b, 10<<20), "")
+	require.NoError(b, err)
+	m, err := memories.New(store, nil)
+	require.NoError(b, err)
+	_, err = m.Search(ctx, "warm up")
+	require.NoError(b, err)
+	for b.Loop() {
+		got, err := m.Search(ctx, "E0042")
+		if err != nil || len(got) == 0 {
+			b.Fatal(len(got), err)
+		}
 	}
 }

@@ -20,35 +20,64 @@
 // so hand-written notes, other headings and anything else the parser does
 // not understand survive every rewrite. ralph-orchestrator's format
 // ("## Patterns" sections, "### mem-…" entries, "> " lines, "<!-- tags: … |
-// created: … -->") is read too, also mixed with the seed's, so its users can
-// import their memories; the section becomes the first tag.
+// created: … -->") is read too, also mixed with the seed's; the section
+// becomes the first tag. A file in ralph's format (its first telling line
+// is a ralph section heading or entry; see Document.RalphDialect) stays in
+// it: Add writes new memories there as ralph-orchestrator does, into the
+// section of their type, with ids of ralph's shape (mem-<unix>-<4 hex>), so
+// ralph keeps reading every memory. Its format cannot hold blank lines in
+// content or a title, so such a memory is stored (and returned by Add)
+// without blank lines, its title being the start of its content; a tag
+// with "|" is refused there.
 //
 // # What this package fixes in the seed
 //
 //   - Ids are stable strings, not heading line numbers: Add writes an
 //     "- ID: mem-<unix>-<8 hex>" line; entries without one get an id derived
-//     from their text (the same on every run); a rewrite pins such ids into
-//     the file so deleting one memory never changes another's id.
+//     from their text (the same on every run, one hash per entry). An entry
+//     that repeats another word for word is a copy of the same memory:
+//     listed once, deleted together. Deleting one memory never changes
+//     another's id, and never writes ids into the file (except in the rare
+//     case where two derived ids collide and one would move).
 //   - Writes never truncate in place: Add appends (O(1) through Appender),
-//     Delete is a compare-and-swap rewrite (Store.Save) retried on conflict.
+//     Delete is a compare-and-swap rewrite (Store.Save) retried on conflict,
+//     and a Delete never makes the file bigger.
 //   - Titles are cut at 50 runes, never inside a character; content may span
 //     lines; dates come from an injectable clock in local time (the seed used
 //     UTC, so a memory written in Tokyo at 08:00 was dated yesterday).
-//   - Injection can be capped (Options.InjectBudget, in characters).
-//   - Search folds case and width (full-width ASCII, ideographic space,
-//     half-width katakana) and ranks title and tag matches first.
+//   - Injection can be capped in characters (Options.InjectBudget) and in
+//     tokens (Options.InjectTokens, counted by Options.Tokens, by default an
+//     estimate of the o200k_base tokenizer within 15%).
+//   - Search folds with golang.org/x/text: NFKC (composed and decomposed
+//     "café", full-width ASCII, half-width katakana, "ﬁ", "①") and full case
+//     folding. Every substring match is found; matches are ranked by BM25F
+//     (rarer terms count more, title and tags more than content, short
+//     fields more than long ones), as the bank's full-text search ranks. A
+//     Manager keeps the folded file of its last search: while the file's
+//     version is unchanged a search reads it but does not parse or fold it
+//     again (BenchmarkSearch10MBWarm: about 6 ms at 10 MB).
+//   - Manager.InjectionFor (and Inject, which uses it) chooses for the
+//     prompt: the memories sharing its words first, by the same ranking,
+//     then the newest, whole entries only, then "(N more memories not
+//     shown)".
+//   - A file that exists but cannot be read (a Store error wrapping
+//     ErrUnreadable: a directory, no permission) reads as no memories, with
+//     a warning logged, as the seed does; Add and Delete report the error.
 //
 // # Decisions where the seed is silent
 //
 //   - A "## " heading is a memory only if a field line ("- ID:", "- Tags:",
 //     "- Date:", "- Content:") follows it before the next heading; otherwise
 //     it is text (ralph's section headings, a hand-written "## Notes").
-//   - Delete removes the entry's heading, its fields, any line either format
-//     would read as a field, and the blank and indented lines after them;
-//     text after that stays (see Document.Delete).
-//   - List is in file order; Search and the injection are newest first (by
-//     "- Date:", then later in the file first). An empty query matches all.
-//     A query is split at white space and every term must match.
+//   - Delete removes exactly the lines the parser read as the entry (and
+//     the blank lines after them); hand-written lines after it stay, also
+//     ones that look like fields of the other format. If they would then
+//     read as fields of the entry before, the heading line stays to keep
+//     them apart (see Document.Delete).
+//   - List is in file order; Search ranks (see above), with ties newest
+//     first (by "- Date:", then later in the file first), and InjectionContent
+//     is newest first. An empty query matches all, newest first. A query is
+//     split at white space and every term must match.
 //   - With a budget, the injection holds the newest whole entries that fit
 //     and a line "(N older memories not shown: …)"; if not even that fits,
 //     it is empty. Without a budget every entry is injected, newest first.
@@ -69,13 +98,18 @@
 //
 // The package does no I/O of its own. A Store holds the bytes of one file
 // with a version for compare-and-swap; Appender is its optional O(1) append.
-// MemStore is the in-memory default (zero value ready); the file-backed
-// store, with atomic writes, cross-process locking through symlinks and
-// LinkWorktree, is in memories/filestore.
+// Peeker is its optional read of the file's start, used by Add to tell
+// the file's format without loading it. MemStore is the in-memory default
+// (zero value ready); the file-backed store, with atomic writes,
+// cross-process locking, links confined to the store's directory and the
+// primary worktree, and LinkWorktree, is in memories/filestore.
 //
 // # Testing a Store
 //
 // Run memories/storetest.TestStore against a constructor of empty stores;
 // it checks load, create, replace and conflict, the Append header and
-// newline rules, and that concurrent Saves and Appends lose nothing.
+// newline rules, Peek, and that concurrent Saves and Appends lose nothing.
+//
+// The package writes no YAML (the file is Markdown; the CLI prints a table
+// or JSON), so no tag needs YAML quoting.
 package memories

@@ -1,6 +1,7 @@
 package memories
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -54,7 +56,7 @@ func (d *Document) all() []Memory {
 	if d.mems == nil {
 		d.mems = make([]Memory, 0, len(d.blocks))
 		for _, b := range d.blocks {
-			if b.e != nil {
+			if b.e != nil && !b.e.copy {
 				d.mems = append(d.mems, b.e.mem)
 			}
 		}
@@ -62,16 +64,9 @@ func (d *Document) all() []Memory {
 	return d.mems
 }
 
-// Len returns the number of entries in d.
-func (d *Document) Len() int {
-	n := 0
-	for _, b := range d.blocks {
-		if b.e != nil {
-			n++
-		}
-	}
-	return n
-}
+// Len returns the number of memories in d (an entry repeated word for word
+// is one memory; see Parse).
+func (d *Document) Len() int { return len(d.all()) }
 
 // Get returns the memory with the given id.
 func (d *Document) Get(id string) (Memory, bool) {
@@ -92,12 +87,20 @@ func (d *Document) find(id string) int {
 	return -1
 }
 
-// Append adds m at the end of d, in the seed's format with an "- ID:" line,
-// following the Appender rules: Header first if d is empty, a newline first
-// if d does not end with one. m.Title defaults to MakeTitle(m.Content). It
+// Append adds m to d in d's own format. In the seed's format (see
+// RalphDialect) it goes at the end with an "- ID:" line, following the
+// Appender rules: Header first if d is empty, a newline first if d does not
+// end with one; m.Title defaults to MakeTitle(m.Content). In
+// ralph-orchestrator's format it goes where ralph puts it, right after the
+// heading of its type's section (a new section at the end if there is
+// none); m must then already have ralph's shape: its type as first tag, no
+// blank lines in the content, a YYYY-MM-DD date (Manager.Add does that). It
 // returns an error wrapping ErrInvalid if m cannot be written so that it
 // reads back the same (see EncodeEntry), or if its id is already in d.
 func (d *Document) Append(m Memory) error {
+	if d.RalphDialect() {
+		return d.appendRalph(m)
+	}
 	raw, err := EncodeEntry(m)
 	if err != nil {
 		return err
@@ -127,29 +130,135 @@ func (d *Document) lastByte() int {
 	return -1
 }
 
-// Delete removes the entry with the given id and reports whether there was
-// one. Text around it stays as it was; text inside the entry (between its
-// heading and its last field line) goes with it, text after its last field
-// line stays. Entries whose id is not written in the file get an "- ID:"
-// line, so that every remaining id stays what it was even when it was
-// derived from text that is no longer unique.
-func (d *Document) Delete(id string) bool {
-	i := d.find(id)
-	if i < 0 {
+// Delete removes the memory with the given id: exactly the lines the
+// parser read as its entry (heading, fields, content continuation lines and
+// the blank lines after them), and every word-for-word copy of it. Text
+// around it stays byte for byte, also hand-written lines after it that only
+// look like fields. If such text would then read as fields of the entry
+// before it, the deleted entry's heading line stays as a plain heading to
+// keep it apart. No other memory changes: not its fields, not its id (an id
+// derived from an entry's text is only written into the file in the rare
+// case another id would otherwise change), and the file never grows. If no
+// way of deleting keeps all of that, Delete changes nothing and returns an
+// error wrapping ErrInvalid; an unknown id is an error wrapping ErrNotFound.
+func (d *Document) Delete(id string) error {
+	if d.find(id) < 0 {
+		return fmt.Errorf("%w: no memory has id %q", ErrNotFound, id)
+	}
+	if d.plainRemoval(id) {
+		d.blocks = slices.DeleteFunc(d.blocks, func(b block) bool { return b.e != nil && b.e.mem.ID == id })
+		d.mems = nil
+		return nil
+	}
+	var want []Memory
+	for _, m := range d.all() {
+		if m.ID != id {
+			want = append(want, m)
+		}
+	}
+	size := 0
+	for _, b := range d.blocks {
+		size += len(b.raw)
+	}
+	for _, keep := range []bool{false, true} {
+		cand := d.without(id, keep)
+		for range 3 {
+			out := Format(cand)
+			re := Parse(out)
+			victims, ok := compareIDs(re.all(), want)
+			if !ok {
+				break // text around the entry would read differently
+			}
+			if len(victims) == 0 {
+				if len(out) > size {
+					break
+				}
+				d.blocks, d.mems = re.blocks, nil
+				return nil
+			}
+			re.pin(victims)
+			cand = re
+		}
+	}
+	return fmt.Errorf("%w: deleting %q would change how other text of the file reads (or make the file bigger); "+
+		"nothing was changed. Edit the file by hand, or give the entries around it \"- ID:\" lines", ErrInvalid, id)
+}
+
+// plainRemoval reports whether removing the blocks of id cannot change any
+// other memory, without reparsing: no id depends on another entry, and each
+// removed block is followed by the end, another entry, or text whose first
+// non-blank line ends the section (so nothing can join the section before).
+func (d *Document) plainRemoval(id string) bool {
+	if d.fragile {
 		return false
 	}
-	d.blocks = slices.Delete(d.blocks, i, i+1)
-	d.pinIDs()
-	d.mems = nil
+	for i, b := range d.blocks {
+		if b.e == nil || b.e.mem.ID != id || i+1 == len(d.blocks) || d.blocks[i+1].e != nil {
+			continue
+		}
+		for l := range bytes.SplitSeq(d.blocks[i+1].raw, []byte{'\n'}) {
+			l = bytes.TrimSuffix(l, []byte{'\r'})
+			if isBlank(l) {
+				continue
+			}
+			if !isBoundary(l) || ralphSection(l) != "" {
+				return false // a ralph section heading is safe too, but rare: check it the long way
+			}
+			break
+		}
+	}
 	return true
 }
 
-// pinIDs writes each entry's id into the file where the file does not
-// already state it.
-func (d *Document) pinIDs() {
+// without returns a copy of d without the blocks of the memory id; with
+// keep, each removed block that has text after it in its section leaves
+// its heading line behind.
+func (d *Document) without(id string, keep bool) *Document {
+	out := &Document{blocks: make([]block, 0, len(d.blocks))}
+	for i, b := range d.blocks {
+		if b.e == nil || b.e.mem.ID != id {
+			out.blocks = append(out.blocks, b)
+			continue
+		}
+		if keep && i+1 < len(d.blocks) && d.blocks[i+1].e == nil && !isBlank(d.blocks[i+1].raw) {
+			head, _, _ := bytes.Cut(b.raw, []byte{'\n'})
+			out.blocks = append(out.blocks, block{raw: append(head[:len(head):len(head)], '\n')})
+		}
+	}
+	return out
+}
+
+// compareIDs checks that got has the memories of want, field for field, in
+// order; victims maps the ids that changed to the ids they must keep.
+func compareIDs(got, want []Memory) (victims map[string]string, ok bool) {
+	if len(got) != len(want) {
+		return nil, false
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if g.Title != w.Title || g.Date != w.Date || g.Content != w.Content || !slices.Equal(g.Tags, w.Tags) {
+			return nil, false
+		}
+		if g.ID != w.ID {
+			if victims == nil {
+				victims = map[string]string{}
+			}
+			victims[g.ID] = w.ID
+		}
+	}
+	return victims, true
+}
+
+// pin writes the ids of victims (current id -> id to keep) into the file:
+// an "- ID:" line for a seed entry, the heading for a ralph entry.
+func (d *Document) pin(victims map[string]string) {
 	for i := range d.blocks {
 		e := d.blocks[i].e
-		if e == nil || e.statedID == e.mem.ID {
+		if e == nil {
+			continue
+		}
+		keepID, ok := victims[e.mem.ID]
+		if !ok {
 			continue
 		}
 		lines := strings.SplitAfter(string(d.blocks[i].raw), "\n")
@@ -159,15 +268,13 @@ func (d *Document) pinIDs() {
 		}
 		switch {
 		case e.kind == ralphEntry:
-			lines[0] = "### " + e.mem.ID + eol
+			lines[0] = "### " + keepID + eol
 		case e.idLine >= 0:
-			lines[e.idLine] = "- ID: " + e.mem.ID + eol
+			lines[e.idLine] = "- ID: " + keepID + eol
 		default:
-			lines = slices.Insert(lines, 1, "- ID: "+e.mem.ID+eol)
-			e.idLine = 1
+			lines = slices.Insert(lines, 1, "- ID: "+keepID+eol)
 		}
 		d.blocks[i].raw = []byte(strings.Join(lines, ""))
-		e.statedID = e.mem.ID
 	}
 }
 
@@ -222,58 +329,92 @@ func isSpace(r rune) bool {
 }
 
 // NormalizeContent returns content as it is stored: line breaks as "\n",
-// no trailing white space on any line, no leading or trailing blank lines,
+// no trailing white space (Unicode white space included) on any line, no leading or trailing blank lines,
 // and no leading white space on the first line (the seed trims it).
 func NormalizeContent(content string) string {
 	content = strings.ReplaceAll(content, "\r\n", "\n")
 	content = strings.ReplaceAll(content, "\r", "\n")
 	lines := strings.Split(content, "\n")
 	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " \t\v\f")
+		// Unicode white space too (NBSP, U+2028): the reader trims the
+		// first content line that way, so it must not end in any.
+		lines[i] = strings.TrimRightFunc(l, unicode.IsSpace)
 	}
 	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
 
 // assignIDs gives every entry its id: the id stated in the file, or, for
 // entries without one (or repeating an earlier entry's), an id derived from
-// the entry's text that is the same on every run.
-func assignIDs(d *Document) {
+// the entry's text that is the same on every run. An entry that repeats an
+// earlier one word for word (same kind, title, tags, date and content, and
+// no id of its own or the same one) is a copy: the same memory, the same
+// id. It costs one hash per entry without a usable stated id, however many
+// entries are alike. It returns the number of hashes computed.
+func assignIDs(d *Document) (hashes int) {
 	used := make(map[string]bool, len(d.blocks))
+	stated := map[string]*entry{}
 	var derive []*entry
 	for _, b := range d.blocks {
 		if e := b.e; e != nil {
 			if e.statedID != "" && !used[e.statedID] {
 				e.mem.ID = e.statedID
 				used[e.statedID] = true
+				stated[e.statedID] = e
 			} else {
+				d.fragile = d.fragile || e.statedID != ""
 				derive = append(derive, e)
 			}
 		}
 	}
+	byKey := make(map[[sha256.Size]byte]string, len(derive))
 	for _, e := range derive {
-		for n := 1; ; n++ {
-			id := derivedID(e, n)
-			if !used[id] {
-				e.mem.ID = id
-				used[id] = true
-				break
-			}
+		if f := stated[e.statedID]; e.statedID != "" && f != nil && sameText(f, e) {
+			e.mem.ID, e.copy = e.statedID, true
+			continue
 		}
+		key := entryHash(e, 1)
+		hashes++
+		if id, ok := byKey[key]; ok {
+			e.mem.ID, e.copy = id, true
+			continue
+		}
+		id := idFromHash(e, key)
+		d.fragile = d.fragile || used[id]
+		for n := 2; used[id]; n++ {
+			id = idFromHash(e, entryHash(e, n))
+			hashes++
+		}
+		used[id] = true
+		byKey[key] = id
+		e.mem.ID = id
 	}
+	return hashes
 }
 
-// derivedID is mem-<unix seconds of the entry's date, 0 if none>-<8 hex of
-// a hash of its text and n>, shaped like the ids Add writes so tools that
-// match mem-<digits>-<hex> accept it.
-func derivedID(e *entry, n int) string {
+func sameText(a, b *entry) bool {
+	return a.kind == b.kind && a.mem.Title == b.mem.Title && a.mem.Date == b.mem.Date &&
+		a.mem.Content == b.mem.Content && slices.Equal(a.mem.Tags, b.mem.Tags)
+}
+
+// entryHash hashes the entry's text and n; the same for entries that are
+// copies of each other.
+func entryHash(e *entry, n int) (sum [sha256.Size]byte) {
 	h := sha256.New()
 	for _, s := range []string{strconv.Itoa(int(e.kind)), e.mem.Title, strings.Join(e.mem.Tags, "\x1f"), e.mem.Date, e.mem.Content, strconv.Itoa(n)} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
+	h.Sum(sum[:0])
+	return sum
+}
+
+// idFromHash is the derived id: mem-<unix seconds of the entry's date, 0 if
+// none>-<8 hex of entryHash>, shaped like the ids Add writes so tools that
+// match mem-<digits>-<hex> accept it.
+func idFromHash(e *entry, sum [sha256.Size]byte) string {
 	var unix int64
 	if t, err := time.Parse(time.DateOnly, e.mem.Date); err == nil && t.Unix() > 0 {
 		unix = t.Unix()
 	}
-	return "mem-" + strconv.FormatInt(unix, 10) + "-" + hex.EncodeToString(h.Sum(nil)[:4])
+	return "mem-" + strconv.FormatInt(unix, 10) + "-" + hex.EncodeToString(sum[:4])
 }

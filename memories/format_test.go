@@ -98,18 +98,23 @@ func TestRalphRoundTrip(t *testing.T) {
 	assert.Equal(t, []string{"fix", "docker"}, got[2].Tags, "the type tag is not repeated")
 
 	// Deleting a ralph entry keeps its section headings and the other entries.
-	require.True(t, doc.Delete("mem-1737380000-e5f6"))
+	require.NoError(t, doc.Delete("mem-1737380000-e5f6"))
 	out := string(memories.Format(doc))
 	assert.Equal(t, strings.Replace(ralphFile,
 		"### mem-1737380000-e5f6\n> Chose JSONL over SQLite for event storage: simpler, git-friendly, append-only.\n<!-- tags: architecture, storage | created: 2025-01-20 -->\n\n", "", 1), out)
 
-	// Adding to an imported ralph file writes our format after it; both read back.
-	m := memories.Memory{ID: "mem-1769400000-00000001", Tags: []string{"fix"}, Date: "2026-01-26", Content: "new"}
+	// Adding to a ralph file writes ralph's format into the type's section,
+	// where ralph-orchestrator itself puts it; both read it back.
+	m := memories.Memory{ID: "mem-1769400000-0001", Tags: []string{"fix"}, Date: "2026-01-26", Content: "new"}
 	require.NoError(t, doc.Append(m))
+	assert.Contains(t, string(memories.Format(doc)), "## Fixes\n\n### mem-1769400000-0001\n> new\n<!-- tags:  | created: 2026-01-26 -->\n")
 	again := memories.Parse(memories.Format(doc)).Memories()
 	require.Len(t, again, 3)
-	assert.Equal(t, "mem-1769400000-00000001", again[2].ID)
-	assert.Equal(t, "new", again[2].Content)
+	assert.Equal(t, "mem-1769400000-0001", again[1].ID)
+	assert.Equal(t, "new", again[1].Content)
+	assert.Len(t, ralphParse(string(memories.Format(doc))), 3, "ralph reads all of them")
+	assert.ErrorIs(t, doc.Append(memories.Memory{ID: "mem-1769400000-00000002", Tags: []string{"fix"}, Date: "2026-01-26", Content: "a\n\nb"}),
+		memories.ErrInvalid, "what ralph cannot hold is refused")
 }
 
 func TestWrittenFileReadableBySeedParser(t *testing.T) {
@@ -196,7 +201,8 @@ func TestDeleteKeepsEveryOtherID(t *testing.T) {
 		}},
 		{"seed file without ids, with duplicates", func(t *testing.T, _ *memories.Manager, s *memories.MemStore) {
 			dup := "## Same\n- Tags: x\n- Date: 2026-01-26\n- Content: same\n"
-			_, err := s.Save(ctx, []byte("# Memories\n\n"+dup+dup+"## Other\n- Tags: \n- Date: 2026-01-27\n- Content: other\n"+dup), "")
+			_, err := s.Save(ctx, []byte("# Memories\n\n"+dup+dup+"## Other\n- Tags: \n- Date: 2026-01-27\n- Content: other\n"+dup+
+				"## Third\n- Content: third\n"), "")
 			require.NoError(t, err)
 		}},
 		{"ralph file", func(t *testing.T, _ *memories.Manager, s *memories.MemStore) {

@@ -3,6 +3,7 @@ package memories_test
 import (
 	"context"
 	"encoding/binary"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -143,4 +144,55 @@ func (s *countingStore) Save(ctx context.Context, data []byte, v string) (string
 	s.saves++
 	s.mu.Unlock()
 	return s.MemStore.Save(ctx, data, v)
+}
+
+// ralphMemory and ralphParse port ralph-orchestrator's parse_memories
+// (Rust, regular expressions kept as they are) to check that what this
+// package writes into a ralph file stays readable by ralph.
+type ralphMemory struct {
+	ID, Type, Content, Created string
+	Tags                       []string
+}
+
+var (
+	ralphSectionRE = regexp.MustCompile(`^## (Patterns|Decisions|Fixes|Context)`)
+	ralphIDRE      = regexp.MustCompile(`^### (mem-\d+-[0-9a-f]{4})`)
+	ralphContentRE = regexp.MustCompile(`^> (.+)$`)
+	ralphMetaRE    = regexp.MustCompile(`<!-- tags: ([^|]*) \| created: (\d{4}-\d{2}-\d{2}) -->`)
+)
+
+func ralphParse(markdown string) []ralphMemory {
+	var out []ralphMemory
+	typ := "pattern"
+	var cur *ralphMemory
+	var content []string
+	flush := func() {
+		if cur != nil && len(content) > 0 {
+			cur.Content = strings.Join(content, "\n")
+			out = append(out, *cur)
+		}
+		cur, content = nil, nil
+	}
+	types := map[string]string{"Patterns": "pattern", "Decisions": "decision", "Fixes": "fix", "Context": "context"}
+	for _, line := range strings.Split(strings.ReplaceAll(markdown, "\r\n", "\n"), "\n") {
+		if m := ralphSectionRE.FindStringSubmatch(line); m != nil {
+			flush()
+			typ = types[m[1]]
+		} else if m := ralphIDRE.FindStringSubmatch(line); m != nil {
+			flush()
+			cur = &ralphMemory{ID: m[1], Type: typ}
+		} else if m := ralphContentRE.FindStringSubmatch(line); m != nil {
+			content = append(content, m[1])
+		} else if m := ralphMetaRE.FindStringSubmatch(line); m != nil && cur != nil {
+			cur.Tags = nil
+			for t := range strings.SplitSeq(m[1], ",") {
+				if t = strings.TrimSpace(t); t != "" {
+					cur.Tags = append(cur.Tags, t)
+				}
+			}
+			cur.Created = m[2]
+		}
+	}
+	flush()
+	return out
 }

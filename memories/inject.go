@@ -3,6 +3,7 @@ package memories
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -19,24 +20,47 @@ import (
 // were left out. If not even that line fits, Render returns "". budget <= 0
 // means no cap. No memories render as "". Render is pure.
 func Render(ms []Memory, budget int) string {
+	return render(ms, newestFirst(ms), budget, 0, nil)
+}
+
+// render renders the memories of ms in the given order, the first ones
+// that fit both caps (runes and, with count, tokens; 0: no cap).
+func render(ms []Memory, order []int, runes, tokenCap int, count func(string) int) string {
 	if len(ms) == 0 {
 		return ""
 	}
 	const head, foot = "# Memories\n\n", "---\n"
-	order := newestFirst(ms)
+	older := len(order) == len(ms) && slices.Equal(order, newestFirst(ms))
 	parts := make([]string, len(order))
 	cost := make([]int, len(order)+1) // cost[k]: runes of the first k parts
+	toks := make([]int, len(order)+1) // toks[k]: tokens of the first k parts
 	for k, i := range order {
 		parts[k] = renderOne(&ms[i])
 		cost[k+1] = cost[k] + utf8.RuneCountInString(parts[k])
+		if count != nil && tokenCap > 0 {
+			toks[k+1] = toks[k] + count(parts[k])
+		}
 	}
 	fixed := utf8.RuneCountInString(head) + utf8.RuneCountInString(foot)
+	fixedTok := 0
+	if count != nil && tokenCap > 0 {
+		fixedTok = count(head) + count(foot)
+	}
+	fits := func(k int, line string) bool {
+		if runes > 0 && fixed+cost[k]+utf8.RuneCountInString(line) > runes {
+			return false
+		}
+		if count != nil && tokenCap > 0 && fixedTok+toks[k]+count(line) > tokenCap {
+			return false
+		}
+		return true
+	}
 	take, omitted := len(parts), ""
-	if budget > 0 && fixed+cost[len(parts)] > budget {
+	if !fits(len(parts), "") {
 		take = -1
 		for k := len(parts) - 1; k >= 0; k-- {
-			line := omittedLine(len(parts) - k)
-			if fixed+cost[k]+utf8.RuneCountInString(line) <= budget {
+			line := omittedLine(len(parts)-k, older)
+			if fits(k, line) {
 				take, omitted = k, line
 				break
 			}
@@ -55,10 +79,13 @@ func Render(ms []Memory, budget int) string {
 	return b.String()
 }
 
-func omittedLine(n int) string {
+func omittedLine(n int, older bool) string {
 	noun := "memories"
 	if n == 1 {
 		noun = "memory"
+	}
+	if !older {
+		return fmt.Sprintf("(%d more %s not shown)\n\n", n, noun)
 	}
 	return fmt.Sprintf("(%d older %s not shown)\n\n", n, noun)
 }
@@ -86,6 +113,15 @@ func renderOne(m *Memory) string {
 // seed's loop does (injection + prompt). With inject "manual" or "none", or
 // memories disabled, it returns prompt unchanged.
 func Inject(ctx context.Context, m MemoryManager, prompt string) (string, error) {
+	if pm, ok := m.(interface {
+		InjectionFor(ctx context.Context, prompt string) (string, error)
+	}); ok {
+		c, err := pm.InjectionFor(ctx, prompt)
+		if err != nil {
+			return "", err
+		}
+		return c + prompt, nil
+	}
 	c, err := m.InjectionContent(ctx)
 	if err != nil {
 		return "", err

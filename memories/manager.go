@@ -10,7 +10,10 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/agentmemory/agentmemory/internal/tokens"
 )
 
 // MemoryManager is what an agent loop uses: remember, find, forget, and
@@ -61,6 +64,20 @@ type Options struct {
 	// Retries bounds the Load + Save attempts of a write that keeps losing
 	// compare-and-swap races to other writers; 0 means 100.
 	Retries int
+	// Trash, when set, keeps the memories Delete removes, so Restore can
+	// put them back (see Manager.Restore); nil: deletes cannot be undone.
+	Trash Store
+	// TrashEntries bounds the trash; 0 means DefaultTrashEntries.
+	TrashEntries int
+	// InjectTokens caps InjectionContent and InjectionFor at this many
+	// tokens, counted by Tokens; 0 means no token cap. With both caps set,
+	// both hold.
+	InjectTokens int
+	// Tokens counts the tokens of a text for InjectTokens; nil means an
+	// estimate of the o200k_base tokenizer, within 15% on English,
+	// Japanese, Chinese, code and JSON. memorybank.EstimateTokens and any
+	// other memorybank.TokenCounter fit.
+	Tokens interface{ CountTokens(text string) int }
 }
 
 // Manager is the MemoryManager over a Store. It holds no state of the file
@@ -77,6 +94,15 @@ type Manager struct {
 	warn   int64
 	max    int64
 	tries  int
+
+	trash    Store
+	trashMax int
+
+	tokens      func(string) int
+	tokenBudget int
+
+	mu sync.Mutex
+	ix *index // the last file version searched (see indexed)
 }
 
 var _ MemoryManager = (*Manager)(nil)
@@ -89,7 +115,14 @@ func New(store Store, opts *Options) (*Manager, error) {
 		o = *opts
 	}
 	m := &Manager{store: store, cfg: DefaultConfig(), log: o.Logger, now: o.Now, loc: o.Location,
-		rand: o.Rand, budget: o.InjectBudget, warn: o.WarnBytes, max: o.MaxBytes, tries: o.Retries}
+		rand: o.Rand, budget: o.InjectBudget, warn: o.WarnBytes, max: o.MaxBytes, tries: o.Retries,
+		trash: o.Trash, trashMax: o.TrashEntries, tokens: tokens.Estimate, tokenBudget: o.InjectTokens}
+	if o.Tokens != nil {
+		m.tokens = o.Tokens.CountTokens
+	}
+	if m.trashMax <= 0 {
+		m.trashMax = DefaultTrashEntries
+	}
 	if o.Config != nil {
 		if err := o.Config.Validate(); err != nil {
 			return nil, err
@@ -123,12 +156,47 @@ func New(store Store, opts *Options) (*Manager, error) {
 // Config returns the Manager's configuration.
 func (m *Manager) Config() Config { return m.cfg }
 
+// load reads and parses the file. For the reading operations (list,
+// search, get, inject) a file the Store reports as ErrUnreadable reads as
+// no memories, with a warning: the agent keeps working without them. Writes
+// report it.
 func (m *Manager) load(ctx context.Context, op string) (*Document, string, error) {
 	data, v, err := m.store.Load(ctx)
+	if err != nil && errors.Is(err, ErrUnreadable) && op != "add" && op != "delete" {
+		m.log.WarnContext(ctx, "memories: cannot read the memories file; treating it as empty", "op", op, "error", err)
+		return Parse(nil), "", nil
+	}
 	if err != nil {
 		return nil, "", &OpError{Op: op, Err: err, Detail: "loading the memories file"}
 	}
 	return Parse(data), v, nil
+}
+
+// indexed returns the folded index of the file for a search or an
+// injection. The file is read (its version comes with it), but parsed and
+// folded again only when its version changed since the last call.
+func (m *Manager) indexed(ctx context.Context, op string) (*index, error) {
+	data, v, err := m.store.Load(ctx)
+	if err != nil && errors.Is(err, ErrUnreadable) {
+		m.log.WarnContext(ctx, "memories: cannot read the memories file; treating it as empty", "op", op, "error", err)
+		return newIndex("", nil), nil
+	}
+	if err != nil {
+		return nil, &OpError{Op: op, Err: err, Detail: "loading the memories file"}
+	}
+	m.mu.Lock()
+	ix := m.ix
+	m.mu.Unlock()
+	if ix != nil && v != "" && ix.version == v {
+		return ix, nil
+	}
+	ix = newIndex(v, Parse(data).all())
+	if v != "" {
+		m.mu.Lock()
+		m.ix = ix
+		m.mu.Unlock()
+	}
+	return ix, nil
 }
 
 // Add implements MemoryManager. Tags are trimmed; empty and repeated tags
@@ -147,6 +215,13 @@ func (m *Manager) Add(ctx context.Context, content string, tags ...string) (Memo
 		return Memory{}, &OpError{Op: "add", Err: err}
 	}
 	a, canAppend := m.store.(Appender)
+	if p, ok := m.store.(Peeker); ok && canAppend {
+		head, err := p.Peek(ctx, peekBytes)
+		if err != nil {
+			return Memory{}, &OpError{Op: "add", Err: err, Detail: "reading the start of the memories file"}
+		}
+		canAppend = !isRalphHead(head)
+	}
 	if canAppend && m.max > 0 {
 		sizer, ok := m.store.(Sizer)
 		if canAppend = ok; ok {
@@ -166,7 +241,16 @@ func (m *Manager) Add(ctx context.Context, content string, tags ...string) (Memo
 			return Memory{}, &OpError{Op: "add", ID: mem.ID, Err: err, Detail: "appending to the memories file"}
 		}
 	} else {
-		size, err = m.rewrite(ctx, "add", mem.ID, func(d *Document) error { return d.Append(mem) })
+		seed := mem
+		size, err = m.rewrite(ctx, "add", mem.ID, func(d *Document) error {
+			mem = seed
+			if d.RalphDialect() {
+				if mem, err = m.ralphMemory(d, seed); err != nil {
+					return err
+				}
+			}
+			return d.Append(mem)
+		})
 		if err != nil {
 			return Memory{}, err
 		}
@@ -176,6 +260,29 @@ func (m *Manager) Add(ctx context.Context, content string, tags ...string) (Memo
 	return mem, nil
 }
 
+// peekBytes is how much of the file Add reads to tell its format.
+const peekBytes = 4096
+
+// ralphMemory gives seed, a new memory, ralph-orchestrator's shape (see
+// ralphShape) and an id of ralph's own form, mem-<unix>-<4 hex>, that no
+// memory of d has.
+func (m *Manager) ralphMemory(d *Document, seed Memory) (Memory, error) {
+	mem := ralphShape(seed)
+	prefix, rnd, _ := strings.Cut(strings.TrimPrefix(seed.ID, "mem-"), "-")
+	mem.ID = "mem-" + prefix + "-" + rnd[:4]
+	for range 64 {
+		if _, taken := d.Get(mem.ID); !taken {
+			return mem, nil
+		}
+		var b [2]byte
+		if _, err := io.ReadFull(m.rand, b[:]); err != nil {
+			return Memory{}, err
+		}
+		mem.ID = "mem-" + prefix + "-" + hex.EncodeToString(b[:])
+	}
+	return Memory{}, fmt.Errorf("%w: no free id mem-%s-<4 hex> in this second; try again", ErrConflict, prefix)
+}
+
 func (m *Manager) newMemory(content string, tags []string) (Memory, error) {
 	var rnd [4]byte
 	if _, err := io.ReadFull(m.rand, rnd[:]); err != nil {
@@ -183,7 +290,7 @@ func (m *Manager) newMemory(content string, tags []string) (Memory, error) {
 	}
 	now := m.now().In(m.loc)
 	content = NormalizeContent(content)
-	clean := make([]string, 0, len(tags))
+	var clean []string // nil without tags, as a memory without tags reads back
 	seen := make(map[string]bool, len(tags))
 	for _, t := range tags {
 		if t = strings.TrimSpace(t); t != "" && !seen[t] {
@@ -224,8 +331,29 @@ func (m *Manager) checkSize(ctx context.Context, size int64) {
 // rewrite loads the file, applies change, and saves it if it is unchanged
 // since the load, retrying on ErrConflict. It returns the new size.
 func (m *Manager) rewrite(ctx context.Context, op, id string, change func(*Document) error) (int64, error) {
+	return m.rewriteIn(ctx, m.store, op, id, change)
+}
+
+// rewriteStore is rewrite on another Store (the trash).
+func (m *Manager) rewriteStore(ctx context.Context, s Store, op, id string, change func(*Document) error) error {
+	_, err := m.rewriteIn(ctx, s, op, id, change)
+	return err
+}
+
+func (m *Manager) rewriteIn(ctx context.Context, s Store, op, id string, change func(*Document) error) (int64, error) {
 	for range m.tries {
-		d, v, err := m.load(ctx, op)
+		var d *Document
+		var v string
+		var err error
+		if s == m.store {
+			d, v, err = m.load(ctx, op)
+		} else {
+			var data []byte
+			if data, v, err = s.Load(ctx); err != nil {
+				err = &OpError{Op: op, ID: id, Err: err, Detail: "reading the trash"}
+			}
+			d = Parse(data)
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -239,7 +367,7 @@ func (m *Manager) rewrite(ctx context.Context, op, id string, change func(*Docum
 		if op == "add" && m.max > 0 && int64(len(out)) > m.max {
 			return 0, m.tooLarge(int64(len(out)))
 		}
-		_, err = m.store.Save(ctx, out, v)
+		_, err = s.Save(ctx, out, v)
 		if err == nil {
 			return int64(len(out)), nil
 		}
@@ -258,11 +386,25 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 	if !m.cfg.Enabled {
 		return &OpError{Op: "delete", ID: id, Err: ErrDisabled, Detail: "Config.Enabled is false; nothing was changed"}
 	}
-	size, err := m.rewrite(ctx, "delete", id, func(d *Document) error {
-		if !d.Delete(id) {
+	if m.trash != nil {
+		d, _, err := m.load(ctx, "delete")
+		if err != nil {
+			return err
+		}
+		mem, ok := d.Get(id)
+		if !ok {
 			return m.notFound("delete", id, d)
 		}
-		return nil
+		if err := m.toTrash(ctx, mem); err != nil {
+			return err
+		}
+	}
+	size, err := m.rewrite(ctx, "delete", id, func(d *Document) error {
+		err := d.Delete(id)
+		if errors.Is(err, ErrNotFound) {
+			return m.notFound("delete", id, d)
+		}
+		return err
 	})
 	if err != nil {
 		return err
@@ -317,16 +459,18 @@ func (m *Manager) List(ctx context.Context) ([]Memory, error) {
 	return d.all(), nil // d is not kept: no copy needed
 }
 
-// Search implements MemoryManager; nil when disabled.
+// Search implements MemoryManager, ranking as Match does; nil when
+// disabled. The file is parsed and folded only when it changed since the
+// last search.
 func (m *Manager) Search(ctx context.Context, query string) ([]Memory, error) {
 	if !m.cfg.Enabled {
 		return nil, nil
 	}
-	d, _, err := m.load(ctx, "search")
+	ix, err := m.indexed(ctx, "search")
 	if err != nil {
 		return nil, err
 	}
-	return Match(d.all(), query), nil
+	return ix.memories(ix.rank(query)), nil
 }
 
 // InjectionContent implements MemoryManager: Render of every memory with
@@ -336,9 +480,22 @@ func (m *Manager) InjectionContent(ctx context.Context) (string, error) {
 	if !m.cfg.Enabled || m.cfg.injectMode() != InjectAuto {
 		return "", nil
 	}
-	d, _, err := m.load(ctx, "inject")
+	return m.InjectionFor(ctx, "")
+}
+
+// InjectionFor is InjectionContent chosen for a prompt: the memories most
+// relevant to it first (ranked as Search ranks them, with the prompt as
+// the query, matching any of its words), then the newest; whole memories
+// only, within the character and token caps, followed by a line counting
+// those left out. An empty prompt gives InjectionContent's newest-first
+// order. Inject uses it.
+func (m *Manager) InjectionFor(ctx context.Context, prompt string) (string, error) {
+	if !m.cfg.Enabled || m.cfg.injectMode() != InjectAuto {
+		return "", nil
+	}
+	ix, err := m.indexed(ctx, "inject")
 	if err != nil {
 		return "", err
 	}
-	return Render(d.all(), m.budget), nil
+	return render(ix.ms, ix.relevantFirst(prompt), m.budget, m.tokenBudget, m.tokens), nil
 }

@@ -100,6 +100,11 @@ var (
 	ErrInvalid = errors.New("memories: invalid input")
 	// ErrInvalidConfig: Config has a value outside its allowed set.
 	ErrInvalidConfig = errors.New("memories: invalid config")
+	// ErrUnreadable: the memories file exists but cannot be read (it is a
+	// directory, or permission is denied). A Store's Load returns an error
+	// wrapping it; Manager reads such a file as no memories, logging a
+	// warning, and reports the error on writes.
+	ErrUnreadable = errors.New("memories: memories file cannot be read")
 )
 
 // ConfigError reports a bad Config field. It unwraps to ErrInvalidConfig

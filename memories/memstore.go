@@ -102,3 +102,18 @@ func (s *MemStore) Size(ctx context.Context) (int64, error) {
 	defer s.mu.Unlock()
 	return int64(len(s.data)), nil
 }
+
+var _ Peeker = (*MemStore)(nil)
+
+// Peek returns a copy of the first n stored bytes.
+func (s *MemStore) Peek(ctx context.Context, n int) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.exists {
+		return nil, nil
+	}
+	return bytes.Clone(s.data[:min(n, len(s.data))]), nil
+}

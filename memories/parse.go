@@ -10,12 +10,16 @@ import (
 // Format(Parse(b)) returns b unchanged, so text the parser does not
 // understand (hand-written notes, other headings) survives every rewrite.
 // Entries are kept as the exact bytes they were read from; only Delete
-// changes existing bytes (see Delete).
+// (and Append into a ralph file's section) changes existing bytes.
 //
 // A Document is not safe for concurrent use.
 type Document struct {
 	blocks []block
 	mems   []Memory // cache of entry memories in file order, nil = stale
+	// fragile: some id depends on another entry being there (a derived id
+	// that had to skip a taken one, or a repeated stated id), so a Delete
+	// must check every other id.
+	fragile bool
 }
 
 // block is a run of the file: either text the parser does not interpret,
@@ -37,6 +41,7 @@ type entry struct {
 	mem      Memory
 	statedID string // the id written in the file, "" if none
 	idLine   int    // index of the line stating the id within raw, -1 if none
+	copy     bool   // repeats an earlier entry word for word: the same memory
 }
 
 // Parse reads a memories file. It never fails: whatever is not an entry is
@@ -52,7 +57,10 @@ type entry struct {
 // "## Patterns" or a hand-written "## Notes") is text. Within a seed entry the
 // last "- Content:" wins, as in the seed's parser; the indented lines after
 // it continue the content. A ralph entry without "> " lines is text, as
-// ralph-orchestrator skips it.
+// ralph-orchestrator skips it. An entry that repeats an earlier one word
+// for word (title, tags, date and content, without an id of its own or with
+// the same one) is a copy of the same memory: it has the same id and is
+// listed once.
 func Parse(data []byte) *Document {
 	p := parser{data: data}
 	p.splitLines()
@@ -78,6 +86,9 @@ type parser struct {
 	doc   Document
 	text  int // first line of the pending text block
 	rtype string
+	// hashes counts the hash computations of id derivation, so a test can
+	// show that parsing is linear without timing it.
+	hashes int
 }
 
 func (p *parser) splitLines() {
@@ -131,7 +142,7 @@ func (p *parser) parse() *Document {
 		i++
 	}
 	p.flushText(p.n())
-	assignIDs(&p.doc)
+	p.hashes = assignIDs(&p.doc)
 	return &p.doc
 }
 
@@ -152,37 +163,18 @@ func (p *parser) sectionEnd(i int) int {
 	return p.n()
 }
 
-// extent returns the end of an entry starting at line i whose last field is
-// line last, within a section ending at end. The entry also takes every
-// later line of its section that looks like a field of either format, and
-// the blank and indented lines after that. So the text left after an entry
-// never holds anything the parser would read, and deleting the entry cannot
-// turn that text into fields of the entry (or heading) before it.
+// extent returns the end of an entry starting at line i whose last line
+// read as part of it is last, within a section ending at end: the line
+// after last, and the blank lines after that. Lines after it are text, also
+// those that look like fields of the other format ("> quote" after a seed
+// entry, "- Date:" after a ralph entry): the parser does not read them as
+// this entry's, so deleting the entry leaves them (see Document.Delete).
 func (p *parser) extent(last, end int) int {
-	for j := end - 1; j > last; j-- {
-		if fieldLike(p.line(j)) {
-			last = j
-			break
-		}
-	}
 	j := last + 1
-	for j < end {
-		if l := p.line(j); !isBlank(l) && l[0] != ' ' && l[0] != '\t' {
-			break
-		}
+	for j < end && isBlank(p.line(j)) {
 		j++
 	}
 	return j
-}
-
-// fieldLike reports a line that either format reads as a field.
-func fieldLike(l []byte) bool {
-	for _, prefix := range [...]string{"- ID:", "- Tags:", "- Date:", "- Content:"} {
-		if bytes.HasPrefix(l, []byte(prefix)) {
-			return true
-		}
-	}
-	return len(l) > 2 && l[0] == '>' && l[1] == ' ' || bytes.Contains(l, []byte("<!-- tags: "))
 }
 
 func (p *parser) addEntry(start, end int, e *entry) {

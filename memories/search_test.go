@@ -20,10 +20,12 @@ func TestFold(t *testing.T) {
 		{"ｴﾗｰﾊﾝﾄﾞﾘﾝｸﾞ", "エラーハンドリング"},
 		{"ﾊﾟｲﾌﾟ ｶﾞｰﾄﾞ ｳﾞｨ", "パイプ ガード ヴィ"},
 		{"ﾂﾞﾃﾞﾄﾞ", "ヅデド"},
-		{"ｯﾞ", "ッ゛"},
+		{"ｯﾞ", "ッ\u3099"},                              // no composed form: NFKC keeps the combining mark
 		{"か\u3099き\u309Aは\u309Aテ\u3099", "がき\u309aぱデ"}, // combining marks compose as in NFKC
 		{"う\u3099", "ゔ"},
-		{"ÄÖÜ Straße", "äöü straße"},
+		{"ÄÖÜ Straße", "äöü strasse"}, // full case folding
+		{"cafe\u0301 café", "café café"},
+		{"ﬁle ① Ⅻ", "file 1 xii"},
 		{"数据库连接", "数据库连接"},
 	} {
 		assert.Equal(t, tc.want, memories.Fold(tc.in), "Fold(%q)", tc.in)
@@ -50,8 +52,10 @@ func TestSearch(t *testing.T) {
 	}{
 		{"try-catch", []memories.Memory{errJa}},
 		{"ＴＲＹ－ＣＡＴＣＨ", []memories.Memory{errJa}},
-		{"ｴﾗｰ", []memories.Memory{tagged, errJa, content}}, // title/tag hits first, newest first; content hit last
-		{"エラー", []memories.Memory{tagged, errJa, content}},
+		// BM25F: errJa has the term in its title and its content, tagged in a
+		// tag; the memory with it only deep in its content comes last.
+		{"ｴﾗｰ", []memories.Memory{errJa, tagged, content}},
+		{"エラー", []memories.Memory{errJa, tagged, content}},
 		{"数据库", []memories.Memory{dbZh}},
 		{"连接池", []memories.Memory{dbZh}},
 		{"DATABASE", []memories.Memory{pg, dbZh, content}}, // tag hits newest first, then the content hit
@@ -85,4 +89,28 @@ func ids(ms []memories.Memory) []string {
 		out = append(out, m.ID)
 	}
 	return out
+}
+
+// Search folds canonically equivalent and compatibility forms (NFKC) and
+// case (full case folding).
+func TestSearchFoldsUnicodeForms(t *testing.T) {
+	ctx := context.Background()
+	m := newManager(t, new(memories.MemStore), nil)
+	for _, c := range []string{"Le café du coin", "Open the ﬁle first", "Step ① of the build", "Die Straße"} {
+		_, err := m.Add(ctx, c)
+		require.NoError(t, err)
+	}
+	for q, want := range map[string]string{
+		"cafe\u0301": "Le café du coin", // decomposed query, composed text
+		"CAFÉ":       "Le café du coin",
+		"file":       "Open the ﬁle first",
+		"step 1":     "Step ① of the build",
+		"STRASSE":    "Die Straße",
+		"ｆｉｌｅ ｆｉｒｓｔ": "Open the ﬁle first",
+	} {
+		got, err := m.Search(ctx, q)
+		require.NoError(t, err)
+		require.Len(t, got, 1, "query %q", q)
+		assert.Equal(t, want, got[0].Content, "query %q", q)
+	}
 }

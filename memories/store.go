@@ -44,3 +44,13 @@ var ErrConflict = errors.New("memories: version conflict")
 type Sizer interface {
 	Size(ctx context.Context) (int64, error)
 }
+
+// Peeker is an optional capability of a Store: Peek returns the first n
+// bytes of the file (all of it if it is shorter, nil if it is missing).
+// MemoryManager.Add uses it to learn, without reading the whole file,
+// whether the file is in ralph-orchestrator's format, where a new memory
+// goes into its type's section (a rewrite) instead of being appended. A
+// Store with Appender but without Peeker gets seed-format appends only.
+type Peeker interface {
+	Peek(ctx context.Context, n int) ([]byte, error)
+}

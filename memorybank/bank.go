@@ -56,6 +56,10 @@ const (
 	DefaultMaxPatchOps      = 256
 	DefaultMaxTags          = 64
 	DefaultMaxRetries       = 32
+	// DefaultHistoryVersions and DefaultHistoryEntryBytes bound each
+	// document's history (Options.HistoryVersions, HistoryEntryBytes).
+	DefaultHistoryVersions   = 100
+	DefaultHistoryEntryBytes = 256 << 10
 	// DefaultIndexMaxAge bounds how stale SearchByTags may be about
 	// changes made outside any Bank (see Options.IndexMaxAge).
 	DefaultIndexMaxAge = 2 * time.Second
@@ -112,6 +116,13 @@ type Options struct {
 	// than this, by the Bank's Clock. List and ReadContext always reconcile.
 	// Zero means DefaultIndexMaxAge; negative means every search reconciles.
 	IndexMaxAge time.Duration
+	// HistoryVersions is how many versions of each document its history
+	// keeps (see Bank.History). Default 100; negative: no history (deletes
+	// still record the version they consumed, so versions never repeat).
+	HistoryVersions int
+	// HistoryEntryBytes bounds one history entry; a larger change is
+	// recorded without its patches. Default 256 KiB.
+	HistoryEntryBytes int
 	// ContextBudget is ReadContext's default byte budget for memory files
 	// (0: unlimited). ReadContextRequest.MaxBytes overrides it.
 	ContextBudget int
@@ -182,6 +193,12 @@ func New(store Store, opts *Options) *Bank {
 	}
 	if o.MaxRetries <= 0 {
 		o.MaxRetries = DefaultMaxRetries
+	}
+	if o.HistoryVersions == 0 {
+		o.HistoryVersions = DefaultHistoryVersions
+	}
+	if o.HistoryEntryBytes <= 0 {
+		o.HistoryEntryBytes = DefaultHistoryEntryBytes
 	}
 	if o.IndexMaxAge == 0 {
 		o.IndexMaxAge = DefaultIndexMaxAge

@@ -208,12 +208,21 @@ func patchDoc(size int) string {
 // and encoding the result once (encoding/json into and out of an any). The
 // two are timed alternately inside one loop, so machine noise hits both; the
 // x-floor metric is their ratio. gets/op and puts/op count store calls per
-// patch write.
+// patch write, with the document's history off and on (its entry is the one
+// extra Put).
 func BenchmarkPatchWriteVsFloor(b *testing.B) {
-	for _, size := range []int{10_000, 600_000} {
-		b.Run(fmt.Sprintf("%dKB", size/1000), func(b *testing.B) {
+	for _, bc := range []struct {
+		size    int
+		history int
+	}{{10_000, -1}, {600_000, -1}, {10_000, 0}, {600_000, 0}} {
+		name := fmt.Sprintf("%dKB/history=off", bc.size/1000)
+		if bc.history == 0 {
+			name = fmt.Sprintf("%dKB/history=on", bc.size/1000)
+		}
+		size := bc.size
+		b.Run(name, func(b *testing.B) {
 			store := &countingStore{Store: &memorybank.MemStore{}}
-			bank := memorybank.New(store, nil)
+			bank := memorybank.New(store, &memorybank.Options{HistoryVersions: bc.history})
 			_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "systemPatterns.json", Content: json.RawMessage(patchDoc(size))})
 			require.NoError(b, err)
 			obj, err := store.Get(ctx, "global-memory-bank/systemPatterns.json")
@@ -295,5 +304,27 @@ func BenchmarkReadContextBankSize(b *testing.B) {
 			b.ReportMetric(float64(tl.Nanoseconds())/float64(b.N), "ns-10000")
 			b.ReportMetric(float64(tl)/float64(ts), "x-100")
 		})
+	}
+}
+
+// BenchmarkHistory100: History of a document with 100 retained entries on
+// fsstore (one listing of its history directory and 100 small reads).
+func BenchmarkHistory100(b *testing.B) {
+	s, err := fsstore.Open(b.TempDir(), nil)
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = s.Close() })
+	bank := memorybank.New(s, nil)
+	g := memorybank.ScopeGlobal
+	_, err = bank.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "progress.json", Content: json.RawMessage(`{"n":0}`)})
+	require.NoError(b, err)
+	for i := 1; i < 100; i++ {
+		_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "progress.json", Patches: jsonpatch.Patch{{Op: "replace", Path: "/content/n", Value: json.RawMessage(fmt.Sprint(i))}}})
+		require.NoError(b, err)
+	}
+	for b.Loop() {
+		hist, err := bank.History(ctx, memorybank.HistoryRequest{Scope: g, Path: "progress.json"})
+		if err != nil || len(hist) != 100 {
+			b.Fatal(len(hist), err)
+		}
 	}
 }

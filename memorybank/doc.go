@@ -153,10 +153,10 @@
 // versions, updated in place by the Bank's own writes (so a write costs the
 // same at any bank size and writes nothing but its document). Whether
 // anybody else wrote is learnt from the store's change count
-// ([ChangeCounter], which MemStore and fsstore offer): a warm call costs
-// one Changes call, whatever the size of the bank. When the count shows
-// changes by others, or the store offers no count (the fallback, used for
-// pgstore today), the index reconciles with one Store.List and re-reads
+// ([ChangeCounter], which MemStore, fsstore and pgstore offer): a warm call
+// costs one Changes call, whatever the size of the bank. When the count
+// shows changes by others, or the store offers no count (the fallback), the
+// index reconciles with one Store.List and re-reads
 // only the documents whose store version changed, and only when their
 // metadata is needed. Changes that bypass every Store (a person editing the
 // folder, git pull) are not counted: List, ReadContext and search see them
@@ -169,6 +169,24 @@
 // re-read 128 or more documents. Indexes are kept only for banks that
 // exist. ScopeAll searches the global bank and, when Branch is set, that
 // branch.
+//
+// # History
+//
+// Every write and delete records an entry in the document's history
+// ([Bank.History]): the version it produced, the time, the request's Actor
+// and Reason, and the change as an RFC 6902 patch with its inverse.
+// [Bank.ReadVersion] rebuilds a retained version, [Bank.Diff] gives the
+// patch between two, [Bank.Revert] writes an old version as the next one
+// (also restoring a deleted document). A delete consumes a version, so a
+// re-created document continues after it and a writer holding a version of
+// the old document cannot overwrite the new one. Entries live in the same
+// Store under ".history/", outside every bank, written after the document
+// (one extra Put per write): history never shows a write that did not
+// happen nor a version twice; a writer that stops between the two leaves a
+// gap, and versions before a gap cannot be rebuilt (ErrVersionUnavailable).
+// Retention: Options.HistoryVersions (default 100) versions per document,
+// each entry at most Options.HistoryEntryBytes (default 256 KiB; a larger
+// change is listed without its patches).
 //
 // # Testing
 //

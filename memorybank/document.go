@@ -68,6 +68,8 @@ type DeleteRequest struct {
 	Branch    string `json:"branch,omitempty"`
 	Path      string `json:"path"`
 	IfVersion int64  `json:"ifVersion,omitempty"` // 0: unconditional
+	Actor     string `json:"actor,omitempty"`     // recorded in the history
+	Reason    string `json:"reason,omitempty"`
 }
 
 // ListRequest selects the documents of one bank whose path starts with

@@ -209,13 +209,15 @@ func (e *envelope) normalize() {
 }
 
 // stamp sets the metadata the Bank maintains on the document a write is
-// about to store, given the stored document (nil for a new one). keepStored
+// about to store, given the stored document (nil for a new one) and the
+// version before this write (the stored one's, or the version a delete
+// consumed, so versions of a path never repeat). keepStored
 // is true for a full content write: title, documentType and tags it does not
 // give fall back to the stored document. A patch starts from the stored
 // document, so a field missing after it was removed on purpose: it gets the
 // default of normalize (title from the file name, documentType from it, tags
 // []), never the stored value back. tags, when non-nil, replace the tags.
-func (e *envelope) stamp(old *envelope, now string, newID func() string, tags []string, keepStored bool) {
+func (e *envelope) stamp(old *envelope, prev int64, now string, newID func() string, tags []string, keepStored bool) {
 	if old != nil && keepStored {
 		for _, k := range []string{"title", "documentType", "tags"} {
 			if _, ok := e.meta[k]; !ok {
@@ -247,10 +249,7 @@ func (e *envelope) stamp(old *envelope, now string, newID func() string, tags []
 	if created == "" {
 		created = now
 	}
-	version := int64(1)
-	if old != nil {
-		version = old.version() + 1
-	}
+	version := prev + 1
 	e.schema = rawString(SchemaV2)
 	e.meta["id"] = rawString(id)
 	e.meta["createdAt"] = rawString(created)

@@ -95,7 +95,11 @@ func (p *parser) value() (any, error) {
 	case c == '[':
 		return p.array()
 	case c == '"':
-		return p.str()
+		s, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
 	case c == '-' || c >= '0' && c <= '9':
 		return p.number()
 	}
@@ -140,7 +144,7 @@ func (p *parser) object() (any, error) {
 		p.i++
 		p.out = append(p.out, ':', ' ')
 		p.ws()
-		name := k.(string)
+		name := k
 		if _, dup := m[name]; dup {
 			return nil, &duplicateError{pointer: "/" + escapePointer(name), name: name}
 		}
@@ -216,7 +220,7 @@ func (p *parser) array() (any, error) {
 }
 
 // str reads a string, copying its text as written.
-func (p *parser) str() (any, error) {
+func (p *parser) str() (string, error) {
 	start := p.i
 	plain := true
 	for p.i++; p.i < len(p.data); p.i++ {
@@ -230,34 +234,34 @@ func (p *parser) str() (any, error) {
 			}
 			var s string // escapes or invalid UTF-8: decode as encoding/json does
 			if err := json.Unmarshal(tok, &s); err != nil {
-				return nil, err
+				return "", err
 			}
 			return s, nil
 		case c == '\\':
 			plain = false
 			if p.i++; p.i >= len(p.data) {
-				return nil, p.errorf("unexpected end of JSON input")
+				return "", p.errorf("unexpected end of JSON input")
 			}
 			switch p.data[p.i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
 				if p.i+4 >= len(p.data) {
-					return nil, p.errorf("unexpected end of JSON input")
+					return "", p.errorf("unexpected end of JSON input")
 				}
 				for _, h := range p.data[p.i+1 : p.i+5] {
 					if !isHex(h) {
-						return nil, p.errorf("invalid character %q in \\u hexadecimal character escape", h)
+						return "", p.errorf("invalid character %q in \\u hexadecimal character escape", h)
 					}
 				}
 				p.i += 4
 			default:
-				return nil, p.errorf("invalid character %q in string escape code", p.data[p.i])
+				return "", p.errorf("invalid character %q in string escape code", p.data[p.i])
 			}
 		case c < 0x20:
-			return nil, p.errorf("invalid character %q in string literal", c)
+			return "", p.errorf("invalid character %q in string literal", c)
 		}
 	}
-	return nil, p.errorf("unexpected end of JSON input")
+	return "", p.errorf("unexpected end of JSON input")
 }
 
 func isHex(c byte) bool {

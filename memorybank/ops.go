@@ -2,6 +2,7 @@ package memorybank
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -137,19 +138,26 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 		if err != nil {
 			return err
 		}
-		if req.IfVersion != 0 {
-			e, err := decodeStored(formatOf(l.path), l.path, obj.Data)
-			cur := int64(0)
-			if err == nil {
-				cur = e.version()
-			}
-			if cur != req.IfVersion {
-				return &ConflictError{Path: l.path, IfVersion: req.IfVersion, CurrentVersion: cur}
-			}
+		old, derr := decodeStored(formatOf(l.path), l.path, obj.Data)
+		cur := int64(0)
+		if derr == nil {
+			cur = old.version()
 		}
+		if req.IfVersion != 0 && cur != req.IfVersion {
+			return &ConflictError{Path: l.path, IfVersion: req.IfVersion, CurrentVersion: cur}
+		}
+		// The delete consumes version cur+1: record it before the document
+		// goes, so a re-creation never reuses a version even if this
+		// process stops right after the delete.
+		ts, _ := json.Marshal(tombstone{Version: cur + 1})
+		if _, err := b.store.Put(ctx, tombstoneKey(l.key), ts, Condition{}); err != nil {
+			return err
+		}
+		b.own.Add(1)
 		err = b.store.Delete(ctx, l.key, Condition{IfVersion: obj.Version})
 		if err == nil {
 			b.unindexed(l, obj.Version)
+			b.recordDelete(ctx, l, req, old, cur+1)
 			return nil
 		}
 		if !errors.Is(err, ErrConflict) && !errors.Is(err, ErrNotFound) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -250,8 +251,8 @@ func TestSearchCost(t *testing.T) {
 
 	store.reset()
 	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "new.json", Content: raw(`{"k":1}`), Tags: []string{"x"}})
-	assert.Equal(t, int64(1), store.gets.Load(), "a write reads its document once")
-	assert.Equal(t, int64(1), store.puts.Load(), "a write stores its document and nothing else")
+	assert.Equal(t, int64(2), store.gets.Load(), "a create reads its document and the version a delete may have consumed")
+	assert.Equal(t, int64(2), store.puts.Load(), "a write stores its document and its history entry")
 	require.Equal(t, 51, search())
 	assert.Equal(t, int64(0), store.lists.Load(), "own writes need no refresh")
 
@@ -395,7 +396,9 @@ func TestWritesDoNotTouchSnapshot(t *testing.T) {
 	}
 	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "new.md", Text: ("n"), Tags: []string{"t7"}})
 	require.NoError(t, b.Delete(ctx, memorybank.DeleteRequest{Scope: memorybank.ScopeGlobal, Path: "docs/00107.json"}))
-	assert.Equal(t, int64(6), store.puts.Load(), "each write stores its document and nothing else")
+	// Each write stores its document and its history entry; the delete its
+	// tombstone and its entry. Nothing else.
+	assert.Equal(t, int64(6+6+2), store.puts.Load())
 	assert.Len(t, searchPaths(t, b, "t7"), 7)
 	after, err := mem.Get(ctx, snapshotKey)
 	require.NoError(t, err)
@@ -424,4 +427,58 @@ func TestPathsReadsNoDocument(t *testing.T) {
 	none, err := b.Paths(ctx, memorybank.ListRequest{Scope: memorybank.ScopeBranch, Branch: "no-bank"})
 	require.NoError(t, err)
 	assert.Empty(t, none)
+}
+
+// A patch write is one Get and one Put, plus one Put for its history entry
+// when history is on; nothing else, whatever the size of the bank.
+func TestPatchWriteStoreCalls(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		history int
+		puts    int64
+	}{{"history off", -1, 1}, {"history on", 0, 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			mem := &memorybank.MemStore{}
+			populate(t, mem, 200)
+			store := &countingStore{Store: mem}
+			b := memorybank.New(store, &memorybank.Options{HistoryVersions: tc.history})
+			require.Len(t, searchPaths(t, b, "t7"), 2)
+			store.reset()
+			mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "docs/00001.json",
+				Patches: jsonpatch.Patch{op("replace", "/content/text", `"edited"`)}})
+			assert.Equal(t, int64(1), store.gets.Load())
+			assert.Equal(t, tc.puts, store.puts.Load())
+			assert.Equal(t, int64(0), store.lists.Load())
+			assert.Equal(t, int64(0), store.changes.Load())
+		})
+	}
+}
+
+// A search sees every write acknowledged before it started, whichever Bank
+// wrote it, while both Banks keep writing: the change count never lets a
+// foreign write hide behind the searching Bank's own.
+func TestSearchSeesEveryAcknowledgedWrite(t *testing.T) {
+	forEachStore(t, func(t *testing.T, store memorybank.Store) {
+		a, b := memorybank.New(store, nil), memorybank.New(store, nil)
+		g := memorybank.ScopeGlobal
+		var wg sync.WaitGroup
+		wg.Go(func() { // b's own writes, interleaved
+			for i := range 40 {
+				_, err := b.Write(ctx, memorybank.WriteRequest{Scope: g, Path: fmt.Sprintf("b/%02d.md", i), Text: "b", Tags: []string{"b"}})
+				assert.NoError(t, err)
+			}
+		})
+		for i := range 40 {
+			tag := fmt.Sprintf("a%02d", i)
+			_, err := a.Write(ctx, memorybank.WriteRequest{Scope: g, Path: fmt.Sprintf("a/%02d.md", i), Text: "a", Tags: []string{tag}})
+			require.NoError(t, err)
+			hits, err := b.SearchByTags(ctx, memorybank.SearchRequest{Tags: []string{tag}, Scope: g})
+			require.NoError(t, err)
+			require.Len(t, hits, 1, "b's search after a's write %d", i)
+			paths, err := b.Paths(ctx, memorybank.ListRequest{Scope: g, Prefix: "a/"})
+			require.NoError(t, err)
+			require.Len(t, paths, i+1)
+		}
+		wg.Wait()
+	})
 }

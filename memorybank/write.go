@@ -42,6 +42,10 @@ type WriteRequest struct {
 	// IfVersion, when non-zero, makes the write succeed only if the stored
 	// metadata.version equals it; otherwise the error is a *ConflictError.
 	IfVersion int64 `json:"ifVersion,omitempty"`
+	// Actor and Reason, optional, say who wrote and why; the document's
+	// history records them.
+	Actor  string `json:"actor,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // WriteResult describes the document a Write stored.
@@ -178,8 +182,15 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 		// A corrupt document can be replaced by a full content write.
 	}
 	oldVersion := int64(0)
-	if old != nil {
+	switch {
+	case old != nil:
 		oldVersion = old.version()
+	case !exists:
+		// A document deleted before continues after the version its
+		// delete consumed, so a version never names two documents.
+		if oldVersion, err = b.lastDeleted(ctx, l.key); err != nil {
+			return nil, err
+		}
 	}
 	if oldVersion == math.MaxInt64 && req.Mode != ModeCreate {
 		return nil, maxVersionProblem(l.path)
@@ -216,7 +227,8 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 	if err != nil {
 		return nil, err
 	}
-	next.stamp(old, formatTime(b.now()), b.opts.NewID, req.Tags, req.Patches == nil)
+	now := b.now()
+	next.stamp(old, oldVersion, formatTime(now), b.opts.NewID, req.Tags, req.Patches == nil)
 	if n := len(next.tags()); n > b.opts.MaxTags {
 		return nil, &LimitError{Limit: "tags", Max: b.opts.MaxTags, Got: n, Path: l.path}
 	}
@@ -248,8 +260,9 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 	if err != nil {
 		return nil, err
 	}
-	b.indexed(l, prev, put.Version, next.entry(len(data), put.ModTime))
 	le := next.entry(len(data), put.ModTime)
+	b.indexed(l, prev, put.Version, le)
+	b.recordWrite(ctx, l, req, old, next, now)
 	id, _ := next.str("id")
 	return &WriteResult{
 		Scope: l.scope, Branch: l.branch, Path: l.path, ID: id, Version: le.Version,

@@ -98,7 +98,7 @@ func TestServer(t *testing.T) {
 		slices.Sort(names)
 		slices.Sort(want)
 		assert.Equal(t, want, names)
-		assert.Len(t, names, 9)
+		assert.Len(t, names, 11)
 	})
 
 	t.Run("write, patch and read back", func(t *testing.T) {

@@ -7,8 +7,9 @@
 //	memory-cli show <id>
 //	memory-cli delete <id>
 //
-// Flags may come before or after the command: --dir (default .agent) and
-// --format table|json (default table). Results go to stdout, messages to
+// Flags may come before or after the command: --dir (default .agent; it is
+// created on the first add, but never its missing parents) and --format
+// table|json (default table). Results go to stdout, messages to
 // stderr. Exit status: 0 ok, 1 not found (or the operation failed), 2 usage
 // error (unknown command or flag, missing argument, unusable content or tag).
 //
@@ -38,12 +39,19 @@ commands:
   search <query>                         memories matching query, best first
   list                                   every memory, in file order
   show <id>                              one memory in full
-  delete <id>                            delete one memory
+  delete <id>                            delete one memory (kept in memories.trash.md)
+  trash                                  the deleted memories that can be restored
+  restore <id>                           put a deleted memory back
 
 flags:
-  --dir DIR        directory holding memories.md (default .agent)
+  --dir DIR        directory holding memories.md (default .agent; created
+                   if missing, its parent must exist)
   --format FORMAT  table or json (default table)
 `
+
+// TrashFileName is the file, beside memories.md, that keeps deleted
+// memories so restore can put them back.
+const TrashFileName = "memories.trash.md"
 
 // Exit statuses.
 const (
@@ -100,12 +108,12 @@ func parse(args []string) (*invocation, error) {
 		return nil, &usageError{fmt.Sprintf("--format %q: must be table or json", inv.format)}
 	}
 	if len(inv.args) == 0 {
-		return nil, &usageError{"missing command: add, search, list, show or delete"}
+		return nil, &usageError{"missing command: add, search, list, show, delete, trash or restore"}
 	}
-	want := map[string]int{"add": 1, "search": 1, "list": 0, "show": 1, "delete": 1}
+	want := map[string]int{"add": 1, "search": 1, "list": 0, "show": 1, "delete": 1, "trash": 0, "restore": 1}
 	n, ok := want[inv.args[0]]
 	if !ok {
-		return nil, &usageError{fmt.Sprintf("unknown command %q: use add, search, list, show or delete", inv.args[0])}
+		return nil, &usageError{fmt.Sprintf("unknown command %q: use add, search, list, show, delete, trash or restore", inv.args[0])}
 	}
 	if got := len(inv.args) - 1; got != n {
 		return nil, &usageError{fmt.Sprintf("%s takes %d argument(s), got %d (quote content that has spaces)", inv.args[0], n, got)}
@@ -126,7 +134,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	m, err := memories.New(filestore.New(filepath.Join(inv.dir, filestore.FileName), nil), &memories.Options{Logger: logger})
+	m, err := memories.New(filestore.New(filepath.Join(inv.dir, filestore.FileName), nil), &memories.Options{Logger: logger,
+		Trash: filestore.New(filepath.Join(inv.dir, TrashFileName), nil)})
 	if err != nil {
 		fmt.Fprintln(stderr, "memory-cli:", err)
 		return exitNotFound
@@ -184,6 +193,19 @@ func execute(ctx context.Context, m *memories.Manager, inv *invocation, out *pri
 		if err != nil {
 			return err
 		}
+		return out.one(mem)
+	case "trash":
+		ms, err := m.Deleted(ctx)
+		if err != nil {
+			return err
+		}
+		return out.list(ms)
+	case "restore":
+		mem, err := m.Restore(ctx, arg)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "memory restored: %s\n", mem.ID)
 		return out.one(mem)
 	default: // delete
 		if err := m.Delete(ctx, arg); err != nil {

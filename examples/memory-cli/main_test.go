@@ -78,6 +78,19 @@ func TestCLI(t *testing.T) {
 		assert.Contains(t, r.stderr, "1 memory exists", "says what exists instead")
 		assert.Empty(t, r.stdout)
 	}
+
+	// The delete can be undone.
+	r = cli(t, dir, "trash")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, added.ID)
+	r = cli(t, dir, "restore", added.ID)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "memory restored: "+added.ID)
+	r = cli(t, dir, "show", added.ID)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "Content:\n  Always use try-catch\n")
+	r = cli(t, dir, "restore", added.ID)
+	assert.Equal(t, exitNotFound, r.code, "restored once")
 }
 
 func TestCLIUsageErrors(t *testing.T) {
@@ -112,4 +125,18 @@ func TestCLIJSONEmptyTags(t *testing.T) {
 	r := cli(t, dir, "--format=json", "add", "no tags here")
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, `"tags": []`)
+}
+
+// --dir creates only the directory it names, never missing parents: a typo
+// fails instead of creating a tree.
+func TestDirCreatesNoParents(t *testing.T) {
+	base := t.TempDir()
+	r := cli(t, filepath.Join(base, "typo", "deeper", ".agent"), "add", "x")
+	assert.Equal(t, exitNotFound, r.code)
+	assert.Contains(t, r.stderr, "never missing parents")
+	_, err := os.Stat(filepath.Join(base, "typo"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+
+	r = cli(t, filepath.Join(base, ".agent"), "add", "x")
+	require.Equal(t, exitOK, r.code, r.stderr)
 }

@@ -2,8 +2,9 @@
 // serialises critical sections across OS processes (and across goroutines
 // that acquire it separately).
 //
-// Each Acquire opens the lock file itself and locks that open file with
-// flock(2), so two acquisitions conflict whether they come from two
+// Each Acquire opens the lock file itself and locks that open file (with
+// flock(2) on Unix, with LockFileEx on one byte far past the end on
+// Windows), so two acquisitions conflict whether they come from two
 // processes or from two goroutines of one process. The lock is advisory:
 // it excludes only code that takes the same lock. The kernel releases it
 // when the holder exits or is killed, so a crash never leaves a stale lock;
@@ -15,10 +16,15 @@
 // done (error wrapping ctx.Err()). Polling is used because a blocking
 // flock cannot be cancelled.
 //
-// Supported on Linux, macOS and the BSDs. Elsewhere (Windows, Plan 9, wasm)
-// Acquire returns an error wrapping errors.ErrUnsupported. flock is not
-// reliable on some network file systems (older NFS); keep lock files on a
-// local disk.
+// Supported on Linux, macOS, the BSDs and Windows. Elsewhere (Plan 9,
+// wasm) Acquire returns an error wrapping errors.ErrUnsupported. File locks
+// are not reliable on some network file systems (older NFS); keep lock
+// files on a local disk.
+//
+// github.com/gofrs/flock does not fit: it opens the lock file by path
+// itself, so it cannot lock a file opened inside an os.Root (AcquireIn),
+// and on Windows it locks byte 0, which would make the record some callers
+// keep in the lock file unreadable to their other handles.
 package lockfile
 
 import (

@@ -13,9 +13,18 @@ func SetWriteHook(h func(f *os.File, b []byte, off int64) (int, error)) { writeA
 
 // SetAcquireHook replaces the taking of the lock (tests only); nil restores
 // the real one.
-func SetAcquireHook(h func(ctx context.Context, path string, timeout time.Duration) (*lockfile.Lock, error)) {
+func SetAcquireHook(h func(ctx context.Context, root *os.Root, name string, timeout time.Duration) (*lockfile.Lock, error)) {
 	if h == nil {
-		h = lockfile.Acquire
+		h = lockfile.AcquireIn
 	}
 	acquire = h
+}
+
+// SetOpenHook replaces the opening of the file for reading (tests only);
+// nil restores the real one.
+func SetOpenHook(h func(root *os.Root, name string) (*os.File, error)) {
+	if h == nil {
+		h = func(root *os.Root, name string) (*os.File, error) { return root.Open(name) }
+	}
+	openRead = h
 }

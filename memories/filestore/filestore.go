@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/agentmemory/agentmemory/internal/atomicfile"
@@ -73,6 +74,7 @@ var (
 	_ memories.Store    = (*Store)(nil)
 	_ memories.Appender = (*Store)(nil)
 	_ memories.Sizer    = (*Store)(nil)
+	_ memories.Peeker   = (*Store)(nil)
 )
 
 // New returns the Store for the file at path (usually
@@ -91,8 +93,15 @@ func (s *Store) Path() string { return s.path }
 
 // Resolve returns the file the Store reads and writes now: its path with
 // every symbolic link followed, also a dangling one (the target is created
-// on the first write).
-func (s *Store) Resolve() (string, error) { return resolve(s.path) }
+// on the first write). A link leading outside the store's directory and the
+// primary worktree is an *OutsideError.
+func (s *Store) Resolve() (string, error) {
+	pl, err := s.locate()
+	if err != nil {
+		return "", s.fail("resolve", "", err)
+	}
+	return pl.target, nil
+}
 
 func (s *Store) fail(op, resolved string, err error) error {
 	if errors.Is(err, lockfile.ErrTimeout) {
@@ -101,45 +110,117 @@ func (s *Store) fail(op, resolved string, err error) error {
 	return &Error{Op: op, Path: s.path, Resolved: resolved, Err: err}
 }
 
+// UnreadableError reports a memories file that exists but cannot be read:
+// not a regular file (a directory, a device), or no permission. It unwraps
+// to memories.ErrUnreadable and to the cause, so memories.Manager reads it
+// as no memories (with a warning) and reports it on writes.
+type UnreadableError struct {
+	Path   string
+	Reason string
+	Err    error
+}
+
+func (e *UnreadableError) Error() string {
+	return "cannot read " + e.Path + ": " + e.Reason
+}
+
+func (e *UnreadableError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{memories.ErrUnreadable}
+	}
+	return []error{memories.ErrUnreadable, e.Err}
+}
+
+// readOnly reports a failure to create or open the lock file for writing
+// that means nobody can write here: a read-only directory or file system.
+func readOnly(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
+}
+
 // Load returns the file's bytes and version; (nil, "", nil) if it is missing.
+// A file that exists but cannot be read (a directory, no permission) is an
+// *UnreadableError (memories.ErrUnreadable).
 func (s *Store) Load(ctx context.Context) ([]byte, string, error) {
-	target, err := resolve(s.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, "", nil // the directory is missing, so is the file
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
+	}
+	pl, err := s.locate()
+	if errors.Is(err, fs.ErrNotExist) || err == nil && pl.homeMissing {
+		return nil, "", nil // a directory is missing, so is the file
 	}
 	if err != nil {
 		return nil, "", s.fail("load", "", err)
 	}
-	if _, err := os.Stat(target); errors.Is(err, fs.ErrNotExist) {
-		return nil, "", nil
-	}
-	l, err := s.lock(ctx, target)
-	if errors.Is(err, fs.ErrPermission) {
-		// A read-only directory: no lock file can be made, so no writer
-		// through this package can be at work; read without it.
-		l, err = &held{target: target, gen: -1}, nil
-	}
+	root, err := os.OpenRoot(pl.root)
 	if err != nil {
-		return nil, "", s.fail("load", target, err)
+		return nil, "", s.fail("load", pl.target, err)
 	}
-	defer l.unlock()
-	f, err := os.Open(target)
+	defer root.Close()
+	fi, err := root.Stat(pl.rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", nil
 	}
 	if err != nil {
-		return nil, "", s.fail("load", target, err)
+		return nil, "", s.fail("load", pl.target, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, "", s.fail("load", pl.target, &UnreadableError{Path: pl.target,
+			Reason: fmt.Sprintf("it is not a regular file (%s)", fileKind(fi.Mode()))})
+	}
+	l, err := s.lock(ctx, root, pl)
+	if readOnly(err) {
+		// A read-only directory or file system: no lock file can be made,
+		// so no writer through this package can be at work; read without it.
+		l, err = &held{root: root, rel: pl.rel, gen: -1}, nil
+	}
+	if err != nil {
+		return nil, "", s.fail("load", pl.target, err)
+	}
+	defer l.unlock()
+	f, err := openFile(root, pl)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", s.fail("load", pl.target, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, "", s.fail("load", target, err)
+	if fi, err = f.Stat(); err != nil {
+		return nil, "", s.fail("load", pl.target, err)
 	}
 	data := make([]byte, fi.Size())
 	if _, err := io.ReadFull(f, data); err != nil {
-		return nil, "", s.fail("load", target, err)
+		return nil, "", s.fail("load", pl.target, &UnreadableError{Path: pl.target, Reason: err.Error(), Err: err})
 	}
 	return data, l.version(fi), nil
+}
+
+// openFile opens the file for reading; no permission is an
+// *UnreadableError.
+func openFile(root *os.Root, pl place) (*os.File, error) {
+	f, err := openRead(root, pl.rel)
+	if errors.Is(err, fs.ErrPermission) {
+		return nil, &UnreadableError{Path: pl.target, Reason: "permission denied", Err: err}
+	}
+	return f, err
+}
+
+// openRead is root.Open; tests replace it to deny permission, which running
+// as root cannot reproduce.
+var openRead = func(root *os.Root, name string) (*os.File, error) { return root.Open(name) }
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
 }
 
 // Save replaces the file atomically (a temporary file beside the resolved
@@ -147,36 +228,40 @@ func (s *Store) Load(ctx context.Context) ([]byte, string, error) {
 // ifVersion; otherwise memories.ErrConflict and nothing changes. A symbolic
 // link at the Store's path stays a link.
 func (s *Store) Save(ctx context.Context, data []byte, ifVersion string) (string, error) {
-	target, err := s.prepare()
-	if err != nil {
-		return "", s.fail("save", target, err)
+	if err := ctx.Err(); err != nil {
+		return "", err
 	}
-	l, err := s.lock(ctx, target)
+	root, pl, err := s.prepare()
 	if err != nil {
-		return "", s.fail("save", target, err)
+		return "", s.fail("save", pl.target, err)
+	}
+	defer root.Close()
+	l, err := s.lock(ctx, root, pl)
+	if err != nil {
+		return "", s.fail("save", pl.target, err)
 	}
 	defer l.unlock()
 	cur, err := l.current()
 	if err != nil {
-		return "", s.fail("save", target, err)
+		return "", s.fail("save", pl.target, err)
 	}
 	if cur != ifVersion {
 		return "", memories.ErrConflict
 	}
-	root, err := os.OpenRoot(filepath.Dir(target))
+	dir, err := root.OpenRoot(filepath.Dir(pl.rel))
 	if err != nil {
-		return "", s.fail("save", target, err)
+		return "", s.fail("save", pl.target, err)
 	}
-	defer root.Close()
-	if err := atomicfile.Write(root, filepath.Base(target), data, nil); err != nil {
-		return "", s.fail("save", target, err)
+	defer dir.Close()
+	if err := atomicfile.Write(dir, filepath.Base(pl.rel), data, nil); err != nil {
+		return "", s.fail("save", pl.target, err)
 	}
 	if err := l.commit(); err != nil {
-		return "", s.fail("save", target, err)
+		return "", s.fail("save", pl.target, err)
 	}
 	v, err := l.current()
 	if err != nil {
-		return "", s.fail("save", target, err)
+		return "", s.fail("save", pl.target, err)
 	}
 	return v, nil
 }
@@ -187,18 +272,22 @@ func (s *Store) Save(ctx context.Context, data []byte, ifVersion string) (string
 // append is journalled in the lock file first, so if the process dies
 // halfway, the next operation cuts the torn tail off.
 func (s *Store) Append(ctx context.Context, header, entry []byte) (int64, string, error) {
-	target, err := s.prepare()
-	if err != nil {
-		return 0, "", s.fail("append", target, err)
+	if err := ctx.Err(); err != nil {
+		return 0, "", err
 	}
-	l, err := s.lock(ctx, target)
+	root, pl, err := s.prepare()
 	if err != nil {
-		return 0, "", s.fail("append", target, err)
+		return 0, "", s.fail("append", pl.target, err)
+	}
+	defer root.Close()
+	l, err := s.lock(ctx, root, pl)
+	if err != nil {
+		return 0, "", s.fail("append", pl.target, err)
 	}
 	defer l.unlock()
 	size, v, err := l.append(header, entry)
 	if err != nil {
-		return 0, "", s.fail("append", target, err)
+		return 0, "", s.fail("append", pl.target, err)
 	}
 	return size, v, nil
 }
@@ -208,69 +297,93 @@ func (s *Store) Size(ctx context.Context) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	target, err := resolve(s.path)
-	if errors.Is(err, fs.ErrNotExist) {
+	pl, err := s.locate()
+	if errors.Is(err, fs.ErrNotExist) || err == nil && pl.homeMissing {
 		return 0, nil
 	}
 	if err != nil {
 		return 0, s.fail("size", "", err)
 	}
-	fi, err := os.Stat(target)
+	root, err := os.OpenRoot(pl.root)
+	if err != nil {
+		return 0, s.fail("size", pl.target, err)
+	}
+	defer root.Close()
+	fi, err := root.Stat(pl.rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, s.fail("size", target, err)
+		return 0, s.fail("size", pl.target, err)
 	}
 	return fi.Size(), nil
 }
 
-// prepare creates the directory of the Store's path if needed and returns
-// the resolved target.
-func (s *Store) prepare() (string, error) {
-	target, err := resolve(s.path)
-	if errors.Is(err, fs.ErrNotExist) && target != "" {
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return "", err
-		}
-		target, err = resolve(s.path)
+// Peek returns the first n bytes of the file, nil if it is missing. It
+// takes no lock: only Save changes bytes before the end, and it does so by
+// an atomic rename.
+func (s *Store) Peek(ctx context.Context, n int) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	pl, err := s.locate()
+	if errors.Is(err, fs.ErrNotExist) || err == nil && pl.homeMissing {
+		return nil, nil
 	}
 	if err != nil {
-		return "", err
+		return nil, s.fail("peek", "", err)
 	}
-	return target, nil
+	root, err := os.OpenRoot(pl.root)
+	if err != nil {
+		return nil, s.fail("peek", pl.target, err)
+	}
+	defer root.Close()
+	f, err := openFile(root, pl)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, s.fail("peek", pl.target, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		if err == nil {
+			err = &UnreadableError{Path: pl.target, Reason: fmt.Sprintf("it is not a regular file (%s)", fileKind(fi.Mode()))}
+		}
+		return nil, s.fail("peek", pl.target, err)
+	}
+	buf := make([]byte, n)
+	k, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, s.fail("peek", pl.target, err)
+	}
+	return buf[:k], nil
 }
 
-// resolve follows every symbolic link of path, also a dangling last one,
-// and returns an absolute path. fs.ErrNotExist means a directory is missing;
-// the path returned with it is where the file would be.
-func resolve(path string) (string, error) {
-	p, err := filepath.Abs(path)
+// prepare locates the file for a write, creating the store's own directory
+// (only that one, never missing parents) if needed, and opens its root.
+func (s *Store) prepare() (*os.Root, place, error) {
+	pl, err := s.locate()
 	if err != nil {
-		return "", err
+		if errors.Is(err, fs.ErrNotExist) {
+			err = fmt.Errorf("%w (a Store creates only its own directory, %s, never missing parents)",
+				err, filepath.Dir(s.path))
+		}
+		return nil, pl, err
 	}
-	for range 40 {
-		fi, err := os.Lstat(p)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", err
+	if pl.homeMissing {
+		if err := os.Mkdir(pl.root, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, pl, err
 		}
-		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			dir, err := filepath.EvalSymlinks(filepath.Dir(p))
-			if err != nil {
-				return p, err // p: where the file would be, for MkdirAll
-			}
-			return filepath.Join(dir, filepath.Base(p)), nil
+		if pl, err = s.locate(); err != nil {
+			return nil, pl, err
 		}
-		t, err := os.Readlink(p)
-		if err != nil {
-			return "", err
-		}
-		if !filepath.IsAbs(t) {
-			t = filepath.Join(filepath.Dir(p), t)
-		}
-		p = t
 	}
-	return "", fmt.Errorf("too many levels of symbolic links at %s", path)
+	root, err := os.OpenRoot(pl.root)
+	if err != nil {
+		return nil, pl, err
+	}
+	return root, pl, nil
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,9 +31,11 @@ func TestConformance(t *testing.T) {
 
 func TestConformanceThroughDanglingSymlink(t *testing.T) {
 	storetest.TestStore(t, func(t *testing.T) memories.Store {
-		primary, wt := t.TempDir(), t.TempDir()
-		link := filepath.Join(wt, "memories.md")
-		require.NoError(t, os.Symlink(filepath.Join(primary, "deeper", "memories.md"), link))
+		primary, wt := worktreeLayout(t)
+		require.NoError(t, os.MkdirAll(filepath.Join(primary, ".agent"), 0o755))
+		require.NoError(t, os.MkdirAll(filepath.Join(wt, ".agent"), 0o755))
+		link := filepath.Join(wt, ".agent", "memories.md")
+		require.NoError(t, os.Symlink(filepath.Join(primary, ".agent", "memories.md"), link))
 		return filestore.New(link, nil)
 	})
 }
@@ -57,7 +60,7 @@ func TestSeedAddWritesFile(t *testing.T) {
 
 func TestSymlinkStaysSymlink(t *testing.T) {
 	ctx := context.Background()
-	primary, wt := t.TempDir(), t.TempDir()
+	primary, wt := worktreeLayout(t)
 	require.NoError(t, filestore.LinkWorktree(primary, wt))
 	link := filepath.Join(wt, ".agent", "memories.md")
 	target := filepath.Join(primary, ".agent", "memories.md")
@@ -90,7 +93,7 @@ func TestSymlinkStaysSymlink(t *testing.T) {
 
 func TestLinkWorktree(t *testing.T) {
 	t.Run("creates primary and link, idempotent", func(t *testing.T) {
-		primary, wt := t.TempDir(), t.TempDir()
+		primary, wt := worktreeLayout(t)
 		require.NoError(t, filestore.LinkWorktree(primary, wt))
 		link := filepath.Join(wt, ".agent", "memories.md")
 		dest, err := os.Readlink(link)
@@ -100,7 +103,7 @@ func TestLinkWorktree(t *testing.T) {
 		require.NoError(t, filestore.LinkWorktree(primary, wt), "linking again is a no-op")
 	})
 	t.Run("keeps an existing primary file", func(t *testing.T) {
-		primary, wt := t.TempDir(), t.TempDir()
+		primary, wt := worktreeLayout(t)
 		require.NoError(t, os.MkdirAll(filepath.Join(primary, ".agent"), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(primary, ".agent", "memories.md"), []byte("# Memories\n\nkept\n"), 0o644))
 		require.NoError(t, filestore.LinkWorktree(primary, wt))
@@ -124,7 +127,7 @@ func TestLinkWorktree(t *testing.T) {
 		}, "a directory"},
 	} {
 		t.Run("refuses "+tc.name, func(t *testing.T) {
-			primary, wt := t.TempDir(), t.TempDir()
+			primary, wt := worktreeLayout(t)
 			require.NoError(t, os.MkdirAll(filepath.Join(wt, ".agent"), 0o755))
 			tc.setup(t, wt)
 			before := snapshot(t, primary, wt)
@@ -138,7 +141,7 @@ func TestLinkWorktree(t *testing.T) {
 		})
 	}
 	t.Run("refuses the primary itself", func(t *testing.T) {
-		primary := t.TempDir()
+		primary, _ := worktreeLayout(t)
 		err := filestore.LinkWorktree(primary, primary)
 		require.ErrorIs(t, err, filestore.ErrNotLink)
 		_, err = os.Stat(filepath.Join(primary, ".agent"))
@@ -212,7 +215,7 @@ func TestHandEditChangesVersion(t *testing.T) {
 
 func TestConcurrentStoresOnOneFile(t *testing.T) {
 	ctx := context.Background()
-	primary, wt := t.TempDir(), t.TempDir()
+	primary, wt := worktreeLayout(t)
 	require.NoError(t, filestore.LinkWorktree(primary, wt))
 	paths := []string{filepath.Join(primary, ".agent", "memories.md"), filepath.Join(wt, ".agent", "memories.md")}
 	var wg sync.WaitGroup
@@ -251,7 +254,7 @@ func TestLoadReadOnlyDirectory(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte("# Memories\n\n"), 0o644))
 
 	calls := 0
-	filestore.SetAcquireHook(func(_ context.Context, lockPath string, _ time.Duration) (*lockfile.Lock, error) {
+	filestore.SetAcquireHook(func(_ context.Context, _ *os.Root, lockPath string, _ time.Duration) (*lockfile.Lock, error) {
 		calls++
 		return nil, fmt.Errorf("lockfile: open lock file: %w", &fs.PathError{Op: "open", Path: lockPath, Err: syscall.EACCES})
 	})
@@ -268,14 +271,14 @@ func TestLoadReadOnlyDirectory(t *testing.T) {
 	// Only a permission failure falls back: any other failure to lock is
 	// reported, not read through.
 	other := errors.New("injected: flock failed")
-	filestore.SetAcquireHook(func(context.Context, string, time.Duration) (*lockfile.Lock, error) { return nil, other })
+	filestore.SetAcquireHook(func(context.Context, *os.Root, string, time.Duration) (*lockfile.Lock, error) { return nil, other })
 	data, v, err = filestore.New(path, nil).Load(ctx)
 	require.ErrorIs(t, err, other)
 	assert.Nil(t, data)
 	assert.Empty(t, v)
 
 	// Writes never fall back: a Save that cannot lock fails and leaves the file.
-	filestore.SetAcquireHook(func(_ context.Context, lockPath string, _ time.Duration) (*lockfile.Lock, error) {
+	filestore.SetAcquireHook(func(_ context.Context, _ *os.Root, lockPath string, _ time.Duration) (*lockfile.Lock, error) {
 		return nil, &fs.PathError{Op: "open", Path: lockPath, Err: syscall.EACCES}
 	})
 	_, err = filestore.New(path, nil).Save(ctx, []byte("lost\n"), "")
@@ -287,30 +290,128 @@ func TestLoadReadOnlyDirectory(t *testing.T) {
 
 func TestRelativeSymlinkChain(t *testing.T) {
 	ctx := context.Background()
-	base := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(base, "primary", ".agent"), 0o755))
-	require.NoError(t, os.MkdirAll(filepath.Join(base, "wt", ".agent"), 0o755))
-	// wt/.agent/memories.md -> ../../hop.md -> primary/.agent/memories.md (missing yet)
-	require.NoError(t, os.Symlink("primary/.agent/memories.md", filepath.Join(base, "hop.md")))
-	require.NoError(t, os.Symlink("../../hop.md", filepath.Join(base, "wt", ".agent", "memories.md")))
+	primary, wt := worktreeLayout(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(primary, ".agent"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(wt, ".agent"), 0o755))
+	// wt/.agent/memories.md -> ../../repo/hop.md -> .agent/memories.md (missing yet)
+	require.NoError(t, os.Symlink(".agent/memories.md", filepath.Join(primary, "hop.md")))
+	require.NoError(t, os.Symlink("../../repo/hop.md", filepath.Join(wt, ".agent", "memories.md")))
 
-	s := filestore.New(filepath.Join(base, "wt", ".agent", "memories.md"), nil)
+	s := filestore.New(filepath.Join(wt, ".agent", "memories.md"), nil)
 	resolved, err := s.Resolve()
 	require.NoError(t, err)
-	wantTarget, err := filepath.EvalSymlinks(filepath.Join(base, "primary", ".agent"))
-	require.NoError(t, err)
-	assert.Equal(t, filepath.Join(wantTarget, "memories.md"), resolved)
+	assert.Equal(t, filepath.Join(primary, ".agent", "memories.md"), resolved)
 
 	v, err := s.Save(ctx, []byte("one\n"), "")
 	require.NoError(t, err)
 	_, err = s.Save(ctx, []byte("two\n"), v)
 	require.NoError(t, err)
-	for _, link := range []string{filepath.Join(base, "hop.md"), filepath.Join(base, "wt", ".agent", "memories.md")} {
+	for _, link := range []string{filepath.Join(primary, "hop.md"), filepath.Join(wt, ".agent", "memories.md")} {
 		fi, err := os.Lstat(link)
 		require.NoError(t, err)
 		assert.NotZero(t, fi.Mode()&os.ModeSymlink, "%s is still a link", link)
 	}
-	data, err := os.ReadFile(filepath.Join(base, "primary", ".agent", "memories.md"))
+	data, err := os.ReadFile(filepath.Join(primary, ".agent", "memories.md"))
 	require.NoError(t, err)
 	assert.Equal(t, "two\n", string(data))
+}
+
+// A read-only file system fails the lock file with EROFS, not a permission
+// error; it reads like a read-only directory, and writes still fail.
+func TestLoadReadOnlyFileSystem(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memories.md")
+	require.NoError(t, os.WriteFile(path, []byte("# Memories\n\n"), 0o644))
+	filestore.SetAcquireHook(func(_ context.Context, _ *os.Root, lockPath string, _ time.Duration) (*lockfile.Lock, error) {
+		return nil, fmt.Errorf("lockfile: open lock file: %w", &fs.PathError{Op: "open", Path: lockPath, Err: syscall.EROFS})
+	})
+	t.Cleanup(func() { filestore.SetAcquireHook(nil) })
+
+	data, v, err := filestore.New(path, nil).Load(ctx)
+	require.NoError(t, err, "a read-only file system can still be read")
+	assert.Equal(t, "# Memories\n\n", string(data))
+	assert.NotEmpty(t, v)
+	_, _, err = filestore.New(path, nil).Append(ctx, nil, []byte("x\n"))
+	require.ErrorIs(t, err, syscall.EROFS)
+}
+
+// A memories.md that is a directory is unreadable: Load says so with
+// memories.ErrUnreadable, the Manager's reads see no memories and log a
+// warning, and its writes report the error and change nothing.
+func TestUnreadableFileReadsAsEmpty(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), ".agent")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "memories.md"), 0o755))
+	s := filestore.New(filepath.Join(dir, "memories.md"), nil)
+	_, _, err := s.Load(ctx)
+	require.ErrorIs(t, err, memories.ErrUnreadable)
+	var ue *filestore.UnreadableError
+	require.ErrorAs(t, err, &ue)
+	assert.Contains(t, err.Error(), "not a regular file (a directory)")
+
+	var logs strings.Builder
+	m, err := memories.New(s, &memories.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	require.NoError(t, err)
+	list, err := m.List(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, list)
+	found, err := m.Search(ctx, "x")
+	require.NoError(t, err)
+	assert.Empty(t, found)
+	inj, err := m.InjectionContent(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, inj)
+	_, err = m.Get(ctx, "mem-1-a")
+	require.ErrorIs(t, err, memories.ErrNotFound)
+	assert.Contains(t, logs.String(), "level=WARN")
+	assert.Contains(t, logs.String(), "not a regular file")
+
+	_, err = m.Add(ctx, "lost?")
+	require.Error(t, err, "a write reports the file it cannot use")
+	err = m.Delete(ctx, "mem-1-a")
+	require.ErrorIs(t, err, memories.ErrUnreadable)
+	fi, err := os.Stat(filepath.Join(dir, "memories.md"))
+	require.NoError(t, err)
+	assert.True(t, fi.IsDir(), "nothing changed")
+}
+
+// Through the file store too, a memory added to a file in
+// ralph-orchestrator's format goes into its section in ralph's format.
+func TestAddToRalphFile(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memories.md")
+	const ralph = "# Memories\n\n## Patterns\n\n## Decisions\n\n## Fixes\n\n## Context\n"
+	require.NoError(t, os.WriteFile(path, []byte(ralph), 0o644))
+	m, err := memories.New(filestore.New(path, nil), nil)
+	require.NoError(t, err)
+	mem, err := m.Add(ctx, "Run compose first", "fix", "docker")
+	require.NoError(t, err)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, strings.Replace(ralph, "## Fixes\n", "## Fixes\n\n### "+mem.ID+"\n> Run compose first\n<!-- tags: docker | created: "+mem.Date+" -->\n", 1), string(data))
+	got, err := m.Get(ctx, mem.ID)
+	require.NoError(t, err)
+	assert.Equal(t, mem, got)
+}
+
+// A memories.md without read permission reads as no memories too (the
+// denial is injected where opening reports it: root ignores permissions).
+func TestPermissionDeniedReadsAsEmpty(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memories.md")
+	require.NoError(t, os.WriteFile(path, []byte("# Memories\n\n## a\n- Content: a\n"), 0o644))
+	filestore.SetOpenHook(func(_ *os.Root, name string) (*os.File, error) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EACCES}
+	})
+	t.Cleanup(func() { filestore.SetOpenHook(nil) })
+	var logs strings.Builder
+	m, err := memories.New(filestore.New(path, nil), &memories.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	require.NoError(t, err)
+	list, err := m.List(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, list)
+	assert.Contains(t, logs.String(), "permission denied")
+	_, err = m.Add(ctx, "x")
+	require.ErrorIs(t, err, memories.ErrUnreadable, "Add reads the start of the file first and reports it")
+	assert.ErrorIs(t, m.Delete(ctx, "mem-1-a"), memories.ErrUnreadable)
 }

@@ -27,25 +27,62 @@ func (e *LinkError) Error() string {
 
 func (e *LinkError) Unwrap() error { return ErrNotLink }
 
+// ErrNotWorktree: LinkWorktree was given a directory that is not a linked
+// worktree of the git repository whose primary worktree holds primaryDir.
+var ErrNotWorktree = errors.New("filestore: not a linked worktree of the primary's repository")
+
+// WorktreeError reports why LinkWorktree refused the pair of directories.
+// It unwraps to ErrNotWorktree.
+type WorktreeError struct {
+	Primary  string // primaryDir as given
+	Worktree string // worktreeDir as given
+	Found    string // the primary worktree git records for Worktree, or why there is none
+}
+
+func (e *WorktreeError) Error() string {
+	return fmt.Sprintf("filestore: link %s to %s: %s is not a linked git worktree of the repository whose primary worktree holds %s (%s); nothing was changed. "+
+		"Create it with `git worktree add` from the primary, or pass the primary it belongs to",
+		e.Worktree, e.Primary, e.Worktree, e.Primary, e.Found)
+}
+
+func (e *WorktreeError) Unwrap() error { return ErrNotWorktree }
+
 // LinkWorktree shares the primary worktree's memories with another worktree
 // of the same repository, as the seed's createWorktree does: it makes
 // <worktreeDir>/.agent/memories.md a symbolic link to the absolute path of
-// <primaryDir>/.agent/memories.md, creating that file (empty) and both
-// .agent directories if needed. The Stores of both worktrees then resolve to
-// the same file and lock it together.
+// <primaryDir>/.agent/memories.md, creating that file (empty) and the two
+// .agent directories if needed, and nothing else: both directories must
+// exist. The Stores of both worktrees then resolve to the same file and
+// lock it together.
+//
+// worktreeDir must be a linked worktree (git worktree add) of the
+// repository whose primary worktree holds primaryDir, as git records it
+// (the same check a Store makes before it follows the link); otherwise it
+// fails with a *WorktreeError (ErrNotWorktree) before changing anything.
 //
 // If the link already points at the primary file it does nothing. If a real
 // file, a directory, or a link to anything else is there, it fails with a
 // *LinkError (ErrNotLink) before changing anything: memories written in the
 // worktree are never silently replaced.
 func LinkWorktree(primaryDir, worktreeDir string) error {
-	primary, err := filepath.Abs(filepath.Join(primaryDir, AgentDir, FileName))
+	link := filepath.Join(worktreeDir, AgentDir, FileName)
+	p, err := filepath.EvalSymlinks(primaryDir)
 	if err != nil {
 		return &Error{Op: "link", Path: primaryDir, Err: err}
 	}
-	link := filepath.Join(worktreeDir, AgentDir, FileName)
-	if a, b := sameDir(primaryDir, worktreeDir); a == b {
+	w, err := filepath.EvalSymlinks(worktreeDir)
+	if err != nil {
+		return &Error{Op: "link", Path: worktreeDir, Err: err}
+	}
+	primary := filepath.Join(p, AgentDir, FileName)
+	if p == w {
 		return &LinkError{Link: link, Target: primary, Found: "the primary's own file (the worktree is the primary directory)"}
+	}
+	switch root, ok := primaryWorktree(w); {
+	case !ok:
+		return &WorktreeError{Primary: primaryDir, Worktree: worktreeDir, Found: "git records it as no linked worktree"}
+	case !within(root, p):
+		return &WorktreeError{Primary: primaryDir, Worktree: worktreeDir, Found: "its primary worktree is " + root}
 	}
 	if err := checkLinkSlot(link, primary); err != nil {
 		if errors.Is(err, errAlreadyLinked) {
@@ -54,27 +91,34 @@ func LinkWorktree(primaryDir, worktreeDir string) error {
 		return err
 	}
 	// Create the primary file first so the link is never dangling.
-	if err := os.MkdirAll(filepath.Dir(primary), 0o755); err != nil {
+	if err := mkdirOne(filepath.Dir(primary)); err != nil {
 		return &Error{Op: "link", Path: primary, Err: err}
 	}
-	f, err := os.OpenFile(primary, os.O_WRONLY|os.O_CREATE, 0o644)
+	root, err := os.OpenRoot(filepath.Dir(primary))
+	if err != nil {
+		return &Error{Op: "link", Path: primary, Err: err}
+	}
+	defer root.Close()
+	f, err := root.OpenFile(FileName, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return &Error{Op: "link", Path: primary, Err: err}
 	}
 	if err := f.Close(); err != nil {
 		return &Error{Op: "link", Path: primary, Err: err}
 	}
-	if err := checkLinkSlot(link, primary); err != nil {
-		if errors.Is(err, errAlreadyLinked) {
-			return nil
-		}
-		return err // the worktree and the primary are the same directory
-	}
-	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+	if err := mkdirOne(filepath.Dir(link)); err != nil {
 		return &Error{Op: "link", Path: link, Err: err}
 	}
 	if err := os.Symlink(primary, link); err != nil {
 		return &Error{Op: "link", Path: link, Err: err}
+	}
+	return nil
+}
+
+// mkdirOne creates dir if it is missing, but not its parents.
+func mkdirOne(dir string) error {
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
 	}
 	return nil
 }
@@ -92,8 +136,8 @@ func checkLinkSlot(link, primary string) error {
 		return &Error{Op: "link", Path: link, Err: err}
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
-		got, gerr := resolve(link)
-		want, werr := resolve(primary)
+		got, gerr := filepath.EvalSymlinks(link)
+		want, werr := filepath.EvalSymlinks(primary)
 		if gerr == nil && werr == nil && got == want {
 			return errAlreadyLinked
 		}
@@ -104,17 +148,4 @@ func checkLinkSlot(link, primary string) error {
 		return &LinkError{Link: link, Target: primary, Found: "a directory"}
 	}
 	return &LinkError{Link: link, Target: primary, Found: fmt.Sprintf("a real file of %d bytes", fi.Size())}
-}
-
-// sameDir returns both directories resolved, for comparing them.
-func sameDir(a, b string) (string, string) {
-	ra, err := filepath.EvalSymlinks(a)
-	if err != nil {
-		ra, _ = filepath.Abs(a)
-	}
-	rb, err := filepath.EvalSymlinks(b)
-	if err != nil {
-		rb, _ = filepath.Abs(b)
-	}
-	return ra, rb
 }

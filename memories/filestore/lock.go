@@ -25,25 +25,27 @@ import (
 const stateFormat = "memories-lock v1 %020d %020d %020d\n"
 
 type held struct {
-	lk     *lockfile.Lock
-	state  *os.File
-	target string
-	gen    int64
+	lk    *lockfile.Lock
+	state *os.File
+	root  *os.Root // every access to the file and the lock goes through it
+	rel   string   // the file inside root
+	gen   int64
 }
 
-// lock takes the lock of target and repairs the tail of an append that a
-// killed process left unfinished.
-func (s *Store) lock(ctx context.Context, target string) (*held, error) {
-	lk, err := acquire(ctx, target+".lock", s.timeout)
+// lock takes the lock of the file at pl (its lock file is opened inside
+// root, so a link cannot lead it out) and repairs the tail of an append
+// that a killed process left unfinished.
+func (s *Store) lock(ctx context.Context, root *os.Root, pl place) (*held, error) {
+	lk, err := acquire(ctx, root, pl.rel+".lock", s.timeout)
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.OpenFile(target+".lock", os.O_RDWR, 0)
+	st, err := root.OpenFile(pl.rel+".lock", os.O_RDWR, 0)
 	if err != nil {
 		lk.Unlock()
 		return nil, err
 	}
-	h := &held{lk: lk, state: st, target: target}
+	h := &held{lk: lk, state: st, root: root, rel: pl.rel}
 	if err := h.recover(); err != nil {
 		h.unlock()
 		return nil, err
@@ -92,16 +94,28 @@ func (h *held) recover() error {
 	if n == 0 {
 		return nil
 	}
-	fi, err := os.Stat(h.target)
+	fi, err := h.root.Stat(h.rel)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	if err == nil && fi.Size() > off && fi.Size() < off+n {
-		if err := os.Truncate(h.target, off); err != nil {
+		if err := h.truncate(off); err != nil {
 			return fmt.Errorf("cutting off a torn append at byte %d: %w", off, err)
 		}
 	}
 	return h.commit()
+}
+
+func (h *held) truncate(size int64) error {
+	f, err := h.root.OpenFile(h.rel, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Truncate(size)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // commit records a finished write: a new generation, nothing pending.
@@ -119,7 +133,7 @@ func (h *held) version(fi fs.FileInfo) string {
 
 // current returns the version of the target now, "" if it is missing.
 func (h *held) current() (string, error) {
-	fi, err := os.Stat(h.target)
+	fi, err := h.root.Stat(h.rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
@@ -130,9 +144,9 @@ func (h *held) current() (string, error) {
 }
 
 func (h *held) append(header, entry []byte) (int64, string, error) {
-	_, statErr := os.Stat(h.target)
+	_, statErr := h.root.Stat(h.rel)
 	created := errors.Is(statErr, fs.ErrNotExist)
-	f, err := os.OpenFile(h.target, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := h.root.OpenFile(h.rel, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return 0, "", err
 	}
@@ -171,7 +185,7 @@ func (h *held) append(header, entry []byte) (int64, string, error) {
 			return 0, "", errors.Join(err, h.rollback(f, size))
 		}
 		if created {
-			if err := syncDir(filepath.Dir(h.target)); err != nil {
+			if err := syncDir(h.root, filepath.Dir(h.rel)); err != nil {
 				return 0, "", err
 			}
 		}
@@ -188,7 +202,7 @@ func (h *held) append(header, entry []byte) (int64, string, error) {
 
 // acquire takes the flock; tests replace it to fail the way a read-only
 // directory does, which running as root cannot reproduce.
-var acquire = lockfile.Acquire
+var acquire = lockfile.AcquireIn
 
 // writeAt is the one write of an append; tests replace it to die halfway.
 var writeAt = func(f *os.File, b []byte, off int64) (int, error) { return f.WriteAt(b, off) }
@@ -201,8 +215,8 @@ func (h *held) rollback(f *os.File, size int64) error {
 	return h.writeState(0, 0, false)
 }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
+func syncDir(root *os.Root, dir string) error {
+	d, err := root.Open(dir)
 	if err != nil {
 		return err
 	}

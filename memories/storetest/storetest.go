@@ -8,7 +8,8 @@
 //	}
 //
 // newStore must return a fresh, empty store (no file) each time it is called.
-// The Appender subtests run only when the store implements memories.Appender.
+// The Appender and Peeker subtests run only when the store implements
+// memories.Appender and memories.Peeker.
 package storetest
 
 import (
@@ -36,6 +37,25 @@ const (
 func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 	t.Helper()
 	ctx := context.Background()
+
+	t.Run("Peek", func(t *testing.T) {
+		s := newStore(t)
+		p, ok := s.(memories.Peeker)
+		if !ok {
+			t.Skip("the store does not implement memories.Peeker")
+		}
+		head, err := p.Peek(ctx, 4)
+		require.NoError(t, err)
+		assert.Nil(t, head, "a missing file peeks as nil")
+		_, err = s.Save(ctx, []byte("# Memories\n"), "")
+		require.NoError(t, err)
+		head, err = p.Peek(ctx, 4)
+		require.NoError(t, err)
+		assert.Equal(t, "# Me", string(head), "Peek returns the first n bytes")
+		head, err = p.Peek(ctx, 100)
+		require.NoError(t, err)
+		assert.Equal(t, "# Memories\n", string(head), "all of a shorter file")
+	})
 
 	t.Run("LoadMissing", func(t *testing.T) {
 		data, version, err := newStore(t).Load(ctx)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -140,31 +139,6 @@ func TestReservedNames(t *testing.T) {
 		_, err := s.Put(ctx, key, []byte("x"), memorybank.Condition{})
 		assert.NoError(t, err, "Put(%q)", key)
 	}
-}
-
-func TestListSkipsNonKeys(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name string) {
-		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644))
-	}
-	for _, name := range []string{"ok.md", "CON", "bad:name.md", "trailing.", "ctl\x01.md", "sub/ok.md", "sub/nul.txt", "back\\slash"} {
-		write(name)
-	}
-	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
-	require.NoError(t, os.Symlink(".", filepath.Join(dir, "loop")))         // a cycle
-	require.NoError(t, os.Symlink("ok.md", filepath.Join(dir, "alias.md"))) // inside: listed
-	require.NoError(t, os.Symlink("missing", filepath.Join(dir, "dangling.md")))
-	s := open(t, dir, nil)
-
-	assert.Equal(t, []string{"alias.md", "ok.md", "sub/ok.md"}, listKeys(t, s, ""))
-	_, err := s.Get(ctx, "fifo")
-	assert.ErrorIs(t, err, memorybank.ErrNotFound, "a FIFO holds no value (and must not block)")
-	obj, err := s.Get(ctx, "alias.md")
-	require.NoError(t, err)
-	assert.Equal(t, "x", string(obj.Data))
-	_, err = s.Get(ctx, "dangling.md")
-	assert.ErrorIs(t, err, memorybank.ErrNotFound)
 }
 
 func TestContainment(t *testing.T) {

@@ -32,6 +32,18 @@
 // pgstore did not create (no version row) is refused with an error saying
 // so, never adopted.
 //
+// A memories file is its row (the text as of the last Save) followed by one
+// row per Append since ("<memories table>_entries"), so an add writes one
+// small row, not a new version of the whole file; Load joins them, and a
+// Save writes the row and drops the entries in one statement.
+//
+// The Store is a [memorybank.ChangeCounter]: a third table ("<table>_changes")
+// holds one count per namespace, incremented by the same statement as every
+// Put and Delete that changed a row, so a Bank in any process on any
+// machine learns with one primary-key read whether anybody wrote, instead
+// of listing the bank. The count's row is one hot row per namespace: writers
+// of one namespace serialise on it for the length of their statement.
+//
 // # Decisions where the contract is silent
 //
 //   - Versions are the decimal values of a per-table sequence, taken on

@@ -86,7 +86,9 @@ func freshOptions(t testing.TB, pool *pgxpool.Pool) *pgstore.Options {
 		MemoriesTable: "test_memories_" + suffix,
 		Namespace:     "ns-" + suffix,
 	}
-	t.Cleanup(func() { dropTables(t, pool, opts.Table, opts.MemoriesTable) })
+	t.Cleanup(func() {
+		dropTables(t, pool, opts.Table, opts.MemoriesTable, opts.Table+"_changes", opts.MemoriesTable+"_entries")
+	})
 	return opts
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -38,38 +37,50 @@ var (
 	_ memories.Store    = (*MemoriesStore)(nil)
 	_ memories.Appender = (*MemoriesStore)(nil)
 	_ memories.Sizer    = (*MemoriesStore)(nil)
+	_ memories.Peeker   = (*MemoriesStore)(nil)
 )
 
 type memoriesQueries struct {
-	load, size, saveNew, saveIfVersion, append string
+	load, peek, size, saveNew, saveIfVersion, lockTail, createAppend, bump, addEntry string
 }
 
+// A file is its row's data followed by its entries (see the migration):
+// load concatenates them; a Save replaces data and removes the entries in
+// one statement; an Append locks the row, then bumps its size, tail and
+// version and inserts one entry row, in one transaction.
 func newMemoriesQueries(table string) memoriesQueries {
-	// base is what the entry goes after: the stored data, or the header
-	// when the stored data is empty. A newline goes between them unless
-	// base is empty or already ends with one (the last byte of an empty
-	// bytea is the empty bytea, so one test covers both).
-	const base = `(CASE WHEN m.data = ''::bytea THEN $4::bytea ELSE m.data END)`
 	return memoriesQueries{
-		load: sqlf(`SELECT data, version FROM {t} WHERE namespace = $1 AND name = $2`, table),
-		size: sqlf(`SELECT octet_length(data) FROM {t} WHERE namespace = $1 AND name = $2`, table),
-		saveNew: sqlf(`INSERT INTO {t} (namespace, name, data, version, mod_time)
-			VALUES ($1, $2, $3, nextval({seq}), clock_timestamp())
-			ON CONFLICT (namespace, name) DO NOTHING
-			RETURNING version`, table),
-		saveIfVersion: sqlf(`UPDATE {t} SET data = $3, version = nextval({seq}), mod_time = clock_timestamp()
-			WHERE namespace = $1 AND name = $2 AND version = $4
-			RETURNING version`, table),
-		append: sqlf(strings.ReplaceAll(`INSERT INTO {t} AS m (namespace, name, data, version, mod_time)
-			VALUES ($1, $2, $3, nextval({seq}), clock_timestamp())
-			ON CONFLICT (namespace, name) DO UPDATE SET
-				data = BASE
-					|| CASE WHEN substring(BASE FROM octet_length(BASE)) IN (''::bytea, $6::bytea)
-						THEN ''::bytea ELSE $6::bytea END
-					|| $5::bytea,
-				version = EXCLUDED.version,
-				mod_time = EXCLUDED.mod_time
-			RETURNING octet_length(m.data), m.version`, "BASE", base), table),
+		load: sqlf(`SELECT m.data || COALESCE((SELECT string_agg(e.data, ''::bytea ORDER BY e.seq) FROM {e} e
+				WHERE e.namespace = $1 AND e.name = $2), ''::bytea), m.version
+			FROM {t} m WHERE m.namespace = $1 AND m.name = $2`, table),
+		peek: sqlf(`SELECT CASE WHEN octet_length(m.data) >= $3 THEN substring(m.data FROM 1 FOR $3)
+				ELSE substring(m.data || COALESCE((SELECT string_agg(e.data, ''::bytea ORDER BY e.seq) FROM {e} e
+					WHERE e.namespace = $1 AND e.name = $2), ''::bytea) FROM 1 FOR $3) END
+			FROM {t} m WHERE m.namespace = $1 AND m.name = $2`, table),
+		size: sqlf(`SELECT size FROM {t} WHERE namespace = $1 AND name = $2`, table),
+		saveNew: sqlf(`WITH w AS (INSERT INTO {t} (namespace, name, data, size, tail, version, mod_time)
+				VALUES ($1, $2, $3::bytea, octet_length($3::bytea), substring($3::bytea FROM octet_length($3::bytea)), nextval({seq}), clock_timestamp())
+				ON CONFLICT (namespace, name) DO NOTHING
+				RETURNING version),
+			d AS (DELETE FROM {e} WHERE namespace = $1 AND name = $2 AND EXISTS (SELECT 1 FROM w))
+			SELECT version FROM w`, table),
+		saveIfVersion: sqlf(`WITH w AS (UPDATE {t} SET data = $3::bytea, size = octet_length($3::bytea), tail = substring($3::bytea FROM octet_length($3::bytea)),
+				version = nextval({seq}), mod_time = clock_timestamp()
+				WHERE namespace = $1 AND name = $2 AND version = $4
+				RETURNING version),
+			d AS (DELETE FROM {e} WHERE namespace = $1 AND name = $2 AND EXISTS (SELECT 1 FROM w))
+			SELECT version FROM w`, table),
+		lockTail: sqlf(`SELECT size, tail FROM {t} WHERE namespace = $1 AND name = $2 FOR UPDATE`, table),
+		createAppend: sqlf(`WITH w AS (INSERT INTO {t} (namespace, name, data, size, tail, version, mod_time)
+				VALUES ($1, $2, $3::bytea, octet_length($3::bytea), substring($3::bytea FROM octet_length($3::bytea)), nextval({seq}), clock_timestamp())
+				ON CONFLICT (namespace, name) DO NOTHING
+				RETURNING version),
+			d AS (DELETE FROM {e} WHERE namespace = $1 AND name = $2 AND EXISTS (SELECT 1 FROM w))
+			SELECT version FROM w`, table),
+		bump: sqlf(`UPDATE {t} SET size = size + octet_length($3::bytea), tail = substring($3::bytea FROM octet_length($3::bytea)),
+				version = nextval({seq}), mod_time = clock_timestamp()
+			WHERE namespace = $1 AND name = $2 RETURNING size, version`, table),
+		addEntry: sqlf(`INSERT INTO {e} (namespace, name, seq, data) VALUES ($1, $2, $3, $4)`, table),
 	}
 }
 
@@ -204,21 +215,61 @@ func (m *MemoriesStore) Append(ctx context.Context, header, entry []byte) (int64
 	if err := m.begin(ctx, "append"); err != nil {
 		return 0, "", err
 	}
-	created := appendEntry(nil, header, entry) // the whole file, if it does not exist yet
-	var (
-		size    int64
-		version int64
-	)
-	err := m.pool.QueryRow(ctx, m.q.append, m.ns, m.name, created, nonNil(header), nonNil(entry), []byte("\n")).
-		Scan(&size, &version)
-	if err != nil {
-		return 0, "", m.fail(ctx, "append", err)
+	for {
+		size, version, again, err := m.appendOnce(ctx, header, entry)
+		if err != nil {
+			return 0, "", m.fail(ctx, "append", err)
+		}
+		if !again {
+			return size, formatVersion(version), nil
+		}
 	}
-	return size, formatVersion(version), nil
 }
 
-// appendEntry applies the memories.Appender rules to data in memory; the
-// append query does the same in SQL.
+// appendOnce appends in one transaction: the whole file as the row when
+// there is none (again when another writer created it first), else one
+// entry row holding what appendEntry would add to the file.
+func (m *MemoriesStore) appendOnce(ctx context.Context, header, entry []byte) (size, version int64, again bool, err error) {
+	tx, err := m.pool.Begin(ctx)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	var tail []byte
+	err = tx.QueryRow(ctx, m.q.lockTail, m.ns, m.name).Scan(&size, &tail)
+	if errors.Is(err, pgx.ErrNoRows) {
+		whole := appendEntry(nil, header, entry)
+		err = tx.QueryRow(ctx, m.q.createAppend, m.ns, m.name, whole).Scan(&version)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return 0, 0, true, nil // created meanwhile: append to it
+		}
+		if err != nil {
+			return 0, 0, false, err
+		}
+		return int64(len(whole)), version, false, tx.Commit(ctx)
+	}
+	if err != nil {
+		return 0, 0, false, err
+	}
+	var piece []byte
+	if size == 0 {
+		piece = append(piece, header...)
+	} else {
+		piece = append(piece, tail...) // stands for the file's end below
+	}
+	piece = appendEntry(piece, header, entry)
+	if size > 0 {
+		piece = piece[len(tail):]
+	}
+	if err := tx.QueryRow(ctx, m.q.bump, m.ns, m.name, piece).Scan(&size, &version); err != nil {
+		return 0, 0, false, err
+	}
+	if _, err := tx.Exec(ctx, m.q.addEntry, m.ns, m.name, version, piece); err != nil {
+		return 0, 0, false, err
+	}
+	return size, version, false, tx.Commit(ctx)
+}
+
 func appendEntry(data, header, entry []byte) []byte {
 	if len(data) == 0 {
 		data = append(data, header...)
@@ -233,9 +284,22 @@ func appendEntry(data, header, entry []byte) []byte {
 	return data
 }
 
-func nonNil(b []byte) []byte {
-	if b == nil {
-		return []byte{}
+// Peek returns the first n bytes of the file (nil when it is missing), so
+// Manager.Add learns the file's format without transferring it.
+func (m *MemoriesStore) Peek(ctx context.Context, n int) ([]byte, error) {
+	if err := m.begin(ctx, "peek"); err != nil {
+		return nil, err
 	}
-	return b
+	var head []byte
+	err := m.pool.QueryRow(ctx, m.q.peek, m.ns, m.name, n).Scan(&head)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, m.fail(ctx, "peek", err)
+	}
+	if head == nil {
+		head = []byte{}
+	}
+	return head, nil
 }

@@ -3,6 +3,8 @@ package pgstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -199,4 +201,65 @@ func TestMemoriesMaxBytesUsesSize(t *testing.T) {
 	after, err := m.Size(ctx)
 	require.NoError(t, err)
 	assert.LessOrEqual(t, after, int64(400), "MaxBytes was crossed")
+}
+
+// An add writes one small row: the file's row keeps its data (a Save's
+// text) and each Append adds a row holding only what it appended; Load
+// still gives the whole file, and a Save folds the rows back in.
+func TestMemoriesAppendWritesOneRow(t *testing.T) {
+	ctx := context.Background()
+	s, pool, opts := newTestStore(t)
+	m, err := s.Memories("memories.md")
+	require.NoError(t, err)
+	base := "# Memories\n" + strings.Repeat("old entry\n", 1000)
+	v, err := m.Save(ctx, []byte(base), "")
+	require.NoError(t, err)
+	want := base
+	for i := range 20 {
+		e := fmt.Sprintf("## entry %d\n- Content: x\n", i)
+		size, _, err := m.Append(ctx, []byte("# Memories\n"), []byte(e))
+		require.NoError(t, err)
+		want += e
+		assert.Equal(t, int64(len(want)), size)
+	}
+	rowLen := func() (data, entries int) {
+		require.NoError(t, pool.QueryRow(ctx, fmt.Sprintf(`SELECT octet_length(data) FROM %q WHERE name = 'memories.md' AND namespace = $1`, opts.MemoriesTable), opts.Namespace).Scan(&data))
+		require.NoError(t, pool.QueryRow(ctx, fmt.Sprintf(`SELECT count(*) FROM %q WHERE name = 'memories.md' AND namespace = $1`, opts.MemoriesTable+"_entries"), opts.Namespace).Scan(&entries))
+		return data, entries
+	}
+	data, entries := rowLen()
+	assert.Equal(t, len(base), data, "the file's row is not rewritten by an add")
+	assert.Equal(t, 20, entries, "one row per add")
+	got, v2, err := m.Load(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, want, string(got))
+	assert.NotEqual(t, v, v2)
+
+	_, err = m.Save(ctx, got[:len(got)-10], v2)
+	require.NoError(t, err)
+	data, entries = rowLen()
+	assert.Equal(t, len(want)-10, data)
+	assert.Zero(t, entries, "a save folds the entries back in")
+}
+
+// Peek gives the start of the file, joined across appended rows, so a
+// Manager keeps a ralph-orchestrator file in ralph's format on PostgreSQL.
+func TestMemoriesPeek(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := newTestStore(t)
+	m, err := s.Memories("memories.md")
+	require.NoError(t, err)
+	head, err := m.Peek(ctx, 10)
+	require.NoError(t, err)
+	assert.Nil(t, head, "missing file")
+	_, _, err = m.Append(ctx, []byte("# H\n"), []byte("abc\n"))
+	require.NoError(t, err)
+	_, _, err = m.Append(ctx, []byte("# H\n"), []byte("defghij\n"))
+	require.NoError(t, err)
+	head, err = m.Peek(ctx, 10)
+	require.NoError(t, err)
+	assert.Equal(t, "# H\nabc\nde", string(head))
+	head, err = m.Peek(ctx, 2)
+	require.NoError(t, err)
+	assert.Equal(t, "# ", string(head))
 }

@@ -25,8 +25,14 @@ const SchemaTable = "agentmemory_schema_versions"
 // duplicate catalog entry). The value is "agmem" in ASCII.
 const migrationLock int64 = 0x61676d656d
 
-// seqSuffix makes the name of a table's version sequence.
-const seqSuffix = "_version_seq"
+// seqSuffix makes the name of a table's version sequence, changesSuffix
+// the name of its change-count table.
+// entriesSuffix the name of a memories table's table of appended entries.
+const (
+	seqSuffix     = "_version_seq"
+	changesSuffix = "_changes"
+	entriesSuffix = "_entries"
+)
 
 // maxTableLen keeps every derived name (the table plus seqSuffix) within
 // PostgreSQL's 63-byte identifier limit, past which it silently truncates
@@ -54,6 +60,8 @@ func validateTable(field, name string) error {
 		return bad("is the table where pgstore records schema versions; choose another name")
 	case strings.HasSuffix(name, seqSuffix):
 		return bad(fmt.Sprintf("ends in %q, which pgstore keeps for the sequences of its tables; choose another name", seqSuffix))
+	case strings.HasSuffix(name, changesSuffix), strings.HasSuffix(name, entriesSuffix):
+		return bad(fmt.Sprintf("ends in %q or %q, which pgstore keeps for tables of its own; choose another name", changesSuffix, entriesSuffix))
 	}
 	for i, r := range name {
 		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
@@ -93,6 +101,16 @@ func objectsMigration(table string) migration {
 			PRIMARY KEY (namespace, key)
 		);
 		ALTER SEQUENCE ` + seq + ` OWNED BY ` + t + `.version;`,
+		// Version 2: the change count of each namespace (Store.Changes),
+		// one row each, incremented in the statement of every Put and
+		// Delete that changed a row. The epoch is random per row, so a
+		// count that restarts (the row or table dropped) is never mistaken
+		// for an old one.
+		`CREATE TABLE IF NOT EXISTS ` + ident(table+changesSuffix) + ` (
+			namespace text COLLATE "C" PRIMARY KEY,
+			n         bigint NOT NULL,
+			epoch     text NOT NULL DEFAULT md5(random()::text || clock_timestamp()::text)
+		);`,
 	}}
 }
 
@@ -109,6 +127,21 @@ func memoriesMigration(table string) migration {
 			PRIMARY KEY (namespace, name)
 		);
 		ALTER SEQUENCE ` + seq + ` OWNED BY ` + t + `.version;`,
+		// Version 2: one row per appended entry, so an add writes one small
+		// row instead of a new version of the whole file. A file is its
+		// row's data (as of the last Save) followed by its entries in seq
+		// order; size and tail (the last byte) let Append and Size work
+		// without reading it. A Save folds the entries back into data.
+		`ALTER TABLE ` + t + ` ADD COLUMN size bigint, ADD COLUMN tail bytea;
+		UPDATE ` + t + ` SET size = octet_length(data), tail = substring(data FROM octet_length(data));
+		ALTER TABLE ` + t + ` ALTER COLUMN size SET NOT NULL, ALTER COLUMN tail SET NOT NULL;
+		CREATE TABLE IF NOT EXISTS ` + ident(table+entriesSuffix) + ` (
+			namespace text COLLATE "C" NOT NULL,
+			name      text COLLATE "C" NOT NULL,
+			seq       bigint NOT NULL,
+			data      bytea NOT NULL,
+			PRIMARY KEY (namespace, name, seq)
+		);`,
 	}}
 }
 
@@ -217,5 +250,5 @@ func (o *schemaOnce) forgetIfDropped(err error) {
 // sqlf replaces {t} and {seq} in a query template with the quoted table and
 // sequence names; done once per Store, not per call.
 func sqlf(template, table string) string {
-	return strings.NewReplacer("{t}", ident(table), "{seq}", "'"+ident(table+seqSuffix)+"'").Replace(template)
+	return strings.NewReplacer("{t}", ident(table), "{seq}", "'"+ident(table+seqSuffix)+"'", "{c}", ident(table+changesSuffix), "{e}", ident(table+entriesSuffix)).Replace(template)
 }

@@ -109,32 +109,61 @@ type Store struct {
 	q        queries
 }
 
-var _ memorybank.Store = (*Store)(nil)
+var (
+	_ memorybank.Store         = (*Store)(nil)
+	_ memorybank.ChangeCounter = (*Store)(nil)
+)
+
+// Changes returns the namespace's change count: every Put and Delete that
+// changed a row added one, in the same statement (see
+// memorybank.ChangeCounter), whichever process or machine ran it. It is one
+// primary-key read.
+func (s *Store) Changes(ctx context.Context) (memorybank.ChangeCount, error) {
+	if err := s.begin(ctx, "changes", ""); err != nil {
+		return memorybank.ChangeCount{}, err
+	}
+	var c memorybank.ChangeCount
+	var n int64
+	err := s.pool.QueryRow(ctx, s.q.changes, s.opts.Namespace).Scan(&n, &c.Epoch)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return memorybank.ChangeCount{Epoch: "none"}, nil
+	}
+	if err != nil {
+		return memorybank.ChangeCount{}, s.fail(ctx, "changes", "", err)
+	}
+	c.N = uint64(n)
+	return c, nil
+}
 
 // queries are the SQL texts of a Store, built once with its table name.
 type queries struct {
-	get, put, putAbsent, putIfVersion, del, delIfVersion, version string
-	list                                                          [2][2]string // [after][bounded]
+	get, put, putAbsent, putIfVersion, del, delIfVersion, version, changes string
+	list                                                                   [2][2]string // [after][bounded]
 }
 
 func newQueries(table string) queries {
 	q := queries{
 		get: sqlf(`SELECT data, version, mod_time FROM {t} WHERE namespace = $1 AND key = $2`, table),
-		put: sqlf(`INSERT INTO {t} (namespace, key, data, version, mod_time)
+		// Every write counts itself in the namespace's change count, in the
+		// same statement, only when it changed a row.
+		put: sqlf(`WITH w AS (INSERT INTO {t} (namespace, key, data, version, mod_time)
 			VALUES ($1, $2, $3, nextval({seq}), clock_timestamp())
 			ON CONFLICT (namespace, key) DO UPDATE
 			SET data = EXCLUDED.data, version = EXCLUDED.version, mod_time = EXCLUDED.mod_time
-			RETURNING version, mod_time`, table),
-		putAbsent: sqlf(`INSERT INTO {t} (namespace, key, data, version, mod_time)
+			RETURNING version, mod_time)`+countChange+`SELECT version, mod_time FROM w`, table),
+		putAbsent: sqlf(`WITH w AS (INSERT INTO {t} (namespace, key, data, version, mod_time)
 			VALUES ($1, $2, $3, nextval({seq}), clock_timestamp())
 			ON CONFLICT (namespace, key) DO NOTHING
-			RETURNING version, mod_time`, table),
-		putIfVersion: sqlf(`UPDATE {t} SET data = $3, version = nextval({seq}), mod_time = clock_timestamp()
+			RETURNING version, mod_time)`+countChange+`SELECT version, mod_time FROM w`, table),
+		putIfVersion: sqlf(`WITH w AS (UPDATE {t} SET data = $3, version = nextval({seq}), mod_time = clock_timestamp()
 			WHERE namespace = $1 AND key = $2 AND version = $4
-			RETURNING version, mod_time`, table),
-		del:          sqlf(`DELETE FROM {t} WHERE namespace = $1 AND key = $2`, table),
-		delIfVersion: sqlf(`DELETE FROM {t} WHERE namespace = $1 AND key = $2 AND version = $3`, table),
-		version:      sqlf(`SELECT version FROM {t} WHERE namespace = $1 AND key = $2`, table),
+			RETURNING version, mod_time)`+countChange+`SELECT version, mod_time FROM w`, table),
+		del: sqlf(`WITH w AS (DELETE FROM {t} WHERE namespace = $1 AND key = $2 RETURNING 1)`+countChange+
+			`SELECT count(*) FROM w`, table),
+		delIfVersion: sqlf(`WITH w AS (DELETE FROM {t} WHERE namespace = $1 AND key = $2 AND version = $3 RETURNING 1)`+countChange+
+			`SELECT count(*) FROM w`, table),
+		changes: sqlf(`SELECT n, epoch FROM {c} WHERE namespace = $1`, table),
+		version: sqlf(`SELECT version FROM {t} WHERE namespace = $1 AND key = $2`, table),
 	}
 	// List pages by key: the first page starts at the prefix (>=), the next
 	// ones after the last key seen (>). Separate texts rather than
@@ -149,6 +178,11 @@ func newQueries(table string) queries {
 	}
 	return q
 }
+
+// countChange is the CTE that adds one to the namespace's change count for
+// each row the write CTE w changed.
+const countChange = `, c AS (INSERT INTO {c} (namespace, n) SELECT $1, count(*) FROM w HAVING count(*) > 0
+			ON CONFLICT (namespace) DO UPDATE SET n = {c}.n + EXCLUDED.n) `
 
 // New returns a Store using pool, which the caller keeps owning (Close does
 // not close it). The tables are created on first use. It returns an error
@@ -368,11 +402,9 @@ func (s *Store) Delete(ctx context.Context, key string, cond memorybank.Conditio
 		if !ok {
 			return s.classify(ctx, "delete", key, cond)
 		}
-		tag, e := s.pool.Exec(ctx, s.q.delIfVersion, s.opts.Namespace, key, want)
-		n, err = tag.RowsAffected(), e
+		err = s.pool.QueryRow(ctx, s.q.delIfVersion, s.opts.Namespace, key, want).Scan(&n)
 	} else {
-		tag, e := s.pool.Exec(ctx, s.q.del, s.opts.Namespace, key)
-		n, err = tag.RowsAffected(), e
+		err = s.pool.QueryRow(ctx, s.q.del, s.opts.Namespace, key).Scan(&n)
 	}
 	if err != nil {
 		return s.fail(ctx, "delete", key, err)

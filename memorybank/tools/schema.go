@@ -215,7 +215,7 @@ type toolSchema struct {
 
 var toolSchemas = sync.OnceValues(func() (map[string]*toolSchema, error) {
 	out := map[string]*toolSchema{}
-	for _, spec := range toolSpecs {
+	for _, spec := range allSpecs() {
 		ts, err := compileToolSchema(spec.schema)
 		if err != nil {
 			return nil, fmt.Errorf("tools: input schema of tool %s: %w", spec.name, err)

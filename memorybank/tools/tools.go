@@ -141,13 +141,15 @@ var toolSpecs = []toolSpec{
 // For returns the agent tools of the memory bank b, in a fixed order:
 // write_branch_memory_bank, write_global_memory_bank,
 // read_branch_memory_bank, read_global_memory_bank, read_context,
-// read_rules, search_documents_by_tags, list_documents, delete_document.
+// read_rules, search_documents_by_tags, list_documents, delete_document,
+// document_history, revert_document.
 // The input schemas are compiled once per process; each call returns new
 // Tool values (their InputSchema may be modified by the caller).
 func For(b *memorybank.Bank) []Tool {
 	schemas, err := toolSchemas()
-	tools := make([]Tool, 0, len(toolSpecs))
-	for _, spec := range toolSpecs {
+	specs := allSpecs()
+	tools := make([]Tool, 0, len(specs))
+	for _, spec := range specs {
 		var ts *toolSchema
 		if err == nil {
 			ts = schemas[spec.name]
@@ -246,7 +248,7 @@ func runWrite(ctx context.Context, b *memorybank.Bank, scope memorybank.Scope, a
 	if err := decodeArgs(tool, args, &a); err != nil {
 		return nil, err
 	}
-	req := memorybank.WriteRequest{Scope: scope, Branch: a.Branch, Path: a.Path, Patches: a.Patches,
+	req := memorybank.WriteRequest{Scope: scope, Branch: a.Branch, Path: a.Path, Patches: a.Patches, Actor: actorFrom(ctx),
 		Tags: a.Tags, Mode: a.Mode, IfVersion: a.IfVersion}
 	if err := setContent(&req, a.Content); err != nil {
 		return nil, err
@@ -357,6 +359,7 @@ func runDelete(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (a
 	if err := decodeArgs(DeleteDocument, args, &req); err != nil {
 		return nil, err
 	}
+	req.Actor = actorFrom(ctx)
 	if err := b.Delete(ctx, req); err != nil {
 		return nil, withAvailable(ctx, b, err, req.Scope, req.Branch)
 	}

@@ -109,6 +109,8 @@ func TestToolsDefinitions(t *testing.T) {
 		{tools.SearchDocumentsByTags, []string{"branch", "match", "scope", "tags"}, []string{"tags"}},
 		{tools.ListDocuments, []string{"branch", "prefix", "scope"}, []string{"scope"}},
 		{tools.DeleteDocument, []string{"branch", "ifVersion", "path", "scope"}, []string{"path", "scope"}},
+		{tools.DocumentHistory, []string{"branch", "limit", "path", "scope"}, []string{"path", "scope"}},
+		{tools.RevertDocument, []string{"branch", "ifVersion", "path", "scope", "toVersion"}, []string{"path", "scope", "toVersion"}},
 	}
 	all := tools.For(e.bank)
 	require.Len(t, all, len(want))

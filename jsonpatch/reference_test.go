@@ -1,19 +1,23 @@
 package jsonpatch
 
-import (
-	"strconv"
-)
-
 // state evaluates one operation at a time on the bytes of a valid JSON
-// document, with the exact RFC 6902 semantics. It is the slow path's
-// reference for the operations evanphx misreads; every result is a new
-// slice, so the caller's document is never written.
+// document, with the exact RFC 6902 semantics and the package's messages,
+// splicing a new copy of the document per operation: slow, and simple
+// enough to be the reference Apply is checked against (referenceApply).
 type state struct {
 	negOK   bool
 	maxCopy int64
 	copied  int64
 	base    []string // tokens of the subtree d is, for messages
-	work    *int64   // bytes walked, shared by the states of one Apply
+	work    *int64   // bytes walked
+}
+
+// exactBudget bounds the bytes the reference evaluator walks, so that a
+// fuzzed patch cannot keep it busy for long.
+var exactBudget int64 = 256 << 20
+
+func (p *patcher) newState(base []string, maxCopy int64) *state {
+	return &state{negOK: p.negativeIdx, maxCopy: maxCopy, base: base, work: new(int64)}
 }
 
 func (st *state) apply(d []byte, op Operation) ([]byte, error) {
@@ -108,7 +112,7 @@ func (st *state) add(d []byte, path []string, val []byte) ([]byte, error) {
 		member = append(member, val...)
 		return insertChild(d, at, cs, len(cs), member), nil
 	}
-	idx, err := arrayIndex(last, len(cs), true, st.negOK, st.where(path[:len(path)-1]))
+	idx, err := arrayIndex(last, len(cs), true, st.negOK, joinTokens(st.base, path[:len(path)-1]))
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +137,7 @@ func (st *state) remove(d []byte, path []string) ([]byte, error) {
 		if k < 0 {
 			return nil, errorf(ErrPathNotFound, "%s has no member %q%s", st.where(path[:len(path)-1]), last, memberList(d, at))
 		}
-	} else if k, err = arrayIndex(last, len(cs), false, st.negOK, st.where(path[:len(path)-1])); err != nil {
+	} else if k, err = arrayIndex(last, len(cs), false, st.negOK, joinTokens(st.base, path[:len(path)-1])); err != nil {
 		return nil, err
 	}
 	switch {
@@ -172,38 +176,4 @@ func splice(d []byte, s, e int, parts ...[]byte) []byte {
 		out = append(out, p...)
 	}
 	return append(out, d[e:]...)
-}
-
-// compactLen is the length of v without insignificant whitespace.
-func compactLen(v []byte) int64 {
-	var n int64
-	inStr := false
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case inStr:
-			if c == '\\' {
-				n++
-				i++
-			} else if c == '"' {
-				inStr = false
-			}
-		case c == '"':
-			inStr = true
-		case isSpace(c):
-			continue
-		}
-		n++
-	}
-	return n
-}
-
-// snippet shows a value in an error message, shortened.
-func snippet(v []byte) string {
-	const max = 80
-	v = appendCompact(nil, v)
-	if len(v) > max {
-		return string(v[:max]) + "... (" + strconv.Itoa(len(v)) + " bytes)"
-	}
-	return string(v)
 }

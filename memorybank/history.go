@@ -1,0 +1,632 @@
+package memorybank
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentmemory/agentmemory/jsonpatch"
+)
+
+// Document history.
+//
+// Every successful write and delete of a document records one entry under
+// the reserved key ".history/<document key>/<version>.json": the version
+// it produced, the time (Options.Clock), the Actor and Reason of the
+// request, the change from the previous version as an RFC 6902 patch and
+// its inverse. A delete consumes a version too, so a re-created document
+// continues after it and versions of a path never repeat; the last version
+// of a deleted document is kept in ".history/<document key>/deleted.json",
+// which a write of an absent document reads (one Get). Entries are keys of
+// the same Store, outside every bank's prefix, so List, ReadContext and
+// search never see them, they work on every Store and they move with it.
+//
+// Guarantees. The entry is written after the document, with IfAbsent on a
+// key named by the version, so history never shows a write that did not
+// happen and never two entries for one version. A writer that dies (or
+// whose history Put fails) between the two leaves a gap: the write stands,
+// the entry is missing, History shows the others, and rebuilding a version
+// older than the gap fails with ErrVersionUnavailable instead of guessing.
+// Writes in other processes land their entries in any order; versions come
+// from the document's compare-and-swap, so they never collide.
+//
+// Cost. A write with history costs one extra Put; once a document has more
+// than Options.HistoryVersions versions, every 16th write also deletes the
+// 16 entries that fell out of retention. Entries are small for patch writes
+// (the request's operations and, as the inverse, the old values of the
+// containers they touched), a diff for full writes; an entry larger than
+// Options.HistoryEntryBytes is kept without its patches (History shows it,
+// versions before it cannot be rebuilt).
+
+// historyPrefix is the root of every document's history.
+const historyPrefix = ".history/"
+
+// pruneEvery: entries out of retention are deleted in batches this large.
+const pruneEvery = 16
+
+// ErrVersionUnavailable: the version asked for is not retained (dropped by
+// retention, never existed, or past a gap in the history). It wraps
+// ErrNotFound.
+var ErrVersionUnavailable = fmt.Errorf("%w: version not available", ErrNotFound)
+
+// HistoryEntry is one recorded change of a document.
+type HistoryEntry struct {
+	Version int64     `json:"version"`
+	Time    time.Time `json:"time"`
+	Actor   string    `json:"actor,omitempty"`
+	Reason  string    `json:"reason,omitempty"`
+	// Deleted: this change deleted the document; Created: the document did
+	// not exist before it.
+	Deleted bool `json:"deleted,omitempty"`
+	Created bool `json:"created,omitempty"`
+	// Patch turns the previous version's canonical document (Read's
+	// Content) into this one; Inverse turns this one back. Both are nil
+	// when the entry was too large to keep them (Truncated), and Patch is
+	// nil for a delete, Inverse for a creation.
+	Patch     jsonpatch.Patch `json:"patch,omitempty"`
+	Inverse   jsonpatch.Patch `json:"inverse,omitempty"`
+	Truncated bool            `json:"truncated,omitempty"`
+}
+
+// HistoryRequest names a document whose history to list, newest first, at
+// most Limit entries (0: all retained).
+type HistoryRequest struct {
+	Scope  Scope  `json:"scope"`
+	Branch string `json:"branch,omitempty"`
+	Path   string `json:"path"`
+	Limit  int    `json:"limit,omitempty"`
+}
+
+// RevertRequest writes the content of an earlier version of a document as
+// its next version (history is never rewritten); it also restores a
+// deleted document. IfVersion, when non-zero, must be the current version.
+type RevertRequest struct {
+	Scope     Scope  `json:"scope"`
+	Branch    string `json:"branch,omitempty"`
+	Path      string `json:"path"`
+	ToVersion int64  `json:"toVersion"`
+	IfVersion int64  `json:"ifVersion,omitempty"`
+	Actor     string `json:"actor,omitempty"`
+	Reason    string `json:"reason,omitempty"` // default "revert to version N"
+}
+
+func historyDir(key string) string { return historyPrefix + key + "/" }
+
+func historyKey(key string, version int64) string {
+	return fmt.Sprintf("%s%020d.json", historyDir(key), version)
+}
+
+func tombstoneKey(key string) string { return historyDir(key) + "deleted.json" }
+
+type tombstone struct {
+	Version int64 `json:"version"` // the version the delete consumed
+}
+
+// lastDeleted returns the version a delete of key consumed, or 0.
+func (b *Bank) lastDeleted(ctx context.Context, key string) (int64, error) {
+	obj, err := b.store.Get(ctx, tombstoneKey(key))
+	if errors.Is(err, ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	var t tombstone
+	if json.Unmarshal(obj.Data, &t) != nil || t.Version < 0 {
+		return 0, fmt.Errorf("%w: %s is not {\"version\": n}", ErrCorrupt, tombstoneKey(key))
+	}
+	return t.Version, nil
+}
+
+// putHistory stores one entry, best effort: the change it records has
+// happened, so a failure only leaves a gap, which is logged.
+func (b *Bank) putHistory(ctx context.Context, l loc, e HistoryEntry) {
+	if b.opts.HistoryVersions < 0 {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	data, err := json.Marshal(e)
+	if err == nil && len(data) > b.opts.HistoryEntryBytes {
+		e.Patch, e.Inverse, e.Truncated = nil, nil, true
+		data, err = json.Marshal(e)
+	}
+	key := historyKey(l.key, e.Version)
+	if err == nil {
+		_, err = b.store.Put(ctx, key, data, Condition{IfAbsent: true})
+	}
+	if err != nil {
+		b.opts.Logger.WarnContext(ctx, "memorybank: cannot record the change in the document's history; the write stands, its entry is missing", "key", key, "err", err)
+		return
+	}
+	b.own.Add(1)
+	// Retention: every pruneEvery versions, drop the batch that fell out.
+	keep := int64(b.opts.HistoryVersions)
+	if e.Version > keep && e.Version%pruneEvery == 0 {
+		for v := e.Version - keep - pruneEvery + 1; v <= e.Version-keep; v++ {
+			if v < 1 {
+				continue
+			}
+			switch err := b.store.Delete(ctx, historyKey(l.key, v), Condition{}); {
+			case err == nil:
+				b.own.Add(1)
+			case !errors.Is(err, ErrNotFound):
+				b.opts.Logger.WarnContext(ctx, "memorybank: cannot drop an old history entry", "key", historyKey(l.key, v), "err", err)
+			}
+		}
+	}
+}
+
+// recordWrite records a write that stored next over old (nil: created).
+func (b *Bank) recordWrite(ctx context.Context, l loc, req WriteRequest, old, next *envelope, now time.Time) {
+	if b.opts.HistoryVersions < 0 {
+		return
+	}
+	e := HistoryEntry{Version: next.version(), Time: now, Actor: req.Actor, Reason: req.Reason, Created: old == nil}
+	var err error
+	e.Patch, e.Inverse, err = changeOf(old, next, req.Patches, b.opts.HistoryEntryBytes)
+	if err != nil {
+		if !errors.Is(err, errTooLarge) {
+			b.opts.Logger.WarnContext(ctx, "memorybank: cannot compute the change for the history; recorded without it", "key", l.key, "err", err)
+		}
+		e.Truncated = true
+	}
+	b.putHistory(ctx, l, e)
+}
+
+// recordDelete records the delete of old (nil when it could not be
+// decoded), which consumed version v.
+func (b *Bank) recordDelete(ctx context.Context, l loc, req DeleteRequest, old *envelope, v int64) {
+	if b.opts.HistoryVersions < 0 {
+		return
+	}
+	e := HistoryEntry{Version: v, Time: b.now(), Actor: req.Actor, Reason: req.Reason, Deleted: true}
+	if old != nil {
+		if c, err := old.canonical(true); err == nil {
+			e.Inverse = jsonpatch.Patch{{Op: "add", Path: "", Value: c}}
+		}
+	}
+	b.putHistory(ctx, l, e)
+}
+
+// changeOf returns the patch from old to next and its inverse. A creation
+// is an add of the whole document; a patch write of a JSON document is the
+// request's operations and, backwards, the old values of the containers
+// they touched (found by scanning, not decoding, the old document); other
+// writes are a diff. A document larger than limit is not encoded for it:
+// its entry would be dropped as too large anyway.
+func changeOf(old, next *envelope, patch jsonpatch.Patch, limit int) (fwd, inv jsonpatch.Patch, err error) {
+	if old != nil && patch != nil && next.format == FormatJSON {
+		fwd = append(slices.Clone(patch), jsonpatch.Operation{Op: "replace", Path: "/metadata", Value: next.canonicalMeta()})
+		for _, t := range touched(patch) {
+			v, ok := old.valueAt(t)
+			if !ok {
+				return nil, nil, fmt.Errorf("the old value at %q is missing", t)
+			}
+			inv = append(inv, jsonpatch.Operation{Op: "replace", Path: t, Value: compactRaw(v)})
+		}
+		return fwd, inv, nil
+	}
+	if len(next.content) > limit || old != nil && len(old.content) > limit {
+		return nil, nil, errTooLarge
+	}
+	after, err := next.canonical(true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if old == nil {
+		return jsonpatch.Patch{{Op: "add", Path: "", Value: after}}, nil, nil
+	}
+	before, err := old.canonical(true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return diffRaw(before, after)
+}
+
+var errTooLarge = errors.New("too large to keep")
+
+// valueAt returns the value at JSON Pointer ptr in the canonical form of
+// the envelope, looking only at the member it names.
+func (e *envelope) valueAt(ptr string) (json.RawMessage, bool) {
+	if ptr == "" {
+		c, err := e.canonical(true)
+		return c, err == nil
+	}
+	first, rest, _ := strings.Cut(ptr[1:], "/")
+	first = strings.ReplaceAll(strings.ReplaceAll(first, "~1", "/"), "~0", "~")
+	var member json.RawMessage
+	switch first {
+	case "schema":
+		member = e.schema
+	case "metadata":
+		member = e.canonicalMeta()
+	case "content":
+		member = e.content
+	default:
+		member = e.extra[first]
+	}
+	if member == nil {
+		return nil, false
+	}
+	if rest == "" && !strings.HasSuffix(ptr, "/") {
+		return member, true
+	}
+	return rawAt(member, "/"+rest)
+}
+
+// touched returns the pointers whose old values undo patch: /metadata (the
+// Bank rewrites it on every write) and, per operation, the container it
+// changes (the parent of an add, remove, copy or move, the target of a
+// replace), without those inside another.
+func touched(patch jsonpatch.Patch) []string {
+	set := []string{"/metadata"}
+	for _, op := range patch {
+		switch op.Op {
+		case "test":
+		case "replace":
+			set = append(set, op.Path)
+		case "move":
+			set = append(set, parentPtr(op.Path), parentPtr(op.From))
+		default:
+			set = append(set, parentPtr(op.Path))
+		}
+	}
+	slices.SortFunc(set, func(a, b string) int { return len(a) - len(b) })
+	var out []string
+	for _, p := range set {
+		if !slices.ContainsFunc(out, func(q string) bool { return within(p, q) }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func parentPtr(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+// rawAt returns the value at JSON Pointer ptr in the JSON text doc.
+func rawAt(doc []byte, ptr string) (json.RawMessage, bool) {
+	cur := bytes.TrimSpace(doc)
+	if ptr == "" {
+		return cur, true
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		if len(cur) == 0 {
+			return nil, false
+		}
+		var next []byte
+		switch cur[0] {
+		case '{':
+			objectMembers(cur, func(k string, v []byte) {
+				if k == tok {
+					next = v
+				}
+			})
+		case '[':
+			n, err := strconv.Atoi(tok)
+			if err != nil || n < 0 {
+				return nil, false
+			}
+			next = arrayElem(cur, n)
+		}
+		if next == nil {
+			return nil, false
+		}
+		cur = next
+	}
+	return cur, true
+}
+
+// arrayElem returns element n of the JSON array a, or nil.
+func arrayElem(a []byte, n int) []byte {
+	i := skipWS(a, 1)
+	for k := 0; i < len(a) && a[i] != ']'; k++ {
+		end := skipValue(a, i)
+		if end < 0 {
+			return nil
+		}
+		if k == n {
+			return a[i:end]
+		}
+		i = skipWS(a, end)
+		if i < len(a) && a[i] == ',' {
+			i = skipWS(a, i+1)
+		}
+	}
+	return nil
+}
+
+// diffRaw decodes two JSON texts and returns the patch between them and its
+// inverse.
+func diffRaw(before, after []byte) (fwd, inv jsonpatch.Patch, err error) {
+	a, err := decodeAny(before)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := decodeAny(after)
+	if err != nil {
+		return nil, nil, err
+	}
+	fwd, err = diff(nil, "", a, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	inv, err = diff(nil, "", c, a)
+	return fwd, inv, err
+}
+
+func decodeAny(data []byte) (any, error) {
+	v, _, err := parseIndented(data, 0, nil)
+	return v, err
+}
+
+// diff appends to out the operations that turn a into b at pointer at:
+// objects member by member, arrays of equal length element by element,
+// anything else replaced whole.
+func diff(out jsonpatch.Patch, at string, a, b any) (jsonpatch.Patch, error) {
+	switch av := a.(type) {
+	case map[string]any:
+		if bv, ok := b.(map[string]any); ok {
+			for _, k := range sortedAnyKeys(av) {
+				p := at + "/" + escapePointer(k)
+				if nb, ok := bv[k]; ok {
+					var err error
+					if out, err = diff(out, p, av[k], nb); err != nil {
+						return nil, err
+					}
+				} else {
+					out = append(out, jsonpatch.Operation{Op: "remove", Path: p})
+				}
+			}
+			for _, k := range sortedAnyKeys(bv) {
+				if _, ok := av[k]; !ok {
+					v, err := json.Marshal(bv[k])
+					if err != nil {
+						return nil, err
+					}
+					out = append(out, jsonpatch.Operation{Op: "add", Path: at + "/" + escapePointer(k), Value: v})
+				}
+			}
+			return out, nil
+		}
+	case []any:
+		if bv, ok := b.([]any); ok && len(av) == len(bv) {
+			for i := range av {
+				var err error
+				if out, err = diff(out, at+"/"+strconv.Itoa(i), av[i], bv[i]); err != nil {
+					return nil, err
+				}
+			}
+			return out, nil
+		}
+	}
+	ja, err := json.Marshal(a)
+	if err != nil {
+		return nil, err
+	}
+	jb, err := json.Marshal(b)
+	if err != nil {
+		return nil, err
+	}
+	if bytes.Equal(ja, jb) {
+		return out, nil
+	}
+	return append(out, jsonpatch.Operation{Op: "replace", Path: at, Value: jb}), nil
+}
+
+func sortedAnyKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// History lists the retained entries of a document's history, newest
+// first, also for a deleted document.
+func (b *Bank) History(ctx context.Context, req HistoryRequest) ([]HistoryEntry, error) {
+	if req.Limit < 0 {
+		return nil, invalidRequest("history %q: limit %d must be positive, or 0 for all", req.Path, req.Limit)
+	}
+	l, err := b.locate(ctx, req.Scope, req.Branch, req.Path, false)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := b.history(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(entries)
+	if req.Limit > 0 && len(entries) > req.Limit {
+		entries = entries[:req.Limit]
+	}
+	return entries, nil
+}
+
+// history reads the retained entries of a document, oldest first.
+func (b *Bank) history(ctx context.Context, l loc) ([]HistoryEntry, error) {
+	var out []HistoryEntry
+	dir := historyDir(l.key)
+	for obj, err := range b.store.List(ctx, dir) {
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimPrefix(obj.Key, dir)
+		if strings.Contains(name, "/") || name == "deleted.json" {
+			continue
+		}
+		got, err := b.store.Get(ctx, obj.Key)
+		if errors.Is(err, ErrNotFound) {
+			continue // pruned meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		var e HistoryEntry
+		if err := json.Unmarshal(got.Data, &e); err != nil || e.Version < 1 {
+			b.opts.Logger.WarnContext(ctx, "memorybank: skipping an unreadable history entry", "key", obj.Key)
+			continue
+		}
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b HistoryEntry) int {
+		switch {
+		case a.Version < b.Version:
+			return -1
+		case a.Version > b.Version:
+			return 1
+		}
+		return 0
+	})
+	return out, nil
+}
+
+// ReadVersion rebuilds a retained version of a document (the one named by
+// req), as Read returned it then. A version that was not retained, never
+// existed, or lies before a gap is ErrVersionUnavailable.
+func (b *Bank) ReadVersion(ctx context.Context, req ReadRequest, version int64) (*Document, error) {
+	l, err := b.locate(ctx, req.Scope, req.Branch, req.Path, false)
+	if err != nil {
+		return nil, err
+	}
+	data, err := b.rebuild(ctx, l, version)
+	if err != nil {
+		return nil, err
+	}
+	e, ok := splitEnvelope(formatOf(l.path), l.path, data)
+	if !ok {
+		return nil, corrupt(l.path, errors.New("a rebuilt version is not a JSON object"))
+	}
+	return e.document(l.scope, l.branch, time.Time{})
+}
+
+// Diff returns the JSON Patch that turns version from of a document into
+// version to (both retained).
+func (b *Bank) Diff(ctx context.Context, req ReadRequest, from, to int64) (jsonpatch.Patch, error) {
+	l, err := b.locate(ctx, req.Scope, req.Branch, req.Path, false)
+	if err != nil {
+		return nil, err
+	}
+	a, err := b.rebuild(ctx, l, from)
+	if err != nil {
+		return nil, err
+	}
+	c, err := b.rebuild(ctx, l, to)
+	if err != nil {
+		return nil, err
+	}
+	fwd, _, err := diffRaw(a, c)
+	if fwd == nil && err == nil {
+		fwd = jsonpatch.Patch{}
+	}
+	return fwd, err
+}
+
+// rebuild returns the canonical document of version v, walking inverses
+// back from the current state.
+func (b *Bank) rebuild(ctx context.Context, l loc, v int64) ([]byte, error) {
+	if v < 1 {
+		return nil, invalidRequest("version %d of %q: versions start at 1", v, l.path)
+	}
+	entries, err := b.history(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	var state []byte // nil: absent
+	var cur int64
+	obj, err := b.store.Get(ctx, l.key)
+	switch {
+	case err == nil:
+		e, err := decodeStored(formatOf(l.path), l.path, obj.Data)
+		if err != nil {
+			return nil, err
+		}
+		if state, err = e.canonical(true); err != nil {
+			return nil, corrupt(l.path, err)
+		}
+		cur = e.version()
+	case errors.Is(err, ErrNotFound):
+		if cur, err = b.lastDeleted(ctx, l.key); err != nil {
+			return nil, err
+		}
+		if cur == 0 {
+			return nil, fmt.Errorf("%w: %q in the %s has no history", ErrNotFound, l.path, l.describe())
+		}
+	default:
+		return nil, err
+	}
+	unavailable := func(why string) error {
+		return fmt.Errorf("%w: version %d of %q: %s", ErrVersionUnavailable, v, l.path, why)
+	}
+	if v > cur {
+		return nil, unavailable(fmt.Sprintf("the latest version is %d", cur))
+	}
+	i := len(entries) - 1
+	for cur > v {
+		for i >= 0 && entries[i].Version > cur {
+			i--
+		}
+		if i < 0 || entries[i].Version != cur {
+			return nil, unavailable(fmt.Sprintf("the record of version %d is not retained (history keeps the last %d versions; a writer that stopped between a write and its record leaves a gap)", cur, b.opts.HistoryVersions))
+		}
+		e := entries[i]
+		switch {
+		case e.Truncated:
+			return nil, unavailable(fmt.Sprintf("the change that made version %d was too large to keep", cur))
+		case e.Created:
+			state = nil
+		case e.Deleted:
+			if len(e.Inverse) != 1 || e.Inverse[0].Path != "" {
+				return nil, unavailable(fmt.Sprintf("the record of the delete at version %d holds no document", cur))
+			}
+			state = bytes.Clone(e.Inverse[0].Value)
+		default:
+			if state == nil {
+				return nil, unavailable(fmt.Sprintf("version %d has no document to undo", cur))
+			}
+			if state, err = b.opts.Patcher.Apply(state, e.Inverse); err != nil {
+				return nil, unavailable(fmt.Sprintf("undoing version %d failed: %v", cur, err))
+			}
+		}
+		cur--
+	}
+	if state == nil {
+		return nil, unavailable("the document did not exist at that version (it was deleted, or created later)")
+	}
+	return state, nil
+}
+
+// Revert writes version ToVersion of a document as its next version, with
+// a Reason saying so; a deleted document is restored the same way.
+func (b *Bank) Revert(ctx context.Context, req RevertRequest) (*WriteResult, error) {
+	l, err := b.locate(ctx, req.Scope, req.Branch, req.Path, false)
+	if err != nil {
+		return nil, err
+	}
+	data, err := b.rebuild(ctx, l, req.ToVersion)
+	if err != nil {
+		return nil, err
+	}
+	reason := req.Reason
+	if reason == "" {
+		reason = fmt.Sprintf("revert to version %d", req.ToVersion)
+	}
+	w := WriteRequest{Scope: req.Scope, Branch: req.Branch, Path: req.Path, Content: data, IfVersion: req.IfVersion, Actor: req.Actor, Reason: reason}
+	if formatOf(l.path) == FormatText {
+		// Keep the text exactly: the envelope, not front matter parsing.
+		w.Content = data
+	}
+	return b.Write(ctx, w)
+}
