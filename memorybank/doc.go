@@ -54,12 +54,14 @@
 // and stored nowhere: title from the first "# " heading (else the file
 // name), tags from a "tags: #a #b" line among the first lines, documentType
 // from the file name, no id or createdAt, lastModified from the store, and
-// a version derived from the text (a number from 1 to 2^53-1 that changes
+// a version derived from the text (a number from 1 to 2^52 that changes
 // whenever the text does, so IfVersion guards it like any version, though
-// it does not count writes). A write to such a file changes only the text
-// it asks to change, and its tags line when tags change; only metadata the
-// text cannot carry (another title, tags without a tags line, extra fields)
-// gives it front matter. New text documents get front matter.
+// it does not count writes, and such a file keeps no history). A write to
+// such a file changes only the text it asks to change, and its tags line
+// when tags change; only metadata the text cannot carry (another title,
+// tags without a tags line, extra fields) gives it front matter, and its
+// versions then count on from the derived one. New text documents get
+// front matter.
 //
 // # Writes
 //

@@ -396,7 +396,7 @@ func (e *envelope) version() int64 {
 func maxVersionProblem(p string) error {
 	return &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/metadata/version",
 		Message: fmt.Sprintf("the stored version is %d, the largest a version can be, so a write cannot increment it; "+
-			"edit metadata.version of the stored document to a smaller number, or delete the document and write it again", int64(math.MaxInt64))}}}
+			"edit metadata.version of the stored document to a smaller number, or delete the document (its versions then start again)", int64(math.MaxInt64))}}}
 }
 
 func (e *envelope) time(key string) time.Time {

@@ -64,3 +64,29 @@ func TestForeignMarkdownStaysTheirs(t *testing.T) {
 		assert.Equal(t, "# Project memory\n\nEdited.\n", d.Text())
 	})
 }
+
+// A file without front matter has no numbered versions to keep (its
+// version is derived from its text), so its writes add no history entries
+// that a later rebuild would put in a wrong order; once it has front matter
+// its history starts.
+func TestForeignMarkdownHasNoHistory(t *testing.T) {
+	store := &memorybank.MemStore{}
+	b := newBank(store)
+	g := memorybank.ScopeGlobal
+	_, err := store.Put(ctx, "global-memory-bank/MEMORY.md", []byte("# M\n\none\n"), memorybank.Condition{})
+	require.NoError(t, err)
+	for _, text := range []string{"# M\n\ntwo\n", "# M\n\nthree\n", "# M\n\none\n"} {
+		mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "MEMORY.md", Text: text})
+	}
+	h, err := b.History(ctx, memorybank.HistoryRequest{Scope: g, Path: "MEMORY.md"})
+	require.NoError(t, err)
+	assert.Empty(t, h)
+	assert.Equal(t, "# M\n\none\n", mustRead(t, b, g, "", "MEMORY.md").Text())
+
+	// Deleting it and writing it again works; the new document has front
+	// matter and a version that continues after the derived one.
+	d := mustRead(t, b, g, "", "MEMORY.md")
+	require.NoError(t, b.Delete(ctx, memorybank.DeleteRequest{Scope: g, Path: "MEMORY.md"}))
+	res := mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "MEMORY.md", Text: "# M\n\nfour\n"})
+	assert.Greater(t, res.Version, d.Version)
+}

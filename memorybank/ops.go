@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -148,16 +149,23 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 		}
 		// The delete consumes version cur+1: record it before the document
 		// goes, so a re-creation never reuses a version even if this
-		// process stops right after the delete.
-		ts, _ := json.Marshal(tombstone{Version: cur + 1})
-		if _, err := b.store.Put(ctx, tombstoneKey(l.key), ts, Condition{}); err != nil {
-			return err
+		// process stops right after the delete. Nothing follows the
+		// largest version (edited by hand): such a path starts again.
+		numbered := cur < math.MaxInt64
+		if numbered {
+			ts, _ := json.Marshal(tombstone{Version: cur + 1})
+			if _, err := b.store.Put(ctx, tombstoneKey(l.key), ts, Condition{}); err != nil {
+				return err
+			}
+			b.own.Add(1)
 		}
-		b.own.Add(1)
 		err = b.store.Delete(ctx, l.key, Condition{IfVersion: obj.Version})
 		if err == nil {
 			b.unindexed(l, obj.Version)
-			b.recordDelete(ctx, l, req, old, cur+1)
+			// A file without front matter has no numbered versions to record.
+			if numbered && (old == nil || !old.bare) {
+				b.recordDelete(ctx, l, req, old, cur+1)
+			}
 			return nil
 		}
 		if !errors.Is(err, ErrConflict) && !errors.Is(err, ErrNotFound) {

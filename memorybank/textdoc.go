@@ -432,10 +432,11 @@ func textEnvelope(p, text string) (*envelope, error) {
 
 // textVersion is the version of a text document without front matter,
 // which has nowhere to keep one: a number derived from its text (1 to
-// 2^53-1, exact in every JSON reader), so it changes whenever the text
+// 2^52, so that it and the versions that follow it once the file gets front
+// matter stay exact in every JSON reader), so it changes whenever the text
 // does and compare-and-swap with ifVersion works as for any document.
 func textVersion(text string) int64 {
 	h := fnv.New64a()
 	h.Write([]byte(text))
-	return int64(h.Sum64()%(1<<53-1)) + 1
+	return int64(h.Sum64()%(1<<52)) + 1
 }

@@ -62,3 +62,18 @@ func TestHugeVersions(t *testing.T) {
 		})
 	}
 }
+
+// A document whose version was edited to the largest int64 can be deleted
+// and written again (its versions then restart: there is nothing after the
+// largest).
+func TestDeleteMaxVersion(t *testing.T) {
+	store := &memorybank.MemStore{}
+	b := newBank(store)
+	g := memorybank.ScopeGlobal
+	_, err := store.Put(ctx, "global-memory-bank/doc.json", []byte(`{"schema":"memory_document_v2","metadata":{"title":"T","version":9223372036854775807},"content":{"a":1}}`), memorybank.Condition{})
+	require.NoError(t, err)
+	require.NoError(t, b.Delete(ctx, memorybank.DeleteRequest{Scope: g, Path: "doc.json", IfVersion: 9223372036854775807}))
+	res, err := b.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "doc.json", Content: raw(`{"a":2}`)})
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), res.Version)
+}

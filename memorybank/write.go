@@ -192,9 +192,6 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 			return nil, err
 		}
 	}
-	if oldVersion == math.MaxInt64 && req.Mode != ModeCreate {
-		return nil, maxVersionProblem(l.path)
-	}
 	switch {
 	case req.Mode == ModeCreate && exists:
 		return nil, fmt.Errorf("%w: %q (version %d) exists; write it without mode \"create\" to overwrite it, or patch it",
@@ -208,6 +205,8 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 		}
 		return nil, fmt.Errorf("%w: %q does not exist in the %s; cannot %s it: create it first with content",
 			ErrNotFound, l.path, l.describe(), what)
+	case oldVersion == math.MaxInt64:
+		return nil, maxVersionProblem(l.path)
 	}
 	if !exists {
 		if err := b.pathCollision(ctx, l); err != nil {
@@ -262,7 +261,9 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 	}
 	le := next.entry(len(data), put.ModTime)
 	b.indexed(l, prev, put.Version, le)
-	b.recordWrite(ctx, l, req, old, next, now)
+	if !next.bare { // a file without front matter has no numbered versions to record
+		b.recordWrite(ctx, l, req, old, next, now)
+	}
 	id, _ := next.str("id")
 	return &WriteResult{
 		Scope: l.scope, Branch: l.branch, Path: l.path, ID: id, Version: le.Version,
