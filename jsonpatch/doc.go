@@ -79,9 +79,13 @@
 // add, replace and remove applies to a 1 MB document in about a tenth of
 // the time evanphx takes and under half of what fast-json-patch takes in
 // Node (JSON.parse, applyPatch, JSON.stringify); BenchmarkShapes and
-// internal/jsbench have the figures. Allocations are about the size of the
-// output plus 24 to 40 bytes per member or element of each container
-// expanded.
+// internal/jsbench have the figures. The containers expanded and their
+// members and elements (24 to 64 bytes each) are carved from arenas that a
+// pool keeps between calls, so that, once warm, an Apply allocates about
+// the size of its output: 1.0x to 1.3x the document on the shapes above,
+// 1.7x for 1000 operations on a 10 KB document (whose output is 1.4x the
+// input). A cold call (after garbage collection emptied the pool) allocates
+// the arenas too, as much as expanding took before they existed.
 //
 // Work beyond that first pass is bounded: bytes scanned to expand
 // containers, to compare "test" values and to copy, and array elements

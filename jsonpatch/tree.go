@@ -75,15 +75,28 @@ type tree struct {
 }
 
 // scratch is where expand collects a container's children before it
-// allocates them once, exactly; it is reused across Applies.
+// allocates them once, exactly, and the arenas the containers and their
+// children are allocated from; it is reused across Applies, so that once a
+// pooled scratch has seen a document of some shape, expanding containers
+// allocates nothing.
 type scratch struct {
 	members []member
 	elems   []node
 	used    int // the most children expand has collected, to clear
 	spans   spanIndex
+	ctrs    arena[container]
+	mems    arena[member]
+	nodes   arena[node]
+	keyBuf  []byte // tree.keys, kept
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// keepArena is the most bytes an arena of a scratch keeps for the next
+// Apply (three arenas: at most 6 MiB held by an idle scratch, until the
+// pool lets it go at a garbage collection); a rare giant's go to the
+// collector.
+const keepArena = 2 << 20
 
 // maxText: offsets are 32 bits.
 const maxText = math.MaxUint32
@@ -94,6 +107,7 @@ func newTree(doc []byte, patch Patch, negOK bool, maxCopy int64) *tree {
 	t := &tree{doc: doc, patch: patch, negOK: negOK, maxCopy: maxCopy, scratch: scratchPool.Get().(*scratch)}
 	t.root = node{end: uint32(len(doc))}
 	t.spans.reset()
+	t.keys = t.keyBuf[:0]
 	return t
 }
 
@@ -104,6 +118,15 @@ func (t *tree) release() {
 	t.scratch = nil
 	if s.used > 1<<16 || cap(s.spans.spans) > 1<<16 {
 		return // a rare giant: let the collector have it
+	}
+	ok := s.ctrs.reset()
+	ok = s.mems.reset() && ok
+	ok = s.nodes.reset() && ok
+	if !ok {
+		return
+	}
+	if cap(t.keys) <= keepArena {
+		s.keyBuf = t.keys[:0]
 	}
 	clear(s.members[:min(s.used, cap(s.members))])
 	clear(s.elems[:min(s.used, cap(s.elems))])
@@ -223,7 +246,7 @@ func (t *tree) appendMember(c *container, key string, v node) {
 	}
 	t.keys = keys
 	esc := bytes.IndexByte(keys[off:], '\\') >= 0
-	c.members = append(c.members, member{koff: uint32(off), kend: uint32(len(keys)), ksrc: 1, esc: esc, v: v})
+	c.members = append(grow(&t.mems, c.members), member{koff: uint32(off), kend: uint32(len(keys)), ksrc: 1, esc: esc, v: v})
 	c.live++
 	if c.index != nil {
 		t.insertIndex(c, len(c.members)-1)
@@ -288,7 +311,8 @@ func (t *tree) expand(n *node) error {
 		return err
 	}
 	b := t.source(n.src)[:n.end]
-	c := &container{obj: b[n.off] == '{'}
+	c := &t.ctrs.alloc(1)[0]
+	c.obj = b[n.off] == '{'
 	spans := &t.spans
 	if n.src != 0 || len(spans.spans) == 0 {
 		spans = nil // offsets in the index are the document's
@@ -318,9 +342,11 @@ func (t *tree) expand(n *node) error {
 		}
 	}
 	if c.obj {
-		c.members = slices.Clone(members)
+		c.members = t.mems.alloc(len(members))
+		copy(c.members, members)
 	} else {
-		c.elems = slices.Clone(elems)
+		c.elems = t.nodes.alloc(len(elems))
+		copy(c.elems, elems)
 	}
 	t.members, t.elems = members[:0], elems[:0]
 	t.used = max(t.used, len(members), len(elems))
@@ -410,7 +436,7 @@ func (t *tree) add(path []string, val node) error {
 	if err := t.spend(len(c.elems) - idx); err != nil {
 		return err
 	}
-	c.elems = slices.Insert(c.elems, idx, val)
+	c.elems = slices.Insert(grow(&t.nodes, c.elems), idx, val)
 	return nil
 }
 

@@ -1,14 +1,22 @@
-// Command mcp-server serves the memory bank tools of
-// github.com/agentmemory/agentmemory/memorybank over MCP on stdio, on a
-// memory bank kept in a directory (fsstore): the layout existing
-// memory-bank MCP servers use, so it can take over their docs folder.
+// Command agentmemory is an MCP server over stdio for the whole
+// github.com/agentmemory/agentmemory library: a memory bank kept in a
+// directory (per git branch and global, in the layout existing memory-bank
+// servers use), learned memories in a memories.md file, skill graphs stored
+// as documents of the bank, and confirmed write plans.
 //
-//	go run . --root ./docs --language en
+// Install it from a clone of the repository (the binary is named
+// agentmemory) and register it with an MCP client:
 //
-// Every tool of memorybank/tools is registered with the official MCP Go
-// SDK's raw Server.AddTool: the tool validates its own arguments against its
-// schema, and a *tools.Error becomes a tool result with isError set, the
-// code and message in its text, and the error itself as structured content. Logs go to stderr; stdout carries the protocol.
+//	go -C examples/mcp-server install .
+//	claude mcp add agentmemory -- agentmemory --root ./docs --language en
+//
+// Every memory bank tool of memorybank/tools keeps its name and behaviour;
+// the server adds the memory, skill graph and plan tools, every document as
+// a resource with subscriptions, two prompts, and the branch of the client's
+// git work tree (MCP roots) when a tool's branch is omitted. A tool failure
+// is a result with isError set: its text is "CODE: message" and its
+// structured content {"code","message","details"}. Logs go to stderr;
+// stdout carries the protocol.
 package main
 
 import (
@@ -18,47 +26,176 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentmemory/agentmemory/memories"
+	"github.com/agentmemory/agentmemory/memories/filestore"
 	"github.com/agentmemory/agentmemory/memorybank"
 	"github.com/agentmemory/agentmemory/memorybank/fsstore"
+	"github.com/agentmemory/agentmemory/memorybank/pgstore"
 )
+
+// version is reported by --version and in the initialize handshake.
+const version = "0.2.0"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], &mcp.StdioTransport{}, os.Stderr); err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintln(os.Stderr, "mcp-server:", err)
+	t := &lineTransport{r: os.Stdin, w: nopCloser{os.Stdout}}
+	err := run(ctx, os.Args[1:], t, os.Stdout, os.Stderr)
+	switch {
+	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "agentmemory:", err)
 		os.Exit(1)
 	}
 }
 
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// errUsage: the command line was wrong; the flag package has said why.
+var errUsage = errors.New("usage")
+
+const usageText = `agentmemory: an MCP server (stdio) for agent memory: a memory bank per git
+branch and a global one, learned memories, skill graphs and confirmed write plans.
+
+Usage:
+  agentmemory [--root DIR] [--language en|ja|zh] [--memories FILE]
+  agentmemory --postgres DSN [--namespace NAME] [--http ADDR] [--language en|ja|zh]
+  agentmemory --help | --version
+
+With --http ADDR it serves MCP's streamable HTTP transport at http://ADDR/mcp
+instead of stdio; with the environment variable AGENTMEMORY_TOKEN set, every
+request must carry "Authorization: Bearer <token>", and without it only a
+loopback address is served. With --postgres the bank, the skill graphs and the
+learned memories live in PostgreSQL (one namespace per project), so several
+servers on several machines serve one bank.
+
+An MCP client starts it and talks JSON-RPC on its stdin and stdout; logs go to
+stderr. Register it with your client, for example:
+  claude mcp add agentmemory -- agentmemory --root ./docs --language en
+
+Flags:
+`
+
 // run parses the flags, opens the bank and serves it on t until the client
-// disconnects or ctx is cancelled.
-func run(ctx context.Context, args []string, t mcp.Transport, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mcp-server", flag.ContinueOnError)
+// disconnects or ctx is cancelled. --help and --version write to stdout and
+// return flag.ErrHelp or nil without serving.
+func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("agentmemory", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	root := fs.String("root", "./docs", "directory of the memory bank (created if missing); holds global-memory-bank/ and branch-memory-bank/")
-	language := fs.String("language", string(memorybank.Japanese), "default language of read_context and read_rules: en, ja or zh")
+	language := fs.String("language", string(memorybank.Japanese), "default language of read_context, read_rules and plan confirmations: en, ja or zh")
+	memoriesFile := fs.String("memories", filepath.Join(filestore.AgentDir, filestore.FileName), "file of the learned memories (add_memory, search_memories, ...), relative to the working directory")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	postgres := fs.String("postgres", "", "PostgreSQL DSN (postgres://user:pass@host/db): keep the bank and the memories there instead of --root and --memories")
+	namespace := fs.String("namespace", pgstore.DefaultNamespace, "with --postgres: the project's namespace; servers of one namespace share one bank")
+	httpAddr := fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080); see AGENTMEMORY_TOKEN")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usageText)
+		fs.PrintDefaults()
+	}
+	for _, a := range args {
+		// --help is an answer, not an error: usage on stdout, exit 0.
+		if a == "-h" || a == "-help" || a == "--help" {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return flag.ErrHelp
+		}
+	}
 	if err := fs.Parse(args); err != nil {
-		return err
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, versionString())
+		return nil
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --language, --memories, --postgres, --namespace, --http, --help and --version", errUsage, fs.Arg(0))
 	}
 	lang := memorybank.Language(*language)
 	if !validLanguage(lang) {
 		return fmt.Errorf("--language %q is not one of en, ja, zh", *language)
 	}
-	store, err := fsstore.Open(*root, nil)
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	var store memorybank.Store
+	var memStore, trash memories.Store
+	if *postgres != "" {
+		pg, err := pgstore.Open(ctx, *postgres, &pgstore.Options{Namespace: *namespace})
+		if err != nil {
+			return err
+		}
+		defer pg.Close()
+		ms, err := pg.Memories(filestore.FileName)
+		if err != nil {
+			return err
+		}
+		tr, err := pg.Memories(trashFileName)
+		if err != nil {
+			return err
+		}
+		store, memStore, trash = pg, ms, tr
+	} else {
+		_, statErr := os.Stat(*root)
+		fsStore, err := fsstore.Open(*root, nil)
+		if err != nil {
+			return err
+		}
+		defer fsStore.Close()
+		if errors.Is(statErr, os.ErrNotExist) {
+			// Said once, at start-up: a mistyped --root otherwise looks like
+			// a bank that forgot everything.
+			abs, _ := filepath.Abs(*root)
+			logger.Warn("--root did not exist: created a NEW, EMPTY memory bank there. If you meant an existing bank, fix --root.",
+				"root", abs)
+		}
+		store = fsStore
+		memStore = filestore.New(*memoriesFile, nil)
+		trash = filestore.New(filepath.Join(filepath.Dir(*memoriesFile), trashFileName), nil)
+	}
+	bank := memorybank.New(store, &memorybank.Options{Language: lang, Logger: logger})
+	mem, err := memories.New(memStore, &memories.Options{Logger: logger, Trash: trash})
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	bank := memorybank.New(store, &memorybank.Options{Language: lang, Logger: logger})
-	return newServer(bank, logger).Run(ctx, t)
+	srv := newServer(bank, mem, logger)
+	defer srv.Close()
+	if *httpAddr != "" {
+		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.Server }, nil)
+		return serveHTTP(ctx, *httpAddr, trimToken(os.Getenv), h, logger, func(a net.Addr) {
+			fmt.Fprintf(stderr, "agentmemory: listening on http://%s%s\n", a, mcpPath)
+		})
+	}
+	return srv.Run(ctx, t)
+}
+
+// trashFileName is the file, beside the memories file, that keeps deleted
+// memories for restore_memory.
+const trashFileName = "memories.trash.md"
+
+func versionString() string {
+	v := "agentmemory " + version + " (" + runtime.Version()
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				v += ", " + s.Value[:12]
+			}
+		}
+	}
+	return v + ")"
 }
 
 func validLanguage(l memorybank.Language) bool {

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -20,92 +22,76 @@ import (
 	"github.com/agentmemory/agentmemory/memorybank/tools"
 )
 
-// The server is tested as a client sees it: built, started as a subprocess
-// and driven over stdio by the SDK's own client.
-
-// buildServer compiles this program into a temporary directory.
-func buildServer(t *testing.T) string {
-	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go command is not on PATH, so the server binary cannot be built:", err)
-	}
-	bin := filepath.Join(t.TempDir(), "mcp-server")
-	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
-	return bin
+// allTools are the names clients see, in sorted order.
+var allTools = []string{
+	"add_memory", "apply_memory_ops", "apply_skill_graph_operations", "check_file_selection",
+	"delete_document", "delete_memory", "document_history", "list_documents", "list_memories",
+	"read_branch_memory_bank", "read_context", "read_global_memory_bank", "read_rules", "read_skill_graph",
+	"restore_memory", "revert_document", "search_documents_by_tags", "search_memories",
+	"write_branch_memory_bank", "write_global_memory_bank", "write_skill_graph",
 }
 
-// connect starts the server on root and returns a client session on it.
-func connect(t *testing.T, bin, root string, args ...string) *mcp.ClientSession {
-	t.Helper()
-	cmd := exec.Command(bin, append([]string{"--root", root}, args...)...)
-	cmd.Stderr = os.Stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcp-server-test", Version: "v0"}, nil)
-	session, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+func TestToolList(t *testing.T) {
+	s := newTestServer(t).connect(t, nil, "")
+	res, err := s.ListTools(t.Context(), nil)
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = session.Close() })
-	return session
-}
-
-// call calls a tool and returns whether it failed and its structured
-// content decoded as a JSON object, after checking that the text content
-// says the same.
-func call(t *testing.T, s *mcp.ClientSession, name, args string) (isError bool, out map[string]any, text string) {
-	t.Helper()
-	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
-	require.NoError(t, err, "a tool failure is a result, never a protocol error")
-	require.Len(t, res.Content, 1)
-	tc, ok := res.Content[0].(*mcp.TextContent)
-	require.True(t, ok, "text content")
-	data, err := json.Marshal(res.StructuredContent)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(data, &out), "structured content is an object: %s", data)
-	if !res.IsError {
-		assert.JSONEq(t, tc.Text, string(data), "the text is the same JSON as the structured content")
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		schema, isMap := tool.InputSchema.(map[string]any)
+		require.True(t, isMap, "%s: schema is an object", tool.Name)
+		assert.Equal(t, "object", schema["type"], tool.Name)
+		assert.Equal(t, false, schema["additionalProperties"], "%s refuses unknown arguments", tool.Name)
+		assert.NotEmpty(t, tool.Description, tool.Name)
+		require.NotNil(t, tool.Annotations, tool.Name)
+		require.NotNil(t, tool.Annotations.OpenWorldHint, tool.Name)
+		assert.False(t, *tool.Annotations.OpenWorldHint, tool.Name)
+		if req, has := schema["required"].([]any); has {
+			assert.NotContains(t, req, "branch", "%s: branch may come from the client's roots", tool.Name)
+		}
 	}
-	return res.IsError, out, tc.Text
+	slices.Sort(names)
+	assert.Equal(t, allTools, names)
+	for _, bt := range tools.For(memorybank.New(&memorybank.MemStore{}, nil)) {
+		assert.Contains(t, names, bt.Name, "every memory bank tool keeps its name")
+	}
+
+	byName := map[string]*mcp.Tool{}
+	for _, tool := range res.Tools {
+		byName[tool.Name] = tool
+	}
+	for _, name := range []string{"read_global_memory_bank", "read_branch_memory_bank", "list_documents", "search_documents_by_tags",
+		"read_rules", "search_memories", "list_memories", "read_skill_graph", "check_file_selection"} {
+		assert.True(t, byName[name].Annotations.ReadOnlyHint, "%s is read-only", name)
+	}
+	for _, name := range []string{"delete_document", "delete_memory"} {
+		a := byName[name].Annotations
+		assert.False(t, a.ReadOnlyHint, name)
+		require.NotNil(t, a.DestructiveHint, name)
+		assert.True(t, *a.DestructiveHint, "%s is destructive", name)
+		assert.True(t, a.IdempotentHint, "deleting twice leaves the same state: %s", name)
+	}
+	assert.True(t, byName["write_skill_graph"].Annotations.IdempotentHint, "write_skill_graph replaces the graph")
+	assert.False(t, byName["add_memory"].Annotations.IdempotentHint)
+	assert.False(t, *byName["add_memory"].Annotations.DestructiveHint)
+	for _, name := range allTools {
+		out, isMap := byName[name].OutputSchema.(map[string]any)
+		require.True(t, isMap, "%s has an output schema", name)
+		assert.Equal(t, "object", out["type"], name)
+		assert.Len(t, out["anyOf"], 2, "%s: a result or an error", name)
+	}
 }
 
-func ok(t *testing.T, s *mcp.ClientSession, name, args string) map[string]any {
-	t.Helper()
-	isError, out, text := call(t, s, name, args)
-	require.False(t, isError, "%s %s: %s", name, args, text)
-	return out
-}
-
-func TestServer(t *testing.T) {
-	bin := buildServer(t)
-	root := t.TempDir()
-	s := connect(t, bin, root, "--language", "en")
-
-	t.Run("lists every tool with an object schema", func(t *testing.T) {
-		res, err := s.ListTools(t.Context(), nil)
-		require.NoError(t, err)
-		var names []string
-		for _, tool := range res.Tools {
-			names = append(names, tool.Name)
-			schema, ok := tool.InputSchema.(map[string]any)
-			require.True(t, ok, "%s: schema is an object", tool.Name)
-			assert.Equal(t, "object", schema["type"], tool.Name)
-			assert.Equal(t, false, schema["additionalProperties"], tool.Name)
-			assert.NotEmpty(t, tool.Description)
-		}
-		var want []string
-		for _, tool := range tools.For(memorybank.New(&memorybank.MemStore{}, nil)) {
-			want = append(want, tool.Name)
-		}
-		slices.Sort(names)
-		slices.Sort(want)
-		assert.Equal(t, want, names)
-		assert.Len(t, names, 11)
-	})
+func TestBankToolsOverStdio(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "docs")
+	s := connectStdio(t, nil, root, "--language", "en")
 
 	t.Run("write, patch and read back", func(t *testing.T) {
 		out := ok(t, s, tools.WriteBranchMemoryBank,
 			`{"branch":"feature/login","path":"notes.json","content":{"plan":["form"]},"tags":["auth"]}`)
 		assert.EqualValues(t, 1, out["version"])
 		assert.Equal(t, true, out["created"])
+		assert.NotContains(t, out, "branchFromRoots", "the branch was given")
 
 		out = ok(t, s, tools.WriteBranchMemoryBank,
 			`{"branch":"feature/login","path":"notes.json","patches":[{"op":"add","path":"/content/plan/-","value":"tests"}],"ifVersion":1}`)
@@ -113,12 +99,10 @@ func TestServer(t *testing.T) {
 
 		out = ok(t, s, tools.ReadBranchMemoryBank, `{"branch":"feature/login","path":"notes.json"}`)
 		assert.EqualValues(t, 2, out["version"])
-		assert.Equal(t, []any{"auth"}, out["tags"])
 		env, isObject := out["content"].(map[string]any)
 		require.True(t, isObject, "the document is a JSON object, not an escaped string")
 		assert.Equal(t, map[string]any{"plan": []any{"form", "tests"}}, env["content"])
 
-		// The document is a file in the layout of existing memory banks.
 		data, err := os.ReadFile(filepath.Join(root, "branch-memory-bank", "feature-login", "notes.json"))
 		require.NoError(t, err)
 		assert.Contains(t, string(data), `"tests"`)
@@ -127,41 +111,40 @@ func TestServer(t *testing.T) {
 	t.Run("read_context initialises a new branch", func(t *testing.T) {
 		out := ok(t, s, tools.ReadContext, `{"branch":"feature/new"}`)
 		rules, _ := out["rules"].(map[string]any)
-		assert.Equal(t, memorybank.BuiltinRules(memorybank.English), rules["content"], "--language en is the default")
+		assert.Equal(t, memorybank.BuiltinRules(memorybank.English), rules["content"], "--language en")
 		branch, _ := out["branchMemory"].(map[string]any)
 		for _, core := range memorybank.DefaultBranchCoreFiles {
 			assert.Contains(t, branch, core)
-			assert.FileExists(t, filepath.Join(root, "branch-memory-bank", "feature-new", core))
 		}
-		assert.Contains(t, out, "globalMemory")
 	})
 
-	t.Run("a bad patch says which operation failed", func(t *testing.T) {
+	t.Run("a missing branch without roots is the bank's error", func(t *testing.T) {
+		code, msg := fails(t, s, tools.ReadBranchMemoryBank, `{"path":"notes.json"}`)
+		assert.Equal(t, "INVALID_ARGUMENT", code)
+		assert.Contains(t, msg, "branch")
+	})
+
+	t.Run("a bad patch says which operation failed and writes nothing", func(t *testing.T) {
 		isError, out, text := call(t, s, tools.WriteBranchMemoryBank,
 			`{"branch":"feature/login","path":"notes.json","patches":[{"op":"add","path":"/content/plan/-","value":"x"},{"op":"replace","path":"/content/nothing","value":1}]}`)
 		require.True(t, isError)
 		assert.Equal(t, "INVALID_PATCH", out["code"])
 		assert.True(t, strings.HasPrefix(text, "INVALID_PATCH: "), text)
-		assert.Contains(t, text, "operation 1")
-		details, _ := out["details"].(map[string]any)
-		op, _ := details["operation"].(map[string]any)
-		assert.EqualValues(t, 1, op["index"])
-		assert.Equal(t, "/content/nothing", op["path"])
-		// Nothing was written.
 		assert.EqualValues(t, 2, ok(t, s, tools.ReadBranchMemoryBank, `{"branch":"feature/login","path":"notes.json"}`)["version"])
 	})
 
 	t.Run("bad arguments are refused", func(t *testing.T) {
-		isError, out, _ := call(t, s, tools.ListDocuments, `{"scope":"global","colour":"blue"}`)
-		require.True(t, isError)
-		assert.Equal(t, "INVALID_ARGUMENT", out["code"])
-		assert.Contains(t, out["message"], "colour")
+		code, msg := fails(t, s, tools.ListDocuments, `{"scope":"global","colour":"blue"}`)
+		assert.Equal(t, "INVALID_ARGUMENT", code)
+		assert.Contains(t, msg, "colour")
+		code, _ = fails(t, s, "add_memory", `{"content":"x","colour":"blue"}`)
+		assert.Equal(t, "INVALID_ARGUMENT", code)
 	})
 
 	// Two writers with the same ifVersion: one wins, the other gets
 	// CONFLICT with the current version, whether they share a server or
 	// run in two server processes on the same directory.
-	other := connect(t, bin, root)
+	other := connectStdio(t, nil, root)
 	pairs := []struct {
 		name string
 		a, b *mcp.ClientSession
@@ -195,29 +178,102 @@ func TestServer(t *testing.T) {
 			if results[1].IsError {
 				loser = results[1]
 			}
-			data, err := json.Marshal(loser.StructuredContent)
-			require.NoError(t, err)
-			var te struct {
-				Code    string `json:"code"`
-				Details struct {
-					CurrentVersion int64 `json:"currentVersion"`
-				} `json:"details"`
-			}
-			require.NoError(t, json.Unmarshal(data, &te))
-			assert.Equal(t, "CONFLICT", te.Code)
-			assert.EqualValues(t, 2, te.Details.CurrentVersion)
 			assert.Contains(t, loser.Content[0].(*mcp.TextContent).Text, "CONFLICT: ")
 			assert.EqualValues(t, 2, ok(t, s, tools.ReadGlobalMemoryBank, fmt.Sprintf(`{"path":%q}`, path))["version"])
 		})
 	}
 }
 
+func TestHelpAndVersion(t *testing.T) {
+	bin := serverBinary(t)
+	for _, arg := range []string{"--help", "-h", "-help"} {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(bin, arg)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		require.NoError(t, cmd.Run(), "%s exits 0", arg)
+		assert.Contains(t, stdout.String(), "Usage:", arg)
+		assert.Contains(t, stdout.String(), "-root", arg)
+		assert.Contains(t, stdout.String(), "-memories", arg)
+		assert.Empty(t, stderr.String(), arg)
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(out), "agentmemory "+version), "%s", out)
+
+	err = exec.Command(bin, "--colour").Run()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, 2, ee.ExitCode(), "a wrong flag is a usage error")
+}
+
 func TestRunRefusesBadFlags(t *testing.T) {
-	var stderr strings.Builder
-	err := run(t.Context(), []string{"--root", t.TempDir(), "--language", "fr"}, nil, &stderr)
+	var stdout, stderr strings.Builder
+	err := run(t.Context(), []string{"--root", t.TempDir(), "--language", "fr"}, nil, &stdout, &stderr)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `"fr"`)
-	err = run(t.Context(), []string{"--unknown"}, nil, &stderr)
-	require.Error(t, err)
+	err = run(t.Context(), []string{"--unknown"}, nil, &stdout, &stderr)
+	require.ErrorIs(t, err, errUsage)
 	assert.Contains(t, stderr.String(), "-root")
+	err = run(t.Context(), []string{"stray"}, nil, &stdout, &stderr)
+	require.ErrorIs(t, err, errUsage)
+}
+
+// A mistyped --root makes a new bank: said once, loudly, at start-up; an
+// existing bank is opened without a word.
+func TestNewRootIsLoggedOnce(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "dcos")
+	for i, want := range []int{1, 0} {
+		st, ct := mcp.NewInMemoryTransports()
+		var stderr syncBuffer
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() {
+			done <- run(ctx, []string{"--root", root, "--memories", filepath.Join(dir, "m.md")}, st, &strings.Builder{}, &stderr)
+		}()
+		cs, err := newClient(nil).Connect(ctx, ct, nil)
+		require.NoError(t, err)
+		ok(t, cs, tools.ListDocuments, `{"scope":"global"}`)
+		ok(t, cs, tools.ListDocuments, `{"scope":"global"}`)
+		_ = cs.Close()
+		cancel()
+		<-done
+		assert.Equal(t, want, strings.Count(stderr.String(), "NEW, EMPTY memory bank"), "start %d: %s", i, stderr.String())
+		if want == 1 {
+			assert.Contains(t, stderr.String(), root)
+		}
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// go install names the binary after the module path's last element.
+func TestInstalledBinaryIsNamedAgentmemory(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not available:", err)
+	}
+	dir := t.TempDir()
+	out, err := exec.Command(goTool, "build", "-o", dir+string(filepath.Separator), ".").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	name := "agentmemory"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	assert.FileExists(t, filepath.Join(dir, name))
 }

@@ -1,39 +1,125 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentmemory/agentmemory/memories"
 	"github.com/agentmemory/agentmemory/memorybank"
 	"github.com/agentmemory/agentmemory/memorybank/tools"
 )
 
-// version is reported to clients in the initialize handshake.
-const version = "0.1.0"
+const instructions = `Agent memory that outlives the conversation: a memory bank per git branch and a global bank (documents, also ` +
+	`readable as memorybank:// resources), learned memories (add_memory, search_memories), skill graphs and confirmed write plans. ` +
+	`At the start of a task call read_context (the start_task prompt does it); keep activeContext.json and progress.json up to date ` +
+	`with small patches; read_rules explains the conventions. When branch is omitted, the branch of the client's single git root is used. ` +
+	`Errors carry a code and say how to fix the call.`
 
-const instructions = `A memory bank that outlives the conversation: a bank per git branch and a global bank. ` +
-	`At the start of a task call read_context with the current git branch; keep activeContext.json and progress.json up to date ` +
-	`with small patches; read_rules explains the conventions. Errors carry a code and say how to fix the call.`
-
-// newServer returns an MCP server with every tool of bank registered.
-func newServer(bank *memorybank.Bank, logger *slog.Logger) *mcp.Server {
-	server := mcp.NewServer(&mcp.Implementation{Name: "agentmemory-memory-bank", Version: version},
-		&mcp.ServerOptions{Logger: logger, Instructions: instructions})
-	for _, t := range tools.For(bank) {
-		server.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}, handler(t))
-	}
-	return server
+// server is the MCP server over one bank and one memories file.
+type server struct {
+	*mcp.Server
+	bank    *memorybank.Bank
+	mem     memories.MemoryManager
+	logger  *slog.Logger
+	roots   *rootsCache
+	watcher *watcher
+	// elicitFailed holds the sessions whose client declared elicitation
+	// but failed a request: their plans are confirmed in two calls.
+	elicitFailed sync.Map // *mcp.ServerSession → bool
 }
 
-// handler adapts a tools.Tool to the SDK's raw ToolHandler. Tool
+// newServer returns the server with every tool, resource template and
+// prompt registered. Close stops its change watcher.
+func newServer(bank *memorybank.Bank, mem memories.MemoryManager, logger *slog.Logger) *server {
+	s := &server{bank: bank, mem: mem, logger: logger, roots: newRootsCache()}
+	s.watcher = newWatcher(bank, logger)
+	s.Server = mcp.NewServer(&mcp.Implementation{Name: "agentmemory", Version: version}, &mcp.ServerOptions{
+		Logger:       logger,
+		Instructions: instructions,
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{},
+			Prompts:   &mcp.PromptCapabilities{},
+			Resources: &mcp.ResourceCapabilities{Subscribe: true},
+		},
+		SubscribeHandler:   s.subscribe,
+		UnsubscribeHandler: s.unsubscribe,
+		//lint:ignore SA1019 roots are still served; see branch.go.
+		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) { s.roots.forget(req.Session) },
+	})
+	s.watcher.notify = func(uri string) {
+		_ = s.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
+	}
+	outputs := bankOutputSchemas()
+	for _, t := range tools.For(bank) {
+		s.addBankTool(t, outputs)
+	}
+	for _, d := range s.toolDefs() {
+		s.AddTool(d.tool, s.handler(d))
+	}
+	s.addResources()
+	s.addPrompts()
+	return s
+}
+
+func (s *server) toolDefs() []toolDef {
+	return append(append(s.memoryTools(), s.skillTools()...), s.planTools()...)
+}
+
+// Close stops watching the bank for subscribed documents.
+func (s *server) Close() { s.watcher.stop() }
+
+// toolDef is one tool: its MCP description (schemas included) and how it
+// runs. branch says when an omitted branch argument is taken from the
+// client's roots (nil: never). run gets the arguments with the branch
+// filled in; its result marshals to a JSON object, or is a *needInput.
+type toolDef struct {
+	tool   *mcp.Tool
+	branch func(args map[string]json.RawMessage) bool
+	run    func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (any, error)
+}
+
+// needInput is returned as an error by a tool that needs the client's
+// input first (MCP's multi round-trip requests: elicitation, roots); the
+// result asks for it and the client calls again with the responses.
+type needInput struct{ requests mcp.InputRequestMap }
+
+func (*needInput) Error() string { return "the tool needs the client's input first" }
+
+// handler runs d: it fills in an omitted branch from the client's roots,
+// runs the tool and turns its result or error into a tool result. Tool
 // failures are results with IsError, so the model sees them and can fix its
-// call; only a failure of the protocol itself would be a Go error here.
-func handler(t tools.Tool) mcp.ToolHandler {
+// call; the Go error is nil.
+func (s *server) handler(d toolDef) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		res, err := t.Handle(ctx, req.Params.Arguments)
+		args := req.Params.Arguments
+		var used *branchUsed
+		if d.branch != nil {
+			var (
+				ask mcp.InputRequestMap
+				err error
+			)
+			args, used, ask, err = s.branchFromRoots(ctx, req, args, d.branch)
+			if err != nil {
+				return errorResult(tools.AsError(err)), nil
+			}
+			if ask != nil {
+				return &mcp.CallToolResult{InputRequests: ask}, nil
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return errorResult(cancelled(err)), nil
+		}
+		res, err := d.run(ctx, req, args)
+		var ni *needInput
+		if errors.As(err, &ni) {
+			return &mcp.CallToolResult{InputRequests: ni.requests}, nil
+		}
 		if err != nil {
 			return errorResult(tools.AsError(err)), nil
 		}
@@ -41,11 +127,40 @@ func handler(t tools.Tool) mcp.ToolHandler {
 		if err != nil {
 			return errorResult(tools.AsError(err)), nil
 		}
+		if used != nil {
+			data = withField(data, "branchFromRoots", used)
+		}
 		return &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(data)}},
 			StructuredContent: json.RawMessage(data),
 		}, nil
 	}
+}
+
+// cancelled is the error of a call whose request was cancelled before it
+// changed anything.
+func cancelled(err error) *tools.Error {
+	return &tools.Error{Code: tools.CodeInternal, Err: err,
+		Message: "the request was cancelled before it ran; nothing was written"}
+}
+
+// withField adds "name": v to the JSON object data.
+func withField(data []byte, name string, v any) []byte {
+	fv, err := json.Marshal(v)
+	if err != nil || len(data) < 2 || data[0] != '{' {
+		return data
+	}
+	key, _ := json.Marshal(name)
+	var b bytes.Buffer
+	b.Write(data[:len(data)-1])
+	if len(bytes.TrimSpace(data[1:len(data)-1])) > 0 {
+		b.WriteByte(',')
+	}
+	b.Write(key)
+	b.WriteByte(':')
+	b.Write(fv)
+	b.WriteByte('}')
+	return b.Bytes()
 }
 
 // errorResult: the text is "CODE: message" (plus the details as JSON, for

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/fsstore"
+)
+
+// The benchmarks drive the built server through the SDK's client over
+// stdio, on a bank on disk, as an agent's client does:
+//
+//	go test -run '^$' -bench . -benchtime 200x
+//
+// Each reports the median and the 99th percentile of one call, from the
+// client's request to its answer.
+
+// reportLatencies reports the median and p99 of ds in milliseconds.
+func reportLatencies(b *testing.B, ds []time.Duration) {
+	if len(ds) == 0 {
+		return
+	}
+	slices.Sort(ds)
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(ms(ds[len(ds)/2]), "median-ms")
+	b.ReportMetric(ms(ds[min(len(ds)-1, len(ds)*99/100)]), "p99-ms")
+	b.ReportMetric(0, "ns/op") // the percentiles say it better than a mean
+}
+
+// timedCall calls a tool and returns how long the answer took.
+func timedCall(b *testing.B, s *mcp.ClientSession, name string, args string) time.Duration {
+	start := time.Now()
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
+	d := time.Since(start)
+	if err != nil || res.IsError {
+		b.Fatalf("%s %s: %v %v", name, args, err, res)
+	}
+	return d
+}
+
+// BenchmarkStartup: from starting the process to the answer to the first
+// tools/list (the initialize handshake included).
+func BenchmarkStartup(b *testing.B) {
+	bin := serverBinary(b)
+	root := filepath.Join(b.TempDir(), "docs")
+	require.NoError(b, os.MkdirAll(root, 0o755))
+	var ds []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		cmd := exec.Command(bin, "--root", root)
+		s, err := newClient(nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+		require.NoError(b, err)
+		_, err = s.ListTools(context.Background(), nil)
+		require.NoError(b, err)
+		ds = append(ds, time.Since(start))
+		b.StopTimer()
+		_ = s.Close()
+		b.StartTimer()
+	}
+	reportLatencies(b, ds)
+}
+
+// bankOf1000 returns a bank directory holding 1,000 documents in the
+// branch bank of "main" (with its core files) and 20 in the global bank.
+func bankOf1000(b *testing.B) string {
+	root := filepath.Join(b.TempDir(), "docs")
+	store, err := fsstore.Open(root, nil)
+	require.NoError(b, err)
+	defer store.Close()
+	bank := memorybank.New(store, &memorybank.Options{Language: memorybank.English})
+	ctx := context.Background()
+	_, err = bank.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "main"})
+	require.NoError(b, err)
+	for i := range 1000 {
+		_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "main",
+			Path: fmt.Sprintf("notes/n%04d.json", i), Content: json.RawMessage(fmt.Sprintf(`{"n":%d,"text":"a note of some length, like a decision or a finding"}`, i)),
+			Tags: []string{"note"}})
+		require.NoError(b, err)
+	}
+	for i := range 20 {
+		_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: fmt.Sprintf("core/g%02d.md", i), Text: "# Global\nshared knowledge\n"})
+		require.NoError(b, err)
+	}
+	return root
+}
+
+func BenchmarkCalls(b *testing.B) {
+	root := bankOf1000(b)
+	s := connectStdio(b, nil, root, "--language", "en")
+	timedCall(b, s, "write_global_memory_bank", `{"path":"patched.json","content":{"items":[]}}`)
+
+	b.Run("create", func(b *testing.B) {
+		var ds []time.Duration
+		i := 0
+		for b.Loop() {
+			i++
+			ds = append(ds, timedCall(b, s, "write_global_memory_bank",
+				fmt.Sprintf(`{"path":"created/c%d-%d.json","content":{"n":%d},"mode":"create"}`, b.N, i, i)))
+		}
+		reportLatencies(b, ds)
+	})
+	b.Run("patch", func(b *testing.B) {
+		var ds []time.Duration
+		for b.Loop() {
+			ds = append(ds, timedCall(b, s, "write_global_memory_bank",
+				`{"path":"patched.json","patches":[{"op":"replace","path":"/content/items","value":[1,2,3]}]}`))
+		}
+		reportLatencies(b, ds)
+	})
+	b.Run("read_context_warm_1000", func(b *testing.B) {
+		timedCall(b, s, "read_context", `{"branch":"main"}`)
+		var ds []time.Duration
+		for b.Loop() {
+			ds = append(ds, timedCall(b, s, "read_context", `{"branch":"main"}`))
+		}
+		reportLatencies(b, ds)
+	})
+	b.Run("read_context_first_1000", func(b *testing.B) {
+		var ds []time.Duration
+		for b.Loop() {
+			b.StopTimer()
+			fresh := connectStdio(b, nil, root, "--language", "en")
+			b.StartTimer()
+			ds = append(ds, timedCall(b, fresh, "read_context", `{"branch":"main"}`))
+			b.StopTimer()
+			_ = fresh.Close()
+			b.StartTimer()
+		}
+		reportLatencies(b, ds)
+	})
+}
+
+// BenchmarkPeakMemory: the server's peak resident memory after start-up, a
+// first and 20 warm read_context calls on the 1,000-document bank, 50
+// creates and 50 patches; one process per iteration. It reports the median
+// and the largest peak, which varies with when the garbage collector ran.
+func BenchmarkPeakMemory(b *testing.B) {
+	root := bankOf1000(b)
+	var peaks []float64
+	for b.Loop() {
+		cmd := exec.Command(serverBinary(b), "--root", root, "--language", "en")
+		s, err := newClient(nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+		require.NoError(b, err)
+		for range 21 {
+			timedCall(b, s, "read_context", `{"branch":"main"}`)
+		}
+		timedCall(b, s, "write_global_memory_bank", `{"path":"p.json","content":{"items":[]}}`)
+		for i := range 50 {
+			timedCall(b, s, "write_global_memory_bank", fmt.Sprintf(`{"path":"m/c%d.json","content":{"n":%d}}`, i, i))
+			timedCall(b, s, "write_global_memory_bank", `{"path":"p.json","patches":[{"op":"add","path":"/content/items/-","value":1}]}`)
+		}
+		require.NoError(b, s.Close())
+		if cmd.ProcessState != nil {
+			peaks = append(peaks, peakRSSMiB(cmd.ProcessState))
+		}
+	}
+	if len(peaks) > 0 {
+		slices.Sort(peaks)
+		b.ReportMetric(peaks[len(peaks)/2], "median-peak-RSS-MiB")
+		b.ReportMetric(peaks[len(peaks)-1], "max-peak-RSS-MiB")
+	}
+}

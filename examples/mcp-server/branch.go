@@ -1,0 +1,241 @@
+//lint:file-ignore SA1019 MCP roots are deprecated only from protocol 2026-07-28 on and still served; clients of earlier versions use them to name the project.
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/tools"
+)
+
+// The branch of a tool call whose branch argument is omitted comes from the
+// client's MCP roots, never from the server's working directory (which may
+// not be the project): when the client declared exactly one root and it is
+// inside a git work tree, that work tree's current branch is used, and the
+// result says so in "branchFromRoots". Otherwise the argument stays omitted
+// and the tool reports the missing branch as it always did.
+
+// branchUsed is reported in a result whose branch came from the roots.
+type branchUsed struct {
+	Branch string `json:"branch"`
+	Root   string `json:"root"` // the root's URI
+}
+
+// rootsRequestID names the roots request in a multi round-trip call.
+const rootsRequestID = "agentmemory/roots"
+
+// multiRoundTripProtocol is the first protocol version in which the server
+// asks for the client's roots in the result of the call (multi round-trip
+// requests) instead of a request of its own.
+const multiRoundTripProtocol = "2026-07-28"
+
+// rootsTimeout bounds the wait for a client's roots.
+const rootsTimeout = 5 * time.Second
+
+// errDetachedHead: the client's work tree has no current branch.
+var errDetachedHead = errors.New("the git work tree is on a detached HEAD")
+
+// branchFromRoots fills in args' branch when need(args) says the call needs
+// one and it is omitted. It returns the arguments to use, what it used, or
+// the input requests to send first (the client's roots, once per session
+// until they change).
+func (s *server) branchFromRoots(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage, need func(map[string]json.RawMessage) bool) (json.RawMessage, *branchUsed, mcp.InputRequestMap, error) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return args, nil, nil, nil // the tool reports what is wrong with them
+	}
+	if m == nil {
+		m = map[string]json.RawMessage{}
+	}
+	if b, ok := m["branch"]; ok && !bytes.Equal(b, []byte(`""`)) && !bytes.Equal(b, []byte("null")) {
+		return args, nil, nil, nil
+	}
+	if !need(m) {
+		return args, nil, nil, nil
+	}
+	roots, ok := s.roots.get(req.Session)
+	if r, given := req.Params.InputResponses[rootsRequestID].(*mcp.ListRootsResult); given {
+		roots, ok = r.Roots, true
+		s.roots.set(req.Session, roots)
+	}
+	if !ok {
+		if caps := req.ClientCapabilities(); caps == nil || caps.RootsV2 == nil {
+			return args, nil, nil, nil
+		}
+		if req.ProtocolVersion() >= multiRoundTripProtocol {
+			return nil, nil, mcp.InputRequestMap{rootsRequestID: &mcp.ListRootsParams{}}, nil
+		}
+		// Earlier protocols: ask now. A client that declares roots but
+		// cannot list them (some answer "method not found") is taken as
+		// having none, so the call still runs.
+		lctx, cancel := context.WithTimeout(ctx, rootsTimeout)
+		res, err := req.Session.ListRoots(lctx, nil)
+		cancel()
+		if err != nil {
+			s.logger.Warn("the client declared roots but did not list them; branch detection is off for this session", "err", err)
+			roots = nil
+		} else {
+			roots = res.Roots
+		}
+		s.roots.set(req.Session, roots)
+	}
+	if len(roots) != 1 {
+		return args, nil, nil, nil
+	}
+	branch, err := gitBranch(roots[0].URI)
+	if errors.Is(err, errDetachedHead) {
+		return nil, nil, nil, &tools.Error{Code: tools.CodeInvalidArgument, Err: memorybank.ErrInvalidRequest,
+			Message: fmt.Sprintf("branch is required: the client's root %s is a git work tree on a detached HEAD, so it has no current branch; pass branch", roots[0].URI)}
+	}
+	if err != nil || memorybank.ValidateBranch(branch) != nil {
+		return args, nil, nil, nil
+	}
+	m["branch"], _ = json.Marshal(branch)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return args, nil, nil, nil
+	}
+	return out, &branchUsed{Branch: branch, Root: roots[0].URI}, nil, nil
+}
+
+// gitBranch returns the current branch of the git work tree holding the
+// directory of a file:// URI, reading .git/HEAD (or the HEAD of a linked
+// worktree's git directory) without running git.
+func gitBranch(uri string) (string, error) {
+	dir, err := fileURIPath(uri)
+	if err != nil {
+		return "", err
+	}
+	gitDir, err := findGitDir(dir)
+	if err != nil {
+		return "", err
+	}
+	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return "", err
+	}
+	ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref:")
+	if !ok {
+		return "", errDetachedHead
+	}
+	branch, ok := strings.CutPrefix(strings.TrimSpace(ref), "refs/heads/")
+	if !ok || branch == "" {
+		return "", errDetachedHead
+	}
+	return branch, nil
+}
+
+// findGitDir returns the git directory of the work tree holding dir: dir
+// or its nearest parent with a .git directory, or a .git file pointing to
+// one ("gitdir: ..." in linked worktrees and submodules).
+func findGitDir(dir string) (string, error) {
+	for {
+		p := filepath.Join(dir, ".git")
+		fi, err := os.Stat(p)
+		if err == nil {
+			if fi.IsDir() {
+				return p, nil
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return "", err
+			}
+			target, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
+			if !ok {
+				return "", fmt.Errorf("%s is not a gitdir file", p)
+			}
+			target = strings.TrimSpace(target)
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(dir, target)
+			}
+			return target, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no git work tree holds %s", dir)
+		}
+		dir = parent
+	}
+}
+
+// fileURIPath returns the local path of a file:// URI.
+func fileURIPath(uri string) (string, error) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return "", err
+	}
+	if u.Scheme != "file" {
+		return "", fmt.Errorf("root %s is not a file:// URI", uri)
+	}
+	p := u.Path
+	if runtime.GOOS == "windows" {
+		// file:///C:/work → C:/work
+		p = strings.TrimPrefix(p, "/")
+	}
+	return filepath.FromSlash(p), nil
+}
+
+// rootsCache keeps each session's roots until the client says they
+// changed.
+type rootsCache struct {
+	mu sync.Mutex
+	m  map[*mcp.ServerSession][]*mcp.Root
+}
+
+func newRootsCache() *rootsCache {
+	return &rootsCache{m: map[*mcp.ServerSession][]*mcp.Root{}}
+}
+
+func (c *rootsCache) get(s *mcp.ServerSession) ([]*mcp.Root, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.m[s]
+	return r, ok
+}
+
+func (c *rootsCache) set(s *mcp.ServerSession, roots []*mcp.Root) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[s] = roots
+}
+
+func (c *rootsCache) forget(s *mcp.ServerSession) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, s)
+}
+
+// Rules for when a tool needs a branch.
+
+func alwaysBranch(map[string]json.RawMessage) bool { return true }
+
+// branchScope: the call is on the branch bank (scope "branch").
+func branchScope(m map[string]json.RawMessage) bool {
+	return bytes.Equal(bytes.TrimSpace(m["scope"]), []byte(`"branch"`))
+}
+
+// branchScopeDefault: scope "branch", which is the default.
+func branchScopeDefault(m map[string]json.RawMessage) bool {
+	s, ok := m["scope"]
+	return !ok || bytes.Equal(bytes.TrimSpace(s), []byte(`"branch"`))
+}
+
+// readContextBranch: read_context needs a branch unless includeBranchMemory
+// is false.
+func readContextBranch(m map[string]json.RawMessage) bool {
+	return !bytes.Equal(bytes.TrimSpace(m["includeBranchMemory"]), []byte("false"))
+}

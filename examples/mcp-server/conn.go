@@ -1,0 +1,278 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Limits of one inbound JSON-RPC line, checked before it is decoded.
+const (
+	maxLineBytes = 16 << 20 // 16 MiB
+	maxLineDepth = 1000     // nesting of arrays and objects
+)
+
+// lineTransport is the server's stdio transport: newline-delimited JSON-RPC,
+// as mcp.StdioTransport, except that a line which is not a JSON-RPC message
+// does not end the session. Such a line gets an error reply and the next
+// line is read:
+//
+//   - not JSON: -32700 (parse error);
+//   - over maxLineBytes or nested deeper than maxLineDepth: -32600, before
+//     it is decoded;
+//   - JSON that is not a request, notification or response (a scalar, {},
+//     an id that is an object, a missing "jsonrpc":"2.0"): -32600;
+//   - an array: -32600, since MCP has no batches since 2025-06-18.
+//
+// The reply carries the request's id when it could be read, null otherwise.
+// Blank lines are skipped.
+type lineTransport struct {
+	r      io.ReadCloser
+	w      io.WriteCloser
+	logger *slog.Logger
+}
+
+func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
+	c := &lineConn{
+		w:        t.w,
+		rc:       t.r,
+		logger:   t.logger,
+		incoming: make(chan jsonrpc.Message),
+		closed:   make(chan struct{}),
+	}
+	if c.logger == nil {
+		c.logger = slog.New(slog.DiscardHandler)
+	}
+	go c.readLoop(bufio.NewReaderSize(t.r, 64<<10))
+	return c, nil
+}
+
+type lineConn struct {
+	rc     io.Closer
+	logger *slog.Logger
+
+	writeMu sync.Mutex
+	w       io.WriteCloser
+
+	incoming  chan jsonrpc.Message
+	readErr   error // set before incoming is closed
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+func (c *lineConn) SessionID() string { return "" }
+
+func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.closed:
+		return nil, io.EOF
+	case msg, ok := <-c.incoming:
+		if !ok {
+			return nil, c.readErr
+		}
+		return msg, nil
+	}
+}
+
+func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("encoding a JSON-RPC message: %w", err)
+	}
+	return c.writeLine(data)
+}
+
+func (c *lineConn) writeLine(data []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_, err := c.w.Write(append(data, '\n'))
+	return err
+}
+
+func (c *lineConn) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		err = errors.Join(c.rc.Close(), c.w.Close())
+	})
+	return err
+}
+
+// readLoop reads lines until the input ends, passing on the messages and
+// answering the lines that are not messages itself.
+func (c *lineConn) readLoop(r *bufio.Reader) {
+	defer func() {
+		close(c.incoming)
+	}()
+	for {
+		line, tooLong, err := readLine(r, maxLineBytes)
+		if tooLong {
+			c.reject(nil, jsonrpc.CodeInvalidRequest,
+				fmt.Sprintf("Invalid Request: the message is over %d bytes (16 MiB), the limit of one line; it was not read", maxLineBytes))
+		} else if msg := c.decode(line); msg != nil {
+			select {
+			case c.incoming <- msg:
+			case <-c.closed:
+				return
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.EOF
+			}
+			c.readErr = err
+			return
+		}
+	}
+}
+
+// decode returns the message on line, or nil after answering a line that
+// holds none.
+func (c *lineConn) decode(line []byte) jsonrpc.Message {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil
+	}
+	if depthOver(line, maxLineDepth) {
+		c.reject(nil, jsonrpc.CodeInvalidRequest,
+			fmt.Sprintf("Invalid Request: the message nests arrays and objects deeper than %d levels", maxLineDepth))
+		return nil
+	}
+	if !json.Valid(line) {
+		c.reject(nil, jsonrpc.CodeParseError, "Parse error: the line is not valid JSON")
+		return nil
+	}
+	switch line[0] {
+	case '[':
+		c.reject(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: batches (JSON arrays) are not supported; send one message per line")
+		return nil
+	case '{':
+	default:
+		c.reject(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: a message is a JSON object")
+		return nil
+	}
+	if id := requestID(line); id != nil && id[0] != '"' && bytes.ContainsAny(id, ".eE") {
+		// The SDK would answer 1.5 as 1: refuse what it cannot echo.
+		c.reject(id, jsonrpc.CodeInvalidRequest, "Invalid Request: a numeric id must be an integer written in digits, e.g. 7")
+		return nil
+	}
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		c.reject(requestID(line), jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error()+
+			`; a request is {"jsonrpc":"2.0","id":<string or number>,"method":...,"params":{...}}`)
+		return nil
+	}
+	return msg
+}
+
+// reject writes an error response with the given id (JSON; nil is null).
+func (c *lineConn) reject(id json.RawMessage, code int64, message string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	c.logger.Warn("refused a JSON-RPC line", "code", code, "reason", message)
+	data, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   jsonrpc.Error   `json:"error"`
+	}{"2.0", id, jsonrpc.Error{Code: code, Message: message}})
+	if err != nil {
+		return
+	}
+	if err := c.writeLine(data); err != nil {
+		c.logger.Warn("writing an error reply", "err", err)
+	}
+}
+
+// requestID returns the id of a message that failed to decode when it is a
+// valid JSON-RPC id (a string or a number), so the sender can match the
+// error to its request; nil otherwise.
+func requestID(line []byte) json.RawMessage {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
+		return nil
+	}
+	var v any
+	if json.Unmarshal(m.ID, &v) != nil {
+		return nil
+	}
+	switch v.(type) {
+	case string, float64:
+		return m.ID
+	}
+	return nil
+}
+
+// readLine reads one line without its ending. A line longer than max is
+// read to its end and dropped: tooLong is set and line is nil. err is the
+// reader's error after the last line (io.EOF at the end of the input).
+func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, rerr := r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > max+2 { // +2: the line ending
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if errors.Is(rerr, bufio.ErrBufferFull) {
+			continue
+		}
+		if tooLong {
+			return nil, true, rerr
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) > max {
+			return nil, true, rerr
+		}
+		return line, false, rerr
+	}
+}
+
+// depthOver reports whether the JSON text nests arrays and objects deeper
+// than max, ignoring brackets inside strings. It does not check syntax.
+func depthOver(data []byte, max int) bool {
+	depth := 0
+	inString := false
+	for i := 0; i < len(data); i++ {
+		b := data[i]
+		if inString {
+			switch b {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch b {
+		case '"':
+			inString = true
+		case '[', '{':
+			depth++
+			if depth > max {
+				return true
+			}
+		case ']', '}':
+			depth--
+		}
+	}
+	return false
+}

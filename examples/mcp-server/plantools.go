@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/plan"
+	"github.com/agentmemory/agentmemory/memorybank/tools"
+)
+
+// The plan tools check a select_files output and apply a memory_ops write
+// plan on one bank (scope "branch", the default, or "global"). A plan that
+// requires confirmation is applied only after the user confirmed it: through
+// MCP elicitation when the client offers it (the confirmation text is shown
+// to the user; accept applies, decline or cancel writes nothing, and
+// confirmed in the arguments is then ignored, since the model wrote it), and
+// otherwise in two calls: the first returns the text to show the user, the
+// second, with confirmed true, applies.
+
+const confirmRequestID = "agentmemory/confirm"
+
+const confirmNext = "Nothing was written. Show the confirmation text to the user verbatim; if they answer yes, " +
+	"call apply_memory_ops again with the same plan and confirmed true."
+
+type checkSelectionArgs struct {
+	Selection json.RawMessage `json:"selection" jsonschema:"The select_files output: {\"schemaVersion\":\"2.0\",\"action\":\"select_files\",\"files\":[...],\"reason\",\"budget\":{...},\"riskAlerts\":[...]}."`
+	Scope     string          `json:"scope,omitempty" jsonschema:"The bank the paths are relative to: branch (default) or global."`
+	Branch    string          `json:"branch,omitempty" jsonschema:"Git branch of the branch bank (scope branch)."`
+}
+
+type checkSelectionResult struct {
+	OK       bool                 `json:"ok"`
+	Problems []memorybank.Problem `json:"problems" jsonschema:"Every problem, located by a JSON Pointer into the selection."`
+}
+
+type applyOpsArgs struct {
+	Plan      json.RawMessage `json:"plan" jsonschema:"The memory_ops write plan: {\"schemaVersion\":\"2.0\",\"action\":\"memory_ops\",\"operations\":[{\"type\":\"create|update|delete\",\"path\",\"reason\",\"changes\",\"content\"}],\"requiresConfirmation\":true}."`
+	Confirmed bool            `json:"confirmed,omitempty" jsonschema:"Set only after the user confirmed the text the first call returned (clients without elicitation)."`
+	Scope     string          `json:"scope,omitempty" jsonschema:"The bank the paths are relative to: branch (default) or global."`
+	Branch    string          `json:"branch,omitempty" jsonschema:"Git branch of the branch bank (scope branch)."`
+}
+
+type applyOpsResult struct {
+	Applied      bool               `json:"applied"`
+	Files        []plan.AppliedFile `json:"files"`
+	Confirmation string             `json:"confirmation,omitempty" jsonschema:"The text to show the user when the plan awaits confirmation."`
+	Next         string             `json:"next,omitempty" jsonschema:"What to do next when nothing was applied."`
+	UserAction   string             `json:"userAction,omitempty" jsonschema:"The user's answer through elicitation: accept, decline or cancel."`
+}
+
+func scopeSchema(s *jsonschema.Schema) {
+	setEnum(s, "scope", "branch", "global")
+	setDefault(s, "scope", "branch")
+}
+
+func (s *server) planTools() []toolDef {
+	check := define(&mcp.Tool{Name: "check_file_selection", Annotations: readOnly,
+		Description: `Check a select_files output (which memory bank files to load for a task, within a budget of files and lines) against the bank: ` +
+			`valid, every file exists, the counts are the true ones, within the limits. Returns ok and every problem.`},
+		scopeSchema, s.checkSelection)
+	check.branch = branchScopeDefault
+	apply := define(&mcp.Tool{Name: "apply_memory_ops", Annotations: overwriting,
+		Description: `Apply a memory_ops write plan (create, update, delete of Markdown and JSON files) to a memory bank, all files checked before any is written. ` +
+			`A plan with requiresConfirmation is shown to the user first: through the client's confirmation dialog when it has one, ` +
+			`otherwise this call returns the confirmation text; show it to the user and call again with confirmed true only if they agree.`},
+		scopeSchema, s.applyOps)
+	apply.branch = branchScopeDefault
+	return []toolDef{check, apply}
+}
+
+func planRoot(scope, branch string) plan.Root {
+	if scope == string(memorybank.ScopeGlobal) {
+		return plan.Root{Scope: memorybank.ScopeGlobal}
+	}
+	return plan.Root{Scope: memorybank.ScopeBranch, Branch: branch}
+}
+
+// planArg decodes a plan argument that a model may also have sent as a
+// string holding the JSON.
+func planArg(raw json.RawMessage) []byte {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []byte(s)
+	}
+	return raw
+}
+
+func (s *server) checkSelection(ctx context.Context, _ *mcp.CallToolRequest, a checkSelectionArgs) (*checkSelectionResult, error) {
+	sel, err := plan.DecodeFileSelection(planArg(a.Selection))
+	if err == nil {
+		err = plan.CheckSelection(ctx, s.bank, planRoot(a.Scope, a.Branch), sel, nil)
+	}
+	var pe *plan.Error
+	if errors.As(err, &pe) {
+		return &checkSelectionResult{OK: false, Problems: nonNil(pe.Problems)}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &checkSelectionResult{OK: true, Problems: []memorybank.Problem{}}, nil
+}
+
+func (s *server) applyOps(ctx context.Context, req *mcp.CallToolRequest, a applyOpsArgs) (*applyOpsResult, error) {
+	wp, err := plan.DecodeWritePlan(planArg(a.Plan))
+	if err != nil {
+		return nil, planError(err)
+	}
+	root := planRoot(a.Scope, a.Branch)
+	if root.Scope == memorybank.ScopeBranch {
+		if err := memorybank.ValidateBranch(root.Branch); err != nil {
+			return nil, err
+		}
+	}
+	confirmed := !wp.RequiresConfirmation
+	action := "" // the user's answer through elicitation
+	if wp.RequiresConfirmation {
+		text, err := wp.Confirmation(s.bank.Options().Language)
+		if err != nil {
+			return nil, err
+		}
+		caps := req.ClientCapabilities()
+		_, elicitFailed := s.elicitFailed.Load(req.Session)
+		switch {
+		case caps != nil && caps.Elicitation != nil && !elicitFailed:
+			params := &mcp.ElicitParams{
+				Message:         text,
+				RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}},
+			}
+			answer, given := req.Params.InputResponses[confirmRequestID].(*mcp.ElicitResult)
+			if !given && req.ProtocolVersion() >= multiRoundTripProtocol {
+				return nil, &needInput{mcp.InputRequestMap{confirmRequestID: params}}
+			}
+			if !given {
+				// Earlier protocols: ask now, so that a client that
+				// declares elicitation but fails it still gets the
+				// confirmation text.
+				var err error
+				answer, err = req.Session.Elicit(ctx, params)
+				if ctx.Err() != nil {
+					return nil, cancelled(ctx.Err())
+				}
+				if err != nil {
+					// From now on this session confirms in two calls.
+					s.elicitFailed.Store(req.Session, true)
+					s.logger.Warn("the client declared elicitation but did not answer it; returning the confirmation text", "err", err)
+					return &applyOpsResult{Files: []plan.AppliedFile{}, Confirmation: text, Next: confirmNext}, nil
+				}
+			}
+			action = answer.Action
+			if answer.Action != "accept" {
+				return &applyOpsResult{Files: []plan.AppliedFile{}, UserAction: answer.Action,
+					Next: "The user did not accept the plan (" + answer.Action + "); nothing was written. Ask what to change."}, nil
+			}
+			confirmed = true
+		case a.Confirmed:
+			confirmed = true
+		default:
+			return &applyOpsResult{Files: []plan.AppliedFile{}, Confirmation: text, Next: confirmNext}, nil
+		}
+	}
+	// A request cancelled while the user was deciding applies nothing.
+	if err := ctx.Err(); err != nil {
+		return nil, cancelled(err)
+	}
+	res, err := plan.Apply(ctx, s.bank, plan.ApplyRequest{Root: root, Plan: wp, Confirmed: confirmed})
+	if err != nil {
+		return nil, planError(err)
+	}
+	return &applyOpsResult{Applied: true, Files: nonNil(res.Files), UserAction: action}, nil
+}
+
+// planError maps a plan's *Error to INVALID_ARGUMENT with its problems.
+func planError(err error) error {
+	var pe *plan.Error
+	if errors.As(err, &pe) {
+		return toolError(tools.CodeInvalidArgument, err, map[string]any{"problems": pe.Problems},
+			"%v. Nothing was written; fix the plan (%s problems in details) and call again.", err, strconv.Itoa(len(pe.Problems)))
+	}
+	var oe *plan.OperationError
+	if errors.As(err, &oe) {
+		te := tools.AsError(err)
+		if te.Code == tools.CodeInternal {
+			te.Code = tools.CodeInvalidArgument
+		}
+		return te
+	}
+	return err
+}

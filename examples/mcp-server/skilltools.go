@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/agentmemory/agentmemory/memorybank/tools"
+	"github.com/agentmemory/agentmemory/skillgraph"
+)
+
+// Skill graphs are JSON documents of the global bank, one per skill, at
+// skills/<skillId>.json with documentType "skill_graph": the envelope's
+// content is the graph. The graph's own version (what baseVersion refers to)
+// goes up by one on every stored change; the document's version guards the
+// read-modify-write against concurrent writers.
+
+const skillDocType = "skill_graph"
+
+// skillIDPattern keeps a skillId usable as a file name in every store.
+var skillIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+
+func skillPath(id string) string { return "skills/" + id + ".json" }
+
+type writeSkillGraphArgs struct {
+	SkillID string          `json:"skillId" jsonschema:"Id of the skill: 1-64 letters, digits, - and _, starting with a letter or digit."`
+	Graph   json.RawMessage `json:"graph" jsonschema:"The whole graph: {\"nodes\":[{\"id\",\"type\":\"instruction|decision|tool|example\",\"data\":{\"label\",\"markdown\",\"toolName\"}}],\"edges\":[{\"id\",\"source\",\"target\"}]}."`
+}
+
+type skillGraphWriteResult struct {
+	SkillID         string             `json:"skillId"`
+	Version         int                `json:"version" jsonschema:"The graph's version after this write; pass it as baseVersion."`
+	Path            string             `json:"path" jsonschema:"The document of the global memory bank holding the graph."`
+	DocumentVersion int64              `json:"documentVersion"`
+	Warnings        []skillgraph.Issue `json:"warnings"`
+}
+
+type readSkillGraphArgs struct {
+	SkillID     string `json:"skillId"`
+	Format      string `json:"format,omitempty" jsonschema:"json (the graph), mermaid, dot or skill_md (an Agent Skills SKILL.md)."`
+	Description string `json:"description,omitempty" jsonschema:"For skill_md: the frontmatter description, what the skill does and when to use it (1-1,024 characters). Default: a sentence naming the skill."`
+}
+
+type skillGraphReadResult struct {
+	SkillID string            `json:"skillId"`
+	Version int               `json:"version"`
+	Format  string            `json:"format"`
+	Graph   *skillgraph.Graph `json:"graph,omitempty" jsonschema:"The graph, for format json."`
+	Text    string            `json:"text,omitempty" jsonschema:"The rendering, for the other formats."`
+}
+
+type applySkillGraphArgs struct {
+	SkillID     string          `json:"skillId"`
+	Operations  json.RawMessage `json:"operations" jsonschema:"The operations: a JSON array of addNode, deleteNode, updateNode, addEdge and deleteEdge operations, or {\"operations\":[...],\"summary\":\"...\"}. Each has operationId and kind."`
+	BaseVersion *int            `json:"baseVersion,omitempty" jsonschema:"The graph version the operations were made for; any other current version is a CONFLICT."`
+	DryRun      bool            `json:"dryRun,omitempty" jsonschema:"Check and summarise the change without storing it."`
+}
+
+type skillGraphApplyResult struct {
+	SkillID      string              `json:"skillId"`
+	Version      int                 `json:"version" jsonschema:"The graph's version after the change (unchanged by a dry run)."`
+	DryRun       bool                `json:"dryRun"`
+	Stored       bool                `json:"stored"`
+	Summary      string              `json:"summary"`
+	Changes      []skillgraph.Change `json:"changes"`
+	AddedNodeIDs map[string]string   `json:"addedNodeIds"`
+	Warnings     []skillgraph.Issue  `json:"warnings"`
+}
+
+func (s *server) skillTools() []toolDef {
+	return []toolDef{
+		define(&mcp.Tool{Name: "write_skill_graph", Annotations: replacing,
+			Description: `Store a skill graph (the steps behind an agent skill as a directed acyclic graph) as a whole, replacing the stored one. ` +
+				`The graph is validated first (ids, edges, no cycles, a start node); a graph with errors is refused with VALIDATION_FAILED listing them. ` +
+				`Prefer apply_skill_graph_operations to change part of a stored graph.`},
+			nil, s.writeSkillGraph),
+		define(&mcp.Tool{Name: "read_skill_graph", Annotations: readOnly,
+			Description: `Read a stored skill graph as JSON, or render it as Mermaid, Graphviz DOT or an Agent Skills SKILL.md.`},
+			func(sc *jsonschema.Schema) {
+				setEnum(sc, "format", "json", "mermaid", "dot", "skill_md")
+				setDefault(sc, "format", "json")
+			}, s.readSkillGraph),
+		define(&mcp.Tool{Name: "apply_skill_graph_operations", Annotations: overwriting,
+			Description: `Apply a batch of operations to a stored skill graph, all or nothing (a new skillId starts from an empty graph). ` +
+				`A stale baseVersion is a CONFLICT; a failing operation is INVALID_ARGUMENT naming its index, operationId and code, and nothing is stored. ` +
+				`dryRun returns the change summary and stores nothing.`},
+			nil, s.applySkillGraph),
+	}
+}
+
+// loadSkill reads a stored graph; a missing one is (nil, 0, nil).
+func (s *server) loadSkill(ctx context.Context, id string) (*skillgraph.Graph, int64, error) {
+	if !skillIDPattern.MatchString(id) {
+		return nil, 0, toolError(tools.CodeInvalidArgument, memorybank.ErrInvalidRequest, nil,
+			"skillId %q is not valid: use 1-64 letters, digits, - and _, starting with a letter or digit", id)
+	}
+	doc, err := s.bank.Read(ctx, memorybank.ReadRequest{Scope: memorybank.ScopeGlobal, Path: skillPath(id)})
+	if errors.Is(err, memorybank.ErrNotFound) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	var env struct {
+		Content skillgraph.Graph `json:"content"`
+	}
+	if err := json.Unmarshal(doc.Content, &env); err != nil {
+		return nil, 0, fmt.Errorf("stored skill graph %s is not a graph: %w", skillPath(id), err)
+	}
+	env.Content.SkillID = id
+	return &env.Content, doc.Version, nil
+}
+
+// storeSkill writes g as the skill's document, only if the document is
+// still at docVersion (0: it must not exist yet).
+func (s *server) storeSkill(ctx context.Context, g *skillgraph.Graph, docVersion int64) (*memorybank.WriteResult, error) {
+	content, err := json.Marshal(g)
+	if err != nil {
+		return nil, err
+	}
+	env, err := json.Marshal(map[string]any{
+		"schema":   memorybank.SchemaV2,
+		"metadata": map[string]any{"title": "Skill graph " + g.SkillID, "documentType": skillDocType, "tags": []string{"skill-graph"}},
+		"content":  json.RawMessage(content),
+	})
+	if err != nil {
+		return nil, err
+	}
+	req := memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: skillPath(g.SkillID), Content: env, IfVersion: docVersion}
+	if docVersion == 0 {
+		req.Mode = memorybank.ModeCreate
+	}
+	return s.bank.Write(ctx, req)
+}
+
+func (s *server) writeSkillGraph(ctx context.Context, _ *mcp.CallToolRequest, a writeSkillGraphArgs) (*skillGraphWriteResult, error) {
+	old, docVersion, err := s.loadSkill(ctx, a.SkillID)
+	if err != nil {
+		return nil, err
+	}
+	var g skillgraph.Graph
+	if err := json.Unmarshal(a.Graph, &g); err != nil {
+		return nil, toolError(tools.CodeInvalidArgument, err, nil, "graph is not a skill graph: %v", err)
+	}
+	if g.SkillID != "" && g.SkillID != a.SkillID {
+		return nil, toolError(tools.CodeInvalidArgument, memorybank.ErrInvalidRequest, nil,
+			"graph.skillId %q differs from skillId %q; omit graph.skillId or make them equal", g.SkillID, a.SkillID)
+	}
+	g.SkillID = a.SkillID
+	if len(g.Nodes) > skillgraph.DefaultMaxNodes || len(g.Edges) > skillgraph.DefaultMaxEdges {
+		return nil, toolError(tools.CodeLimitExceeded, skillgraph.ErrLimit, nil,
+			"the graph has %d nodes and %d edges; the limits are %d and %d", len(g.Nodes), len(g.Edges), skillgraph.DefaultMaxNodes, skillgraph.DefaultMaxEdges)
+	}
+	if rep := skillgraph.Validate(&g); !rep.OK() {
+		return nil, toolError(tools.CodeValidationFailed, skillgraph.ErrInvariant, map[string]any{"problems": rep.Errors},
+			"the graph is not valid: %s (and %d more problems in details). Nothing was stored.", rep.Errors[0].Message, len(rep.Errors)-1)
+	}
+	g.Version = 1
+	if old != nil {
+		g.Version = old.Version + 1
+	}
+	res, err := s.storeSkill(ctx, &g, docVersion)
+	if err != nil {
+		return nil, err
+	}
+	return &skillGraphWriteResult{SkillID: g.SkillID, Version: g.Version, Path: res.Path, DocumentVersion: res.Version,
+		Warnings: nonNil(skillgraph.Validate(&g).Warnings)}, nil
+}
+
+func (s *server) readSkillGraph(ctx context.Context, _ *mcp.CallToolRequest, a readSkillGraphArgs) (*skillGraphReadResult, error) {
+	g, _, err := s.loadSkill(ctx, a.SkillID)
+	if err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, s.skillNotFound(ctx, a.SkillID)
+	}
+	out := &skillGraphReadResult{SkillID: g.SkillID, Version: g.Version, Format: a.Format}
+	switch a.Format {
+	case "mermaid":
+		out.Text = skillgraph.Mermaid(g)
+	case "dot":
+		out.Text = skillgraph.DOT(g)
+	case "skill_md":
+		desc := a.Description
+		if desc == "" {
+			desc = "The " + g.SkillID + " skill."
+		}
+		lang := skillgraph.LangEN
+		if s.bank.Options().Language == memorybank.Japanese {
+			lang = skillgraph.LangJA
+		}
+		out.Text, err = skillgraph.SkillMD(g, &skillgraph.SkillMDOptions{Description: desc, Lang: lang})
+		if err != nil {
+			return nil, toolError(tools.CodeInvalidArgument, err, nil, "cannot write SKILL.md: %v", err)
+		}
+	default:
+		out.Format = "json"
+		out.Graph = g
+	}
+	return out, nil
+}
+
+func (s *server) skillNotFound(ctx context.Context, id string) error {
+	paths, _ := s.bank.Paths(ctx, memorybank.ListRequest{Scope: memorybank.ScopeGlobal})
+	var ids []string
+	for _, p := range paths {
+		name, ok := strings.CutPrefix(p, "skills/")
+		if sid, isJSON := strings.CutSuffix(name, ".json"); ok && isJSON && skillIDPattern.MatchString(sid) {
+			ids = append(ids, sid)
+		}
+	}
+	return toolError(tools.CodeNotFound, memorybank.ErrNotFound, map[string]any{"skills": nonNil(ids)},
+		"no skill graph %q is stored; stored skills: %v. write_skill_graph stores one.", id, ids)
+}
+
+func (s *server) applySkillGraph(ctx context.Context, _ *mcp.CallToolRequest, a applySkillGraphArgs) (*skillGraphApplyResult, error) {
+	g, docVersion, err := s.loadSkill(ctx, a.SkillID)
+	if err != nil {
+		return nil, err
+	}
+	if g == nil {
+		g = &skillgraph.Graph{SkillID: a.SkillID}
+	}
+	ops, err := skillgraph.ParseOperations(a.Operations)
+	if err != nil {
+		return nil, toolError(tools.CodeInvalidArgument, err, nil, "operations: %v. Nothing was stored.", err)
+	}
+	ed := skillgraph.NewEditor(&skillgraph.Options{BaseVersion: a.BaseVersion})
+	ng, res, err := ed.Apply(g, ops)
+	if err != nil {
+		return nil, skillApplyError(err)
+	}
+	out := &skillGraphApplyResult{SkillID: a.SkillID, Version: g.Version, DryRun: a.DryRun, Summary: res.Summary,
+		Changes: nonNil(res.Changes), AddedNodeIDs: res.AddedNodeIDs, Warnings: nonNil(res.Warnings)}
+	if out.AddedNodeIDs == nil {
+		out.AddedNodeIDs = map[string]string{}
+	}
+	if a.DryRun || ng.Version == g.Version {
+		return out, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, cancelled(err)
+	}
+	if _, err := s.storeSkill(ctx, ng, docVersion); err != nil {
+		return nil, err
+	}
+	out.Version, out.Stored = ng.Version, true
+	return out, nil
+}
+
+// skillApplyError maps the editor's typed errors to tool error codes.
+func skillApplyError(err error) error {
+	var (
+		vc *skillgraph.VersionConflictError
+		oe *skillgraph.OperationError
+	)
+	switch {
+	case errors.As(err, &vc):
+		return toolError(tools.CodeConflict, err, map[string]any{"currentVersion": vc.Current},
+			"baseVersion %d is stale: the graph is at version %d. Read it again (read_skill_graph) and remake the operations. Nothing was stored.", vc.Base, vc.Current)
+	case errors.As(err, &oe):
+		code := tools.CodeInvalidArgument
+		if errors.Is(err, skillgraph.ErrLimit) {
+			code = tools.CodeLimitExceeded
+		}
+		return toolError(code, err, map[string]any{"operation": map[string]any{"index": oe.Index, "operationId": oe.OperationID, "kind": oe.Kind, "code": oe.Code}},
+			"%v. Nothing was stored.", err)
+	case errors.Is(err, skillgraph.ErrLimit):
+		return toolError(tools.CodeLimitExceeded, err, nil, "%v. Nothing was stored.", err)
+	}
+	return toolError(tools.CodeInvalidArgument, err, nil, "%v. Nothing was stored.", err)
+}
