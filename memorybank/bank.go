@@ -161,7 +161,8 @@ type Bank struct {
 	branchList branchListing // the branch banks, for searches of every branch
 }
 
-// New returns a Bank over store. opts may be nil.
+// New returns a Bank over store. opts may be nil. A nil store gives a Bank
+// whose every method returns ErrNotInitialised.
 func New(store Store, opts *Options) *Bank {
 	b := &Bank{store: store, locks: newKeyLocks(), branches: map[string]string{}, indexes: map[string]*bankIndex{}}
 	if opts != nil {
@@ -228,9 +229,22 @@ func New(store Store, opts *Options) *Bank {
 	return b
 }
 
+// ready returns ErrNotInitialised for a Bank without a Store: every method
+// calls it first, so misuse is an error, never a panic.
+func (b *Bank) ready() error {
+	if b == nil || b.store == nil || b.locks == nil {
+		return ErrNotInitialised
+	}
+	return nil
+}
+
 // Options returns a copy of the Bank's options, defaults filled in (for
-// example to tell an agent the limits or the default language).
+// example to tell an agent the limits or the default language); a Bank
+// that was never initialised has the zero Options.
 func (b *Bank) Options() Options {
+	if b == nil {
+		return Options{}
+	}
 	o := b.opts
 	o.BranchCoreFiles = append([]string(nil), o.BranchCoreFiles...)
 	o.GlobalCoreFiles = append([]string(nil), o.GlobalCoreFiles...)
@@ -245,7 +259,12 @@ func (b *Bank) Options() Options {
 }
 
 // Store returns the Store the Bank runs on.
-func (b *Bank) Store() Store { return b.store }
+func (b *Bank) Store() Store {
+	if b == nil {
+		return nil
+	}
+	return b.store
+}
 
 func (b *Bank) now() time.Time { return b.opts.Clock().UTC() }
 

@@ -105,9 +105,17 @@ func (b *Bank) branchDir(ctx context.Context, name string, claim bool) (string, 
 			// A claim follows a check that found no marker (locate), so
 			// try to write it first and read it only if someone was first.
 			data, _ := json.Marshal(branchRecord{Branch: name})
-			_, err := b.store.Put(ctx, key, append(data, '\n'), Condition{IfAbsent: true})
+			put, err := b.store.Put(ctx, key, append(data, '\n'), Condition{IfAbsent: true})
 			if err == nil {
 				b.own.Add(1)
+				// A new branch bank: refuse it if another differs only by
+				// case or normalisation, taking the marker back.
+				if cerr := b.branchDirCollision(ctx, name, dir); cerr != nil {
+					if b.store.Delete(context.WithoutCancel(ctx), key, Condition{IfVersion: put.Version}) == nil {
+						b.own.Add(1)
+					}
+					return "", cerr
+				}
 				b.mu.Lock()
 				b.branches[dir] = name
 				b.mu.Unlock()
@@ -152,6 +160,9 @@ func collision(name, dir, owner string) error {
 // grows with the number of branch documents; it is meant for occasional use
 // (a "list branches" tool), not for every request.
 func (b *Bank) Branches(ctx context.Context) ([]string, error) {
+	if err := b.ready(); err != nil {
+		return nil, err
+	}
 	var names []string
 	seen := map[string]bool{}
 	for obj, err := range b.store.List(ctx, BranchPrefix) {

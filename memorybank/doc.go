@@ -44,9 +44,24 @@
 // metadata keys in a fixed order, unknown fields kept, member order and
 // number spellings of the content as given. Every other path is a text
 // document: its text after a YAML front matter block holding the same
-// metadata; Markdown files without front matter read unchanged, their tags
-// taken from a "tags: #a #b" line among the first lines, which later writes
-// keep in step with the metadata.
+// metadata, read with a YAML parser (any YAML a person writes: block
+// scalars, nested maps, comments; title, id and dates are read as text, so
+// "title: 2024" is "2024"); front matter that does not parse, or holds a key
+// twice, is [ErrCorrupt], never guessed at.
+//
+// A text file without front matter (a MEMORY.md, notes another tool wrote)
+// stays without: its metadata is what its text says, derived on every read
+// and stored nowhere: title from the first "# " heading (else the file
+// name), tags from a "tags: #a #b" line among the first lines, documentType
+// from the file name, no id or createdAt, lastModified from the store, and
+// a version derived from the text (a number from 1 to 2^52 that changes
+// whenever the text does, so IfVersion guards it like any version, though
+// it does not count writes, and such a file keeps no history). A write to
+// such a file changes only the text it asks to change, and its tags line
+// when tags change; only metadata the text cannot carry (another title,
+// tags without a tags line, extra fields) gives it front matter, and its
+// versions then count on from the derived one. New text documents get
+// front matter.
 //
 // # Writes
 //
@@ -66,9 +81,26 @@
 // (tags become [], title and documentType the defaults a read fills in),
 // never restoring the stored value; a patch that puts documentType at the
 // top level is a [*ValidationError] pointing to /metadata/documentType; a
-// version stored as a numeric string ("3") counts as that number; a corrupt
-// stored document can be replaced by a full write but not patched
-// ([ErrCorrupt]).
+// version stored as a numeric string ("3") counts as that number; versions
+// are int64, read exactly however large, and a stored version of 2^63-1 (or
+// beyond) cannot be incremented, so a write of it is a [*ValidationError] on
+// /metadata/version; a corrupt stored document can be replaced by a full
+// write but not patched ([ErrCorrupt]). An object holds each member name
+// once: content or a patch result repeating a name, at any depth, is a
+// [*ValidationError] naming it, and a stored document repeating one
+// (written by another tool) is never handed to the patch engine: patching
+// it is refused the same way, and a full write repairs it. Tags are
+// non-empty single-line strings (no control characters, no U+2028 or
+// U+2029), so a tag cannot add lines to a text. A path that differs from a
+// document of the same bank only by letter case or Unicode normalisation,
+// or that is a folder of a document or a document inside one, is
+// [ErrPathConflict] naming the existing path (they would be one file on
+// macOS or Windows); branch directories likewise are [ErrBranchCollision].
+// A stored document that already breaks its schema stays writable: a write
+// may keep the problems it had ([WriteResult.Problems] lists them) but not
+// add one. [Bank.CheckWrite] runs every check of a write without storing
+// anything. A Bank without a Store (nil, zero, or New(nil, nil)) returns
+// [ErrNotInitialised] from every method.
 //
 // Every write validates the result against the embedded draft-07 schemas
 // ([Schema]): the envelope, then the content by documentType

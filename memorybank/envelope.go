@@ -3,7 +3,9 @@ package memorybank
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"path"
 	"slices"
 	"strconv"
@@ -43,6 +45,12 @@ type envelope struct {
 	extra   map[string]json.RawMessage // other top-level members (JSON documents)
 	// badMeta: "metadata" was there but not an object (and was dropped).
 	badMeta bool
+	// bare: a text document stored without front matter; its metadata is
+	// what its text says (see decodeText).
+	bare bool
+	// dup is the pointer and name of a member of the envelope or of its
+	// metadata that occurs twice (the last copy was kept), or "".
+	dup, dupName string
 }
 
 func newEnvelope(format Format, p string) *envelope {
@@ -107,7 +115,10 @@ func decodeStored(format Format, p string, data []byte) (*envelope, error) {
 			return nil, fmt.Errorf("%w: %q is not valid JSON; overwrite it with a full content write", ErrCorrupt, p)
 		}
 	} else {
-		e = decodeText(p, data)
+		var err error
+		if e, err = decodeText(p, data); err != nil {
+			return nil, fmt.Errorf("%w: %q: %v; overwrite it with a full write (text or content) to repair it", ErrCorrupt, p, err)
+		}
 	}
 	e.normalize()
 	return e, nil
@@ -122,7 +133,12 @@ func splitEnvelope(format Format, p string, data []byte) (e *envelope, ok bool) 
 	e = newEnvelope(format, p)
 	var meta json.RawMessage
 	hasMeta := false
+	seen := make(map[string]struct{}, 4)
 	ok = objectMembers(data, func(k string, v []byte) {
+		if _, d := seen[k]; d && e.dup == "" {
+			e.dup, e.dupName = "/"+escapePointer(k), k
+		}
+		seen[k] = struct{}{}
 		switch k {
 		case "schema":
 			e.schema = v
@@ -148,6 +164,15 @@ func splitEnvelope(format Format, p string, data []byte) (e *envelope, ok bool) 
 	if hasMeta && (json.Unmarshal(meta, &e.meta) != nil || e.meta == nil) {
 		e.meta = map[string]json.RawMessage{}
 		e.badMeta = true
+	}
+	if hasMeta && e.dup == "" && !e.badMeta {
+		names := make(map[string]struct{}, len(e.meta))
+		objectMembers(meta, func(k string, _ []byte) {
+			if _, d := names[k]; d && e.dup == "" {
+				e.dup, e.dupName = "/metadata/"+escapePointer(k), k
+			}
+			names[k] = struct{}{}
+		})
 	}
 	return e, true
 }
@@ -240,7 +265,50 @@ func (e *envelope) stamp(old *envelope, prev int64, now string, newID func() str
 		if body, ok := e.text(); ok {
 			e.content = rawString(setLegacyTags(body, e.tags()))
 		}
+		// A text file stored without front matter keeps none while its
+		// metadata is what its text says: only the text a write changes
+		// changes, and its version is derived from the text. A new file
+		// gets front matter.
+		e.bare = false
+		if old != nil && old.bare && e.derivable() {
+			body, _ := e.text()
+			e.bare = true
+			e.meta["version"] = rawInt(textVersion(body))
+		}
 	}
+}
+
+// derivable reports whether the metadata of a text envelope is exactly what
+// a read of its text alone would derive (title from the first heading or
+// the file name, tags from a "tags: #a" line, default documentType, nothing
+// else), so the file needs no front matter. Fields only front matter holds
+// (id, createdAt, lastModified, version) do not count: such a file has none.
+func (e *envelope) derivable() bool {
+	body, ok := e.text()
+	if !ok || len(e.extra) > 0 {
+		return false
+	}
+	d, err := decodeText(e.path, []byte(body))
+	if err != nil || !d.bare {
+		return false // the text itself starts with front matter
+	}
+	d.normalize()
+	for _, m := range []map[string]json.RawMessage{e.meta, d.meta} {
+		for k := range m {
+			switch k {
+			case "id", "createdAt", "lastModified", "version", "path":
+			case "tags":
+				if !slices.Equal(e.tags(), d.tags()) || !json.Valid(e.meta[k]) || e.meta[k][0] != '[' {
+					return false
+				}
+			default:
+				if !bytes.Equal(compactRaw(e.meta[k]), compactRaw(d.meta[k])) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // dedupe keeps the first occurrence of each tag, in order. A map keeps it
@@ -289,25 +357,43 @@ func (e *envelope) tags() []string {
 	return []string{}
 }
 
-// version returns metadata.version: a number, or a string holding an
-// integer (as some existing banks store it); a missing or unusable version
+// version returns metadata.version: an integer, or a string holding one
+// (as some existing banks store it), read exactly whatever its size; an
+// integer too large for an int64 reads as math.MaxInt64 (which a write
+// cannot increment: see maxVersionProblem). A missing or unusable version
 // reads as 1.
 func (e *envelope) version() int64 {
 	v, ok := e.meta["version"]
 	if !ok {
 		return 1
 	}
-	var f float64
-	if json.Unmarshal(v, &f) == nil && f >= 1 && f == float64(int64(f)) {
+	s := string(bytes.TrimSpace(v))
+	if len(s) > 0 && s[0] == '"' && json.Unmarshal(v, &s) != nil {
+		return 1
+	}
+	s = strings.TrimSpace(s)
+	n, err := strconv.ParseInt(s, 10, 64)
+	switch {
+	case err == nil && n >= 1:
+		return n
+	case errors.Is(err, strconv.ErrRange) && s[0] != '-':
+		return math.MaxInt64
+	}
+	// A number spelled with a fraction or exponent ("3.0", "1e2"): exact
+	// only below 2^53, as JSON readers hold it in a float64.
+	f, err := strconv.ParseFloat(s, 64)
+	if err == nil && f >= 1 && f < 1<<53 && f == math.Trunc(f) {
 		return int64(f)
 	}
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil && n >= 1 {
-			return n
-		}
-	}
 	return 1
+}
+
+// maxVersionProblem refuses a write of a document whose version, edited by
+// hand, is the largest there is: it cannot be incremented.
+func maxVersionProblem(p string) error {
+	return &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/metadata/version",
+		Message: fmt.Sprintf("the stored version is %d, the largest a version can be, so a write cannot increment it; "+
+			"edit metadata.version of the stored document to a smaller number, or delete the document (its versions then start again)", int64(math.MaxInt64))}}}
 }
 
 func (e *envelope) time(key string) time.Time {

@@ -55,6 +55,16 @@ var (
 	// ErrCorrupt: a stored document cannot be decoded (for example a .json
 	// file that is not JSON). Its bytes are left untouched.
 	ErrCorrupt = errors.New("memorybank: stored document cannot be decoded")
+	// ErrPathConflict: a document path collides with another document of
+	// the same bank: one is a folder of the other ("a" and "a/b"), or the
+	// two differ only by letter case or Unicode normalisation ("É.md" and
+	// "é.md"), which are one file on macOS and Windows. The error names the
+	// existing path. Nothing was written. Stores that keep keys as files
+	// refuse "a" beside "a/b" with an error wrapping it too.
+	ErrPathConflict = errors.New("memorybank: path collides with an existing document")
+	// ErrNotInitialised: the Bank was never given a Store (a nil *Bank, a
+	// zero Bank, or New with a nil Store). Nothing was read or written.
+	ErrNotInitialised = errors.New("memorybank: bank not initialised: create it with memorybank.New and a Store")
 )
 
 // Problem is one schema violation, located by a JSON Pointer (RFC 6901) into
@@ -119,6 +129,10 @@ type BranchError struct {
 }
 
 func (e *BranchError) Error() string {
+	if errors.Is(e.Err, ErrBranchCollision) && e.Reason != "" {
+		return fmt.Sprintf("%s: branch %q: %s, and they would be one directory on macOS and Windows; use the branch %q or rename one of the branches",
+			e.Err.Error(), e.Branch, e.Reason, e.Owner)
+	}
 	if errors.Is(e.Err, ErrBranchCollision) {
 		return fmt.Sprintf("%s: branch %q maps to directory %q, which holds the memory of branch %q; rename one of the branches",
 			e.Err.Error(), e.Branch, e.Dir, e.Owner)

@@ -7,3 +7,6 @@ func IndexCount(b *Bank) int {
 	defer b.mu.Unlock()
 	return len(b.indexes)
 }
+
+// TextVersion is the version of a text document without front matter.
+var TextVersion = textVersion

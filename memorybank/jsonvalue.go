@@ -1,9 +1,11 @@
 package memorybank
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -19,6 +21,24 @@ import (
 const maxDepth = 10000
 
 var errDepth = errors.New("exceeded max depth")
+
+// duplicateError reports a member name that occurs twice in one object, at
+// Pointer (relative to the value parsed). A document holds each name once:
+// encoding/json keeps the last copy and JSON Patch engines differ, so the
+// Bank never stores such an object.
+type duplicateError struct {
+	pointer string
+	name    string
+}
+
+func (e *duplicateError) Error() string {
+	return fmt.Sprintf("member %q appears more than once in one object", e.name)
+}
+
+// duplicateProblem describes a duplicate member at ptr for a ValidationError.
+func duplicateProblem(ptr, name, fix string) Problem {
+	return Problem{Pointer: ptr, Message: fmt.Sprintf("member %q appears more than once in this object; an object holds each name once: %s", name, fix)}
+}
 
 type parser struct {
 	data  []byte
@@ -124,11 +144,18 @@ func (p *parser) object() (any, error) {
 		p.i++
 		p.out = append(p.out, ':', ' ')
 		p.ws()
+		name := k
+		if _, dup := m[name]; dup {
+			return nil, &duplicateError{pointer: "/" + escapePointer(name), name: name}
+		}
 		v, err := p.value()
 		if err != nil {
+			if de, ok := err.(*duplicateError); ok {
+				de.pointer = "/" + escapePointer(name) + de.pointer
+			}
 			return nil, err
 		}
-		m[k] = v
+		m[name] = v
 		if p.ws(); p.i >= len(p.data) {
 			return nil, p.errorf("unexpected end of JSON input")
 		}
@@ -166,6 +193,9 @@ func (p *parser) array() (any, error) {
 		p.newline()
 		v, err := p.value()
 		if err != nil {
+			if de, ok := err.(*duplicateError); ok {
+				de.pointer = "/" + strconv.Itoa(len(a)) + de.pointer
+			}
 			return nil, err
 		}
 		a = append(a, v)
@@ -276,4 +306,116 @@ func (p *parser) number() (any, error) {
 	tok := p.data[start:p.i]
 	p.out = append(p.out, tok...)
 	return json.Number(tok), nil
+}
+
+// firstDuplicate finds the first member name that occurs twice in one
+// object anywhere in the JSON value data, and returns its JSON Pointer and
+// name; ok is false when there is none (or data is not valid JSON, which
+// whoever decodes it reports). It decodes nothing but escaped names, so a
+// stored document is checked in one quick pass before it is patched.
+func firstDuplicate(data []byte) (ptr, name string, ok bool) {
+	if d, _ := dupScan(data, skipWS(data, 0), 0); d != nil {
+		return d.pointer, d.name, true
+	}
+	return "", "", false
+}
+
+// dupScan scans the value at b[i] and returns the first duplicate below it
+// (nil when none) and the offset after the value (-1 when the value is not
+// valid).
+func dupScan(b []byte, i, depth int) (*duplicateError, int) {
+	if i >= len(b) || depth > maxDepth {
+		return nil, -1
+	}
+	switch b[i] {
+	case '{':
+		var names []string
+		var set map[string]struct{}
+		i = skipWS(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return nil, i + 1
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return nil, -1
+			}
+			ks := i
+			if i = skipString(b, i); i < 0 {
+				return nil, -1
+			}
+			key := string(b[ks+1 : i-1])
+			if bytes.IndexByte(b[ks:i], '\\') >= 0 && json.Unmarshal(b[ks:i], &key) != nil {
+				return nil, -1
+			}
+			dup := false
+			if set != nil {
+				_, dup = set[key]
+				set[key] = struct{}{}
+			} else {
+				for _, n := range names {
+					if n == key {
+						dup = true
+					}
+				}
+				if names = append(names, key); len(names) > 16 {
+					set = make(map[string]struct{}, 2*len(names))
+					for _, n := range names {
+						set[n] = struct{}{}
+					}
+				}
+			}
+			if dup {
+				return &duplicateError{pointer: "/" + escapePointer(key), name: key}, i
+			}
+			if i = skipWS(b, i); i >= len(b) || b[i] != ':' {
+				return nil, -1
+			}
+			d, e := dupScan(b, skipWS(b, i+1), depth+1)
+			if d != nil {
+				d.pointer = "/" + escapePointer(key) + d.pointer
+				return d, e
+			}
+			if e < 0 {
+				return nil, -1
+			}
+			if i = skipWS(b, e); i >= len(b) {
+				return nil, -1
+			}
+			switch b[i] {
+			case '}':
+				return nil, i + 1
+			case ',':
+				i = skipWS(b, i+1)
+			default:
+				return nil, -1
+			}
+		}
+	case '[':
+		i = skipWS(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return nil, i + 1
+		}
+		for idx := 0; ; idx++ {
+			d, e := dupScan(b, i, depth+1)
+			if d != nil {
+				d.pointer = "/" + strconv.Itoa(idx) + d.pointer
+				return d, e
+			}
+			if e < 0 {
+				return nil, -1
+			}
+			if i = skipWS(b, e); i >= len(b) {
+				return nil, -1
+			}
+			switch b[i] {
+			case ']':
+				return nil, i + 1
+			case ',':
+				i = skipWS(b, i+1)
+			default:
+				return nil, -1
+			}
+		}
+	}
+	return nil, skipValue(b, i)
 }

@@ -12,13 +12,21 @@ import (
 
 // parseIndented must agree with encoding/json on every input: the same
 // value (numbers as json.Number), the same bytes as json.Indent, and an
-// error exactly when json.Valid says the input is not JSON.
+// error exactly when json.Valid says the input is not JSON or when an object
+// holds a name twice, which firstDuplicate finds at the same place.
 func checkParseIndented(t *testing.T, data []byte) {
 	t.Helper()
 	for _, depth := range []int{0, 1} {
 		v, out, err := parseIndented(data, depth, nil)
 		if !json.Valid(data) {
 			assert.Error(t, err, "%q is not JSON", data)
+			continue
+		}
+		if ptr, name, dup := firstDuplicate(data); dup {
+			var de *duplicateError
+			require.ErrorAs(t, err, &de, "%q holds %q twice", data, ptr)
+			assert.Equal(t, ptr, de.pointer, "%q", data)
+			assert.Equal(t, name, de.name, "%q", data)
 			continue
 		}
 		require.NoError(t, err, "%q", data)
@@ -37,7 +45,7 @@ func TestParseIndented(t *testing.T) {
 	for _, s := range []string{
 		`{}`, `[]`, ` { "a" : [1, 2.5e-3, -0, "x\"y\\u00e9", true, false, null, {}, []] } `,
 		`"plain"`, `"tab\there"`, `"\ud83d\ude00 é"`, "\"bad utf8 \xff\"", `12`, `-1.5E+10`,
-		`{"a":1,"a":2}`, `{"nested":{"deep":[[[{"x":"y"}]]]}}`,
+		`{"a":1,"a":2}`, `[0,{"b":{"a":1,"\u0061":2}}]`, `{"a":{"x":1},"b":{"x":1}}`, `{"nested":{"deep":[[[{"x":"y"}]]]}}`,
 		// Not JSON.
 		``, ` `, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `[1,]`, `[1 2]`, `01`, `1.`, `.5`, `1e`, `-`, `+1`,
 		`tru`, `nul`, `"unterminated`, "\"ctrl \x01\"", `"\x"`, `"\u12"`, `"\u12G4"`, `{"a":1}x`, `[]]`, `{1:2}`,

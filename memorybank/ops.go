@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -83,6 +84,9 @@ func validatePath(p string) error {
 // Read returns one document, canonicalised: ErrNotFound when it does not
 // exist.
 func (b *Bank) Read(ctx context.Context, req ReadRequest) (*Document, error) {
+	if err := b.ready(); err != nil {
+		return nil, err
+	}
 	l, err := b.locate(ctx, req.Scope, req.Branch, req.Path, false)
 	if err != nil {
 		return nil, err
@@ -104,6 +108,9 @@ func (b *Bank) Read(ctx context.Context, req ReadRequest) (*Document, error) {
 // Delete removes one document: ErrNotFound when it does not exist, a
 // *ConflictError when IfVersion is set and is not the current version.
 func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
+	if err := b.ready(); err != nil {
+		return err
+	}
 	if req.IfVersion < 0 {
 		return invalidRequest("delete %q: ifVersion %d must be a positive version, or 0 for none", req.Path, req.IfVersion)
 	}
@@ -111,7 +118,7 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 	if err != nil {
 		return err
 	}
-	unlock, err := b.locks.lock(ctx, l.key)
+	unlock, err := b.locks.lock(ctx, foldKey(l.key)) // spellings of one name queue together
 	if err != nil {
 		return err
 	}
@@ -142,16 +149,23 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 		}
 		// The delete consumes version cur+1: record it before the document
 		// goes, so a re-creation never reuses a version even if this
-		// process stops right after the delete.
-		ts, _ := json.Marshal(tombstone{Version: cur + 1})
-		if _, err := b.store.Put(ctx, tombstoneKey(l.key), ts, Condition{}); err != nil {
-			return err
+		// process stops right after the delete. Nothing follows the
+		// largest version (edited by hand): such a path starts again.
+		numbered := cur < math.MaxInt64
+		if numbered {
+			ts, _ := json.Marshal(tombstone{Version: cur + 1})
+			if _, err := b.store.Put(ctx, tombstoneKey(l.key), ts, Condition{}); err != nil {
+				return err
+			}
+			b.own.Add(1)
 		}
-		b.own.Add(1)
 		err = b.store.Delete(ctx, l.key, Condition{IfVersion: obj.Version})
 		if err == nil {
 			b.unindexed(l, obj.Version)
-			b.recordDelete(ctx, l, req, old, cur+1)
+			// A file without front matter has no numbered versions to record.
+			if numbered && (old == nil || !old.bare) {
+				b.recordDelete(ctx, l, req, old, cur+1)
+			}
 			return nil
 		}
 		if !errors.Is(err, ErrConflict) && !errors.Is(err, ErrNotFound) {
@@ -167,6 +181,9 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 // sorted by path. It is served by the index, so it reads only documents
 // changed since the index last saw them.
 func (b *Bank) List(ctx context.Context, req ListRequest) ([]ListEntry, error) {
+	if err := b.ready(); err != nil {
+		return nil, err
+	}
 	prefix, err := b.bankPrefix(ctx, req.Scope, req.Branch, false)
 	if err != nil {
 		return nil, err
@@ -184,6 +201,9 @@ func (b *Bank) List(ctx context.Context, req ListRequest) ([]ListEntry, error) {
 // paths, so a warm call costs one change-count check whatever the size of
 // the bank.
 func (b *Bank) Paths(ctx context.Context, req ListRequest) ([]string, error) {
+	if err := b.ready(); err != nil {
+		return nil, err
+	}
 	prefix, err := b.bankPrefix(ctx, req.Scope, req.Branch, false)
 	if err != nil {
 		return nil, err

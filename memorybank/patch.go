@@ -30,6 +30,16 @@ func (b *Bank) applyPatches(old *envelope, patch jsonpatch.Patch) (*envelope, er
 	if err != nil {
 		return nil, corrupt(p, err)
 	}
+	// A patch engine given an object holding a name twice may remove one
+	// copy and leave the other, or rewrite it on a test: the Bank never
+	// hands it one.
+	const repair = "the stored document holds both copies, so a patch cannot tell which it means; write the document whole (content) to repair it"
+	if old.dup != "" {
+		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{duplicateProblem(old.dup, old.dupName, repair)}}
+	}
+	if ptr, name, dup := firstDuplicate(before); dup {
+		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{duplicateProblem(ptr, name, repair)}}
+	}
 	after, err := b.opts.Patcher.Apply(before, patch)
 	if errors.Is(err, jsonpatch.ErrInvalidDocument) {
 		return nil, corrupt(p, err)
@@ -40,6 +50,9 @@ func (b *Bank) applyPatches(old *envelope, patch jsonpatch.Patch) (*envelope, er
 	next, ok := splitEnvelope(old.format, p, after)
 	if !ok {
 		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "", Message: "the patched document must stay a JSON object with schema, metadata and content"}}}
+	}
+	if next.dup != "" {
+		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{duplicateProblem(next.dup, next.dupName, "keep the value you mean and resend")}}
 	}
 	for _, f := range maintainedPointers {
 		if !bytes.Equal(fieldValue(old, f), fieldValue(next, f)) {

@@ -107,6 +107,9 @@ type ContextFile struct {
 // LeftOut with token counts) within the last tenth, and the rest counted in
 // More, so a large bank never floods the context.
 func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadContextResult, error) {
+	if err := b.ready(); err != nil {
+		return nil, err
+	}
 	lang := req.Language
 	if lang == "" {
 		lang = b.opts.Language

@@ -27,6 +27,9 @@ func RulesPath(lang Language) string { return "rules/" + string(lang) + ".md" }
 // global document RulesPath(lang) when it exists, else Options.DefaultRules[lang],
 // else the built-in rules.
 func (b *Bank) Rules(ctx context.Context, lang Language) (string, error) {
+	if err := b.ready(); err != nil {
+		return "", err
+	}
 	if lang == "" {
 		lang = b.opts.Language
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/xeipuuv/gojsonschema"
 )
@@ -83,13 +85,66 @@ func compiledSchema(name string) (*gojsonschema.Schema, error) {
 	return compiled[name], nil
 }
 
-// seal validates an envelope and returns its stored form. Each value is
-// decoded once (parseIndented), for the schemas and, in the same pass,
-// written as stored: the envelope schema checks the whole envelope with a
-// stub for the content, then, for a JSON document, the content schema of its
-// documentType checks the content.
-func (e *envelope) seal() ([]byte, error) {
-	var problems []Problem
+// validationError reports problems; when the envelope has some, only those
+// (the content's follow once the envelope is right).
+func (e *envelope) validationError(name string, problems []Problem) *ValidationError {
+	if name == SchemaEnvelope && e.format == FormatJSON {
+		env := make([]Problem, 0, len(problems))
+		for _, p := range problems {
+			if !strings.HasPrefix(p.Pointer, "/content/") {
+				env = append(env, p)
+			}
+		}
+		if len(env) > 0 {
+			problems = env
+		}
+	}
+	return &ValidationError{Path: e.path, Schema: name, Problems: problems}
+}
+
+// sealKeeping validates the envelope a write over the stored document old
+// (nil for a new one) is about to store and returns its stored form: a result may keep problems old already had (a document that
+// breaks its schema stays writable) but not add any. It returns the stored
+// form and the problems it keeps; a new problem is a *ValidationError
+// naming only the new ones.
+func (e *envelope) sealKeeping(old *envelope) ([]byte, []Problem, error) {
+	data, problems, name, err := e.sealProblems()
+	if err != nil || len(problems) == 0 {
+		return data, nil, err
+	}
+	had := map[Problem]bool{}
+	if old != nil {
+		_, oldProblems, _, oerr := old.sealProblems()
+		if oerr != nil {
+			return nil, nil, oerr
+		}
+		for _, p := range oldProblems {
+			had[p] = true
+		}
+	}
+	var added []Problem
+	for _, p := range problems {
+		if !had[p] {
+			added = append(added, p)
+		}
+	}
+	if len(added) > 0 || data == nil {
+		if len(added) == 0 {
+			added = problems
+		}
+		return nil, nil, e.validationError(name, added)
+	}
+	return data, problems, nil
+}
+
+// sealProblems validates an envelope and returns its stored form and its
+// problems, sorted by pointer, under the schema named name. data is nil
+// when a value could not be decoded (so there is no stored form). Each
+// value is decoded once (parseIndented), for the schemas and, in the same
+// pass, written as stored: the envelope schema checks the whole envelope
+// with a stub for the content, then, for a JSON document, the content
+// schema of its documentType checks the content.
+func (e *envelope) sealProblems() (data []byte, problems []Problem, name string, err error) {
 	isJSON := e.format == FormatJSON
 	var out []byte
 	if isJSON {
@@ -98,6 +153,10 @@ func (e *envelope) seal() ([]byte, error) {
 	}
 	decode := func(ptr string, raw json.RawMessage) any {
 		v, next, err := parseIndented(raw, 1, out)
+		if de, ok := err.(*duplicateError); ok {
+			problems = append(problems, duplicateProblem(ptr+de.pointer, de.name, "keep the value you mean and resend"))
+			return nil
+		}
 		if err != nil {
 			problems = append(problems, Problem{Pointer: ptr, Message: "not valid JSON: " + err.Error()})
 			return nil
@@ -140,13 +199,15 @@ func (e *envelope) seal() ([]byte, error) {
 		}
 		env[k] = decode("/"+escapePointer(k), e.extra[k])
 	}
-	if len(problems) == 0 {
-		var err error
+	decoded := len(problems) == 0
+	if decoded {
 		if problems, err = validateValue(SchemaEnvelope, env, ""); err != nil {
-			return nil, err
+			return nil, nil, "", err
 		}
+		problems = append(problems, tagProblems(env["metadata"])...)
 	}
-	name := SchemaEnvelope
+	envelopeOK := len(problems) == 0
+	name = SchemaEnvelope
 	if !isJSON {
 		if _, ok := e.text(); !ok {
 			problems = append(problems, Problem{Pointer: "/content", Message: "must be a string: the text of a " + e.path + " document"})
@@ -154,22 +215,35 @@ func (e *envelope) seal() ([]byte, error) {
 		for k := range e.extra {
 			problems = append(problems, Problem{Pointer: "/" + escapePointer(k), Message: "a text document holds only schema, metadata and content; put extra fields in metadata"})
 		}
-	} else if len(problems) == 0 {
+	} else if decoded {
+		// The content is checked even when the envelope has problems, so
+		// that a write is compared with its stored document on all of them.
 		dt, _ := e.str("documentType")
-		name = ContentSchemaFor(dt)
-		var err error
-		if problems, err = validateValue(name, content, "/content"); err != nil {
-			return nil, err
+		cname := ContentSchemaFor(dt)
+		cp, err := validateValue(cname, content, "/content")
+		if err != nil {
+			return nil, nil, "", err
 		}
+		if envelopeOK {
+			name = cname
+		}
+		problems = append(problems, cp...)
 	}
-	if len(problems) > 0 {
-		slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Pointer, b.Pointer) })
-		return nil, &ValidationError{Path: e.path, Schema: name, Problems: problems}
+	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Pointer, b.Pointer) })
+	if !decoded {
+		return nil, problems, name, nil
 	}
 	if !isJSON {
-		return encodeText(e), nil
+		if e.bare {
+			// Stored as bare text: the result shows what a read will
+			// (no id or createdAt; lastModified from the store).
+			delete(e.meta, "id")
+			delete(e.meta, "createdAt")
+			delete(e.meta, "lastModified")
+		}
+		return encodeText(e), problems, name, nil
 	}
-	return append(out, "\n}\n"...), nil
+	return append(out, "\n}\n"...), problems, name, nil
 }
 
 func validateValue(name string, doc any, prefix string) ([]Problem, error) {
@@ -210,4 +284,25 @@ func pointerOf(ctx *gojsonschema.JsonContext) string {
 
 func escapePointer(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// tagProblems refuses tags that are not single-line text: a tag holding a
+// line break or another control character could add lines to a Markdown
+// body (its "tags: #a" line) or to front matter.
+func tagProblems(meta any) []Problem {
+	m, _ := meta.(map[string]any)
+	tags, _ := m["tags"].([]any)
+	var out []Problem
+	for i, t := range tags {
+		s, ok := t.(string)
+		if !ok {
+			continue // the schema reports it
+		}
+		if j := strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }); j >= 0 {
+			r, _ := utf8.DecodeRuneInString(s[j:])
+			out = append(out, Problem{Pointer: fmt.Sprintf("/metadata/tags/%d", i),
+				Message: fmt.Sprintf("tag %q holds the control character %U; a tag is one line of text such as \"design\"", s, r)})
+		}
+	}
+	return out
 }

@@ -44,6 +44,9 @@ type SearchHit struct {
 // first) and path. It is served by the tag index: a search reads one small
 // marker per bank, not the documents (see the package documentation).
 func (b *Bank) SearchByTags(ctx context.Context, req SearchRequest) ([]SearchHit, error) {
+	if err := b.ready(); err != nil {
+		return nil, err
+	}
 	if len(req.Tags) == 0 {
 		return nil, invalidRequest("search: give at least one tag")
 	}

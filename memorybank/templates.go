@@ -34,6 +34,9 @@ func Template(file string, lang Language, branch string) (doc json.RawMessage, o
 // touched, so calling it again, or concurrently, is harmless. Core files
 // without a template (custom BranchCoreFiles) are not created.
 func (b *Bank) InitBranch(ctx context.Context, branch string, lang Language) error {
+	if err := b.ready(); err != nil {
+		return err
+	}
 	if lang == "" {
 		lang = b.opts.Language
 	}

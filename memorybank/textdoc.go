@@ -3,9 +3,14 @@ package memorybank
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Text documents (every path not ending in .json) are stored as their text
@@ -23,20 +28,29 @@ import (
 //	---
 //	# Architecture
 //
-// Reading also accepts what existing banks hold: front matter with the
-// metadata keys at the top level, flow lists ("tags: [a, b]"), and files
-// without front matter whose first lines carry "tags: #a #b" (the tags line
-// stays part of the text). Front matter the Bank cannot parse is kept as
-// part of the text, so nothing is lost.
+// Front matter is read with a YAML parser (go.yaml.in/yaml/v3), so any YAML
+// a person writes works: the metadata keys at the top level or under
+// "metadata:", flow or block lists, block scalars, nested maps, comments.
+// Front matter that does not parse is ErrCorrupt, like a .json file that is
+// not JSON. Files without front matter are described by their text: see
+// decodeText.
 
 // decodeText parses a stored text document into an envelope whose content
-// is a JSON string.
-func decodeText(p string, data []byte) *envelope {
+// is a JSON string. Front matter that is not valid YAML, or holds a key
+// twice, is an error (ErrCorrupt for a stored document): guessing would
+// silently reset its id, tags and version. A block between "---" lines that
+// is YAML but not a mapping (a Markdown thematic break around a paragraph)
+// is not front matter: it stays part of the text.
+func decodeText(p string, data []byte) (*envelope, error) {
 	e := newEnvelope(FormatText, p)
 	body := string(data)
 	parsed := false
 	if fm, rest, ok := splitFrontMatter(body); ok {
-		if top, meta, ok := parseFrontMatter(fm); ok {
+		top, meta, isMap, err := parseFrontMatter(fm)
+		if err != nil {
+			return nil, err
+		}
+		if isMap {
 			e.schema = top["schema"]
 			e.meta = meta
 			body = rest
@@ -44,9 +58,11 @@ func decodeText(p string, data []byte) *envelope {
 		}
 	}
 	if !parsed {
+		e.bare = true
 		if tags := legacyTags(body); tags != nil {
 			e.meta["tags"], _ = json.Marshal(tags)
 		}
+		e.meta["version"] = rawInt(textVersion(body))
 	}
 	if _, ok := e.meta["title"]; !ok {
 		if t := firstHeading(body); t != "" {
@@ -54,7 +70,7 @@ func decodeText(p string, data []byte) *envelope {
 		}
 	}
 	e.content = rawString(body)
-	return e
+	return e, nil
 }
 
 // splitFrontMatter splits "---\n...\n---\n" from the start of s.
@@ -80,174 +96,202 @@ func splitFrontMatter(s string) (fm, rest string, ok bool) {
 	return "", s, false
 }
 
-// parseFrontMatter reads the YAML subset existing banks use: scalar keys,
-// one level of nesting under "metadata:", block and flow lists of scalars.
-// Keys other than "schema" outside "metadata:" are taken as metadata too.
-func parseFrontMatter(fm string) (top, meta map[string]json.RawMessage, ok bool) {
+// frontMatterError reports front matter that cannot be read.
+type frontMatterError struct{ reason string }
+
+func (e *frontMatterError) Error() string { return "front matter is not valid YAML: " + e.reason }
+
+// maxFrontMatterNodes bounds the values front matter may expand to, so that
+// YAML aliases cannot make a small block huge.
+const maxFrontMatterNodes = 10000
+
+// stringFields are the metadata fields that are strings whatever their YAML
+// spelling: "title: 2024" is the title "2024", and an unquoted date stays
+// the text it is.
+var stringFields = map[string]bool{"id": true, "title": true, "documentType": true, "path": true, "createdAt": true, "lastModified": true}
+
+// parseFrontMatter reads front matter with a YAML parser: "schema" at the
+// top level, the metadata under "metadata:" or, as some banks write it,
+// at the top level. isMap is false when the block is YAML but not a mapping.
+func parseFrontMatter(fm string) (top, meta map[string]json.RawMessage, isMap bool, err error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(fm), &doc); err != nil {
+		return nil, nil, false, &frontMatterError{reason: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
 	top = map[string]json.RawMessage{}
 	meta = map[string]json.RawMessage{}
-	lines := strings.Split(strings.ReplaceAll(fm, "\r\n", "\n"), "\n")
-	inMeta := false
-	var listKey string
-	var list []json.RawMessage
-	var listTarget map[string]json.RawMessage
-	flush := func() {
-		if listKey != "" {
-			if list == nil {
-				listTarget[listKey] = json.RawMessage(`null`)
-			} else {
-				listTarget[listKey] = rawArray(list)
-			}
-			listKey, list = "", nil
-		}
+	if doc.Kind == 0 { // empty: "---\n---\n"
+		return top, meta, true, nil
 	}
-	for _, line := range lines {
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
-			continue
-		}
-		indent := len(line) - len(strings.TrimLeft(line, " "))
-		text := strings.TrimSpace(line)
-		if strings.HasPrefix(text, "- ") || text == "-" {
-			if listKey == "" {
-				return nil, nil, false
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, nil, false, nil
+	}
+	budget := maxFrontMatterNodes
+	members := func(n *yaml.Node, into map[string]json.RawMessage, skip func(string) bool) error {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode {
+				return &frontMatterError{reason: fmt.Sprintf("line %d: a key must be a plain name", k.Line)}
 			}
-			list = append(list, yamlScalar(strings.TrimSpace(strings.TrimPrefix(text, "-"))))
-			continue
-		}
-		flush()
-		key, val, found := strings.Cut(text, ":")
-		if !found || key == "" || strings.ContainsAny(key, " \"'{}[]") {
-			return nil, nil, false
-		}
-		val = strings.TrimSpace(val)
-		target := meta
-		switch {
-		case indent == 0 && key == "metadata" && val == "":
-			inMeta = true
-			continue
-		case indent == 0:
-			inMeta = false
-			if key == "schema" {
-				target = top
-			}
-		case !inMeta:
-			return nil, nil, false
-		}
-		if val == "" {
-			listKey, listTarget = key, target
-			continue
-		}
-		if strings.HasPrefix(val, "[") {
-			items, ok := flowList(val)
-			if !ok {
-				return nil, nil, false
-			}
-			target[key] = rawArray(items)
-			continue
-		}
-		if strings.HasPrefix(val, "{") || strings.HasPrefix(val, "|") || strings.HasPrefix(val, ">") {
-			if json.Valid([]byte(val)) {
-				target[key] = json.RawMessage(val)
+			if skip != nil && skip(k.Value) {
 				continue
 			}
-			return nil, nil, false
+			if _, dup := into[k.Value]; dup {
+				return &frontMatterError{reason: fmt.Sprintf("line %d: key %q appears twice", k.Line, k.Value)}
+			}
+			var raw json.RawMessage
+			var err error
+			if k.Value == "tags" && v.Kind == yaml.SequenceNode {
+				raw, err = yamlTags(v, &budget)
+			} else {
+				raw, err = yamlToJSON(v, stringFields[k.Value], &budget)
+			}
+			if err != nil {
+				return err
+			}
+			into[k.Value] = raw
 		}
-		target[key] = yamlScalar(val)
+		return nil
 	}
-	flush()
-	return top, meta, true
+	var metaNode *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "metadata" && root.Content[i+1].Kind == yaml.MappingNode {
+			metaNode = root.Content[i+1]
+		}
+	}
+	if err := members(root, meta, func(k string) bool { return k == "schema" || (k == "metadata" && metaNode != nil) }); err != nil {
+		return nil, nil, false, err
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "schema" {
+			if top["schema"], err = yamlToJSON(root.Content[i+1], true, &budget); err != nil {
+				return nil, nil, false, err
+			}
+		}
+	}
+	if metaNode != nil {
+		if err := members(metaNode, meta, nil); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	return top, meta, true, nil
 }
 
-func rawArray(items []json.RawMessage) json.RawMessage {
-	if len(items) == 0 {
-		return json.RawMessage(`[]`)
+// yamlToJSON converts a YAML value to JSON: mappings to objects (keys as
+// strings), sequences to arrays, scalars by their resolved YAML type
+// (strings, integers kept exactly as written, floats, booleans, null;
+// timestamps and anything else as their text). asString reads a scalar as
+// its text whatever its type.
+func yamlToJSON(n *yaml.Node, asString bool, budget *int) (json.RawMessage, error) {
+	if *budget--; *budget < 0 {
+		return nil, &frontMatterError{reason: fmt.Sprintf("more than %d values", maxFrontMatterNodes)}
 	}
-	return json.RawMessage("[" + string(bytes.Join(func() [][]byte {
-		out := make([][]byte, len(items))
-		for i, it := range items {
-			out[i] = it
+	switch n.Kind {
+	case yaml.AliasNode:
+		return yamlToJSON(n.Alias, asString, budget)
+	case yaml.SequenceNode:
+		var b bytes.Buffer
+		b.WriteByte('[')
+		for i, c := range n.Content {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			v, err := yamlToJSON(c, false, budget)
+			if err != nil {
+				return nil, err
+			}
+			b.Write(v)
 		}
-		return out
-	}(), []byte(","))) + "]")
+		b.WriteByte(']')
+		return b.Bytes(), nil
+	case yaml.MappingNode:
+		var b bytes.Buffer
+		b.WriteByte('{')
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode {
+				return nil, &frontMatterError{reason: fmt.Sprintf("line %d: a key must be a plain name", k.Line)}
+			}
+			if seen[k.Value] {
+				return nil, &frontMatterError{reason: fmt.Sprintf("line %d: key %q appears twice", k.Line, k.Value)}
+			}
+			seen[k.Value] = true
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(rawString(k.Value))
+			b.WriteByte(':')
+			v, err := yamlToJSON(n.Content[i+1], false, budget)
+			if err != nil {
+				return nil, err
+			}
+			b.Write(v)
+		}
+		b.WriteByte('}')
+		return b.Bytes(), nil
+	case yaml.ScalarNode:
+	default:
+		return nil, &frontMatterError{reason: fmt.Sprintf("line %d: unexpected YAML node", n.Line)}
+	}
+	if asString && n.Tag != "!!null" {
+		return rawString(n.Value), nil
+	}
+	switch n.Tag {
+	case "!!null":
+		return json.RawMessage("null"), nil
+	case "!!bool":
+		var v bool
+		if n.Decode(&v) == nil {
+			return json.RawMessage(strconv.FormatBool(v)), nil
+		}
+	case "!!int":
+		if _, err := strconv.ParseInt(n.Value, 10, 64); err == nil || isDigits(n.Value) {
+			return json.RawMessage(n.Value), nil // exactly as written, however large
+		}
+		var v int64
+		if n.Decode(&v) == nil { // 0x1f, 0o17, 1_000
+			return rawInt(v), nil
+		}
+	case "!!float":
+		var v float64
+		if n.Decode(&v) == nil && !math.IsInf(v, 0) && !math.IsNaN(v) {
+			if json.Valid([]byte(n.Value)) {
+				return json.RawMessage(n.Value), nil
+			}
+			return json.Marshal(v)
+		}
+	}
+	return rawString(n.Value), nil
 }
 
-// flowList parses "[a, 'b', "c"]".
-func flowList(v string) ([]json.RawMessage, bool) {
-	if !strings.HasSuffix(v, "]") {
-		return nil, false
-	}
-	inner := strings.TrimSpace(v[1 : len(v)-1])
-	if inner == "" {
-		return []json.RawMessage{}, true
-	}
-	var items []json.RawMessage
-	for len(inner) > 0 {
-		var item string
-		switch inner[0] {
-		case '"':
-			end := 1
-			for end < len(inner) && (inner[end] != '"' || inner[end-1] == '\\') {
-				end++
-			}
-			if end >= len(inner) {
-				return nil, false
-			}
-			item, inner = inner[:end+1], inner[end+1:]
-		case '\'':
-			end := strings.IndexByte(inner[1:], '\'')
-			if end < 0 {
-				return nil, false
-			}
-			item, inner = inner[:end+2], inner[end+2:]
-		default:
-			i := strings.IndexByte(inner, ',')
-			if i < 0 {
-				i = len(inner)
-			}
-			item, inner = inner[:i], inner[i:]
+// yamlTags reads a list of tags: every scalar is a tag, as the text it is
+// ("tags: [2024, yes]" are the tags "2024" and "yes").
+func yamlTags(n *yaml.Node, budget *int) (json.RawMessage, error) {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, c := range n.Content {
+		if i > 0 {
+			b.WriteByte(',')
 		}
-		items = append(items, yamlScalar(strings.TrimSpace(item)))
-		inner = strings.TrimSpace(inner)
-		if strings.HasPrefix(inner, ",") {
-			inner = strings.TrimSpace(inner[1:])
-		} else if inner != "" {
-			return nil, false
+		v, err := yamlToJSON(c, c.Kind == yaml.ScalarNode, budget)
+		if err != nil {
+			return nil, err
 		}
+		b.Write(v)
 	}
-	return items, true
+	b.WriteByte(']')
+	return b.Bytes(), nil
 }
 
-// yamlScalar converts a YAML scalar to JSON: quoted strings, numbers,
-// booleans and null as such, anything else as a plain string.
-func yamlScalar(v string) json.RawMessage {
-	if strings.HasPrefix(v, `"`) {
-		var s string
-		if json.Unmarshal([]byte(v), &s) == nil {
-			return rawString(s)
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
 		}
 	}
-	if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' {
-		return rawString(strings.ReplaceAll(v[1:len(v)-1], "''", "'"))
-	}
-	if (strings.HasPrefix(v, "{") || strings.HasPrefix(v, "[")) && json.Valid([]byte(v)) {
-		return json.RawMessage(v) // flow collections the Bank writes as JSON
-	}
-	switch v {
-	case "true", "false", "null":
-		return json.RawMessage(v)
-	case "~":
-		return json.RawMessage("null")
-	}
-	if _, err := strconv.ParseInt(v, 10, 64); err == nil {
-		return json.RawMessage(v)
-	}
-	if _, err := strconv.ParseFloat(v, 64); err == nil && json.Valid([]byte(v)) {
-		return json.RawMessage(v)
-	}
-	if i := strings.Index(v, " #"); i >= 0 { // trailing comment
-		v = strings.TrimSpace(v[:i])
-	}
-	return rawString(v)
+	return s != ""
 }
 
 // legacyTags reads a "tags: #a #b" line among the first lines of a
@@ -312,6 +356,10 @@ func firstHeading(body string) string {
 
 // encodeText writes the front matter and the text of a text envelope.
 func encodeText(e *envelope) []byte {
+	if e.bare {
+		body, _ := e.text()
+		return []byte(body)
+	}
 	var b bytes.Buffer
 	b.WriteString("---\n")
 	schema := SchemaV2
@@ -325,16 +373,16 @@ func encodeText(e *envelope) []byte {
 		var list []json.RawMessage
 		if json.Unmarshal(v, &list) == nil && list != nil {
 			if len(list) == 0 {
-				b.WriteString("  " + k + ": []\n")
+				b.WriteString("  " + yamlString(k) + ": []\n")
 				continue
 			}
-			b.WriteString("  " + k + ":\n")
+			b.WriteString("  " + yamlString(k) + ":\n")
 			for _, it := range list {
 				b.WriteString("    - " + yamlValue(it) + "\n")
 			}
 			continue
 		}
-		b.WriteString("  " + k + ": " + yamlValue(v) + "\n")
+		b.WriteString("  " + yamlString(k) + ": " + yamlValue(v) + "\n")
 	}
 	b.WriteString("---\n")
 	body, _ := e.text()
@@ -355,12 +403,40 @@ func yamlValue(v json.RawMessage) string {
 
 func yamlString(s string) string {
 	if s == "" || strings.ContainsAny(s, ":#{}[],&*!|>'\"%@`\n\r\t\\") ||
-		strings.TrimSpace(s) != s || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "?") {
+		strings.TrimSpace(s) != s || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "?") || !plainString(s) {
 		return string(rawString(s))
 	}
-	switch yamlScalar(s)[0] {
-	case '"':
-		return s
+	return s
+}
+
+// plainString reports whether s, written unquoted, reads back as the string
+// s (not a number, boolean, null or date).
+func plainString(s string) bool {
+	var n yaml.Node
+	if yaml.Unmarshal([]byte(s), &n) != nil || len(n.Content) != 1 {
+		return false
 	}
-	return string(rawString(s)) // would read back as a number, boolean or null
+	c := n.Content[0]
+	return c.Kind == yaml.ScalarNode && c.Tag == "!!str" && c.Value == s
+}
+
+// textEnvelope builds the envelope of a write of text: its front matter, if
+// any, is metadata.
+func textEnvelope(p, text string) (*envelope, error) {
+	e, err := decodeText(p, []byte(text))
+	if err != nil {
+		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/metadata", Message: err.Error() + "; fix the front matter, or send the text without it"}}}
+	}
+	return e, nil
+}
+
+// textVersion is the version of a text document without front matter,
+// which has nowhere to keep one: a number derived from its text (1 to
+// 2^52, so that it and the versions that follow it once the file gets front
+// matter stay exact in every JSON reader), so it changes whenever the text
+// does and compare-and-swap with ifVersion works as for any document.
+func textVersion(text string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(text))
+	return int64(h.Sum64()%(1<<52)) + 1
 }

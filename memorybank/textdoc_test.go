@@ -22,6 +22,8 @@ func TestTextDocuments(t *testing.T) {
 		return string(obj.Data)
 	}
 
+	// version 0: the file has no front matter, so its version is derived
+	// from its text, and a write keeps it without front matter.
 	cases := []struct {
 		name, stored string
 		tags         []string
@@ -29,14 +31,16 @@ func TestTextDocuments(t *testing.T) {
 		version      int64
 		text         string
 	}{
-		{"plain", "just text\n", []string{}, "plain", 1, "just text\n"},
-		{"heading is the title", "# Hello\nbody", []string{}, "Hello", 1, "# Hello\nbody"},
-		{"legacy tags line", "# T\n\ntags: #a #b-c\n\nbody", []string{"a", "b-c"}, "T", 1, "# T\n\ntags: #a #b-c\n\nbody"},
+		{"plain", "just text\n", []string{}, "plain", 0, "just text\n"},
+		{"heading is the title", "# Hello\nbody", []string{}, "Hello", 0, "# Hello\nbody"},
+		{"legacy tags line", "# T\n\ntags: #a #b-c\n\nbody", []string{"a", "b-c"}, "T", 0, "# T\n\ntags: #a #b-c\n\nbody"},
 		{"flat front matter", "---\ntitle: Flat\ntags: [x, 'y z', \"w\"]\nversion: 4\n---\nbody", []string{"x", "y z", "w"}, "Flat", 4, "body"},
 		{"nested front matter", "---\nschema: memory_document_v2\nmetadata:\n  title: \"Quoted: yes\"\n  tags:\n    - one\n  version: 2\n---\n# H\n", []string{"one"}, "Quoted: yes", 2, "# H\n"},
 		{"crlf front matter", "---\r\ntitle: Win\r\n---\r\nbody", []string{}, "Win", 1, "body"},
-		{"unparsable front matter is text", "---\ntitle: x\n  weird: [\n---\nbody", []string{}, "unparsable front matter is text", 1, "---\ntitle: x\n  weird: [\n---\nbody"},
-		{"unterminated front matter is text", "---\ntitle: x\nbody", []string{}, "unterminated front matter is text", 1, "---\ntitle: x\nbody"},
+		{"unterminated front matter is text", "---\ntitle: x\nbody", []string{}, "unterminated front matter is text", 0, "---\ntitle: x\nbody"},
+		{"thematic breaks are text", "---\n\nA paragraph\n\n---\nmore", []string{}, "thematic breaks are text", 0, "---\n\nA paragraph\n\n---\nmore"},
+		{"hand-written YAML", "---\ntitle: 2024 # the year\ntags:\n  - plan # first\n  - yes\nsummary: |\n  two\n  lines\nowner:\n  name: ada\n  teams: [core]\ncreatedAt: 2024-01-02\n---\nbody",
+			[]string{"plan", "yes"}, "2024", 1, "body"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -45,19 +49,30 @@ func TestTextDocuments(t *testing.T) {
 			d := mustRead(t, b, g, "", tc.name+".md")
 			assert.Equal(t, tc.tags, d.Tags)
 			assert.Equal(t, tc.title, d.Title)
-			assert.Equal(t, tc.version, d.Version)
+			bare := tc.version == 0
+			if bare {
+				assert.Equal(t, memorybank.TextVersion(tc.stored), d.Version)
+			} else {
+				assert.Equal(t, tc.version, d.Version)
+			}
 			assert.Equal(t, tc.text, d.Text())
 			assert.Equal(t, memorybank.FormatText, d.Format)
 
-			// A no-op patch rewrites it in canonical form; the text and
-			// metadata read back the same, the version moves on.
+			// A no-op patch: a file with front matter is rewritten in
+			// canonical form, its version moves on; a file without keeps
+			// its bytes and its version. Text and metadata read back the same.
 			mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: tc.name + ".md", Patches: jsonpatch.Patch{op("test", "/content", string(d.Content))}})
 			d2 := mustRead(t, b, g, "", tc.name+".md")
 			assert.Equal(t, tc.text, d2.Text())
 			assert.Equal(t, tc.tags, d2.Tags)
 			assert.Equal(t, tc.title, d2.Title)
-			assert.Equal(t, tc.version+1, d2.Version)
-			assert.True(t, strings.HasPrefix(read(tc.name+".md"), "---\nschema: memory_document_v2\nmetadata:\n"))
+			if bare {
+				assert.Equal(t, tc.stored, read(tc.name+".md"), "no front matter added")
+				assert.Equal(t, d.Version, d2.Version)
+			} else {
+				assert.Equal(t, tc.version+1, d2.Version)
+				assert.True(t, strings.HasPrefix(read(tc.name+".md"), "---\nschema: memory_document_v2\nmetadata:\n"))
+			}
 		})
 	}
 
@@ -99,7 +114,12 @@ func FuzzTextDocument(f *testing.F) {
 		require.NoError(t, err, "any bytes are storable under a valid key")
 		d, err := b.Read(ctx, memorybank.ReadRequest{Scope: memorybank.ScopeGlobal, Path: "f.md"})
 		if err != nil {
-			t.Fatalf("read %q: %v", stored, err)
+			// Front matter that is not YAML: corrupt, never guessed at,
+			// and a full write repairs it.
+			require.ErrorIs(t, err, memorybank.ErrCorrupt, "read %q", stored)
+			_, err = b.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "f.md", Text: "repaired\n"})
+			require.NoError(t, err)
+			return
 		}
 		_, err = b.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "f.md", Patches: jsonpatch.Patch{op("test", "/content", string(d.Content))}})
 		if err != nil {

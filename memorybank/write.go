@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -57,6 +58,10 @@ type WriteResult struct {
 	LastModified time.Time `json:"lastModified"`
 	Tags         []string  `json:"tags"`
 	Created      bool      `json:"created"` // the document did not exist before
+	// Problems lists the schema problems the stored document already had
+	// and this write kept (a write may keep them, never add one); empty
+	// when the document matches its schema.
+	Problems []Problem `json:"problems,omitempty"`
 
 	env     *envelope
 	modTime time.Time
@@ -77,6 +82,9 @@ func (r *WriteResult) Document() (*Document, error) {
 // and one Put, plus the branch marker on the first write to a branch bank.
 // See WriteRequest and the package documentation for the rules.
 func (b *Bank) Write(ctx context.Context, req WriteRequest) (*WriteResult, error) {
+	if err := b.ready(); err != nil {
+		return nil, err
+	}
 	if err := b.check(req); err != nil {
 		return nil, err
 	}
@@ -89,13 +97,13 @@ func (b *Bank) Write(ctx context.Context, req WriteRequest) (*WriteResult, error
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := b.locks.lock(ctx, l.key)
+	unlock, err := b.locks.lock(ctx, foldKey(l.key)) // spellings of one name queue together
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 	for attempt := 0; ; attempt++ {
-		res, err := b.writeOnce(ctx, l, req)
+		res, err := b.writeOnce(ctx, l, req, false)
 		if err == nil || !errors.Is(err, errRetry) {
 			return res, err
 		}
@@ -158,7 +166,7 @@ var errRetry = errors.New("memorybank: retry")
 // writeOnce is one attempt of a write: it decodes the stored document once,
 // applies the content or the patches, stamps, validates (decoding the
 // content once), encodes once and swaps it in.
-func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest) (*WriteResult, error) {
+func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool) (*WriteResult, error) {
 	format := formatOf(l.path)
 	obj, err := b.store.Get(ctx, l.key)
 	exists := err == nil
@@ -197,6 +205,13 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest) (*WriteRe
 		}
 		return nil, fmt.Errorf("%w: %q does not exist in the %s; cannot %s it: create it first with content",
 			ErrNotFound, l.path, l.describe(), what)
+	case oldVersion == math.MaxInt64:
+		return nil, maxVersionProblem(l.path)
+	}
+	if !exists {
+		if err := b.pathCollision(ctx, l); err != nil {
+			return nil, err
+		}
 	}
 
 	var next *envelope
@@ -206,7 +221,7 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest) (*WriteRe
 	case req.Content != nil:
 		next, err = contentEnvelope(format, l.path, req.Content)
 	default:
-		next, err = decodeText(l.path, []byte(req.Text)), nil
+		next, err = textEnvelope(l.path, req.Text)
 	}
 	if err != nil {
 		return nil, err
@@ -216,12 +231,15 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest) (*WriteRe
 	if n := len(next.tags()); n > b.opts.MaxTags {
 		return nil, &LimitError{Limit: "tags", Max: b.opts.MaxTags, Got: n, Path: l.path}
 	}
-	data, err := next.seal()
+	data, problems, err := next.sealKeeping(old)
 	if err != nil {
 		return nil, err
 	}
 	if len(data) > b.opts.MaxDocumentBytes {
 		return nil, &LimitError{Limit: "document size", Max: b.opts.MaxDocumentBytes, Got: len(data), Path: l.path}
+	}
+	if dry {
+		return dryResult(l, next, exists, problems, len(data)), nil
 	}
 	if l.scope == ScopeBranch {
 		if _, err := b.branchDir(ctx, l.branch, true); err != nil {
@@ -243,11 +261,13 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest) (*WriteRe
 	}
 	le := next.entry(len(data), put.ModTime)
 	b.indexed(l, prev, put.Version, le)
-	b.recordWrite(ctx, l, req, old, next, now)
+	if !next.bare { // a file without front matter has no numbered versions to record
+		b.recordWrite(ctx, l, req, old, next, now)
+	}
 	id, _ := next.str("id")
 	return &WriteResult{
 		Scope: l.scope, Branch: l.branch, Path: l.path, ID: id, Version: le.Version,
-		LastModified: le.LastModified, Tags: le.Tags, Created: !exists,
+		LastModified: le.LastModified, Tags: le.Tags, Created: !exists, Problems: problems,
 		env: next, modTime: put.ModTime,
 	}, nil
 }
@@ -261,6 +281,9 @@ func contentEnvelope(format Format, p string, content json.RawMessage) (*envelop
 			return nil, invalidRequest("write %q: content must be a JSON object (a memory_document_v2 envelope or the bare content object), got %.40s", p, content)
 		}
 		return nil, invalidRequest("write %q: content is not valid JSON: %.60s", p, content)
+	}
+	if e.dup != "" {
+		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{duplicateProblem(e.dup, e.dupName, "keep the value you mean and resend")}}
 	}
 	if e.badMeta {
 		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/metadata", Message: "must be an object such as {\"title\": \"...\", \"documentType\": \"...\", \"tags\": []}"}}}

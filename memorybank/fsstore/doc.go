@@ -59,14 +59,19 @@
 // All access goes through an [os.Root] on the directory: no key, symbolic
 // link or ".." can make the store read or write outside it. Symbolic links
 // that stay inside are followed by Get; List follows links to files but never
-// links to directories. List skips, without error, everything that is not a
+// links to directories. Put on a key that is a link to a file inside keeps
+// the link and writes the file it points to (creating it if the link
+// dangles); a link that leaves the store or points at the store's own files
+// is refused and nothing is written. Delete removes the link, not its
+// target. List skips, without error, everything that is not a
 // regular file at a valid key ([memorybank.ValidateKey]): README~ backups,
 // names with reserved characters, sockets, and the store's own lock and
 // temporary files, whose names Get, Put and Delete reject with
 // [memorybank.ErrInvalidKey].
 //
 // A key cannot be both a file and a directory: with "a/b" stored, Put("a")
-// fails with [ErrPathConflict], and so does Put("a/b") with "a" stored.
+// fails with [ErrPathConflict] (which matches memorybank.ErrPathConflict),
+// and so does Put("a/b") with "a" stored.
 // Get and Delete report such keys as not found.
 //
 // # Platforms

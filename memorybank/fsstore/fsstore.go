@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -34,8 +35,9 @@ var (
 	ErrLockTimeout = errors.New("fsstore: timed out waiting for the store lock")
 	// ErrPathConflict: the key cannot be a file because a directory of that
 	// name exists ("a" when "a/b" exists), or because one of its parents is
-	// a file ("a/b" when "a" exists). Nothing was changed.
-	ErrPathConflict = errors.New("fsstore: key collides with a directory or file")
+	// a file ("a/b" when "a" exists). Nothing was changed. It wraps
+	// memorybank.ErrPathConflict.
+	ErrPathConflict error = &pathConflict{}
 )
 
 // Options configure a Store. A nil *Options means the zero value.
@@ -193,10 +195,14 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, cond memoryban
 		return memorybank.Object{}, fmt.Errorf("%w: key %q needs %q to be a directory, but it is a file holding a key",
 			ErrPathConflict, key, parent)
 	}
+	file, err := s.linkTarget(key)
+	if err != nil {
+		return memorybank.Object{}, err
+	}
 	if err := s.countChange(); err != nil {
 		return memorybank.Object{}, err
 	}
-	err = atomicfile.Write(s.root, key, data, &atomicfile.Options{
+	err = atomicfile.Write(s.root, file, data, &atomicfile.Options{
 		Perm:    s.opts.FileMode,
 		DirPerm: s.opts.DirMode,
 		BeforeCommit: func(tmp string) error {
@@ -425,4 +431,49 @@ func readAll(f io.Reader, size int64) ([]byte, error) {
 			buf = append(buf, 0)[:len(buf)]
 		}
 	}
+}
+
+// pathConflict is ErrPathConflict: its own sentinel, which also matches
+// memorybank.ErrPathConflict.
+type pathConflict struct{}
+
+func (*pathConflict) Error() string { return "fsstore: key collides with a directory or file" }
+func (*pathConflict) Unwrap() error { return memorybank.ErrPathConflict }
+
+// maxLinks bounds the symbolic links Put follows from one key.
+const maxLinks = 8
+
+// linkTarget returns the file Put writes for key: key itself, or, when key
+// is a symbolic link, the file it points to, so that the link is kept (a
+// rename over the link would replace it with a plain file). A link that
+// leaves the store, points at the store's own files or forms a loop is an
+// error, and nothing is written.
+func (s *Store) linkTarget(key string) (string, error) {
+	k := key
+	for range maxLinks {
+		fi, err := s.root.Lstat(k)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			if k != key {
+				if a, err1 := s.root.Stat(key); err1 == nil {
+					if b, err2 := s.root.Stat(k); err2 == nil && !os.SameFile(a, b) {
+						return "", fmt.Errorf("fsstore: put %q: it is a symbolic link whose target cannot be resolved inside the store (a parent folder is a link too); write the target %q instead", key, k)
+					}
+				}
+			}
+			return k, nil
+		}
+		target, err := s.root.Readlink(k)
+		if err != nil {
+			return "", fmt.Errorf("fsstore: put %q: %w", key, err)
+		}
+		next := path.Join(path.Dir(k), filepath.ToSlash(target))
+		if filepath.IsAbs(target) || !filepath.IsLocal(next) {
+			return "", fmt.Errorf("fsstore: put %q: it is a symbolic link to %q, outside the store; nothing was written", key, target)
+		}
+		if err := validateKey(next); err != nil {
+			return "", fmt.Errorf("fsstore: put %q: it is a symbolic link to %q: %w", key, next, err)
+		}
+		k = next
+	}
+	return "", fmt.Errorf("fsstore: put %q: more than %d symbolic links in a row (a loop?)", key, maxLinks)
 }

@@ -104,10 +104,12 @@ type planFileState struct {
 // (memorybank.ErrNotFound); a create or update without content
 // (ErrMissingContent); content over the Bank's Options.MaxDocumentBytes
 // (*memorybank.LimitError); content of a .json path that is not the JSON
-// text of an object (memorybank.ErrInvalidRequest). Content is written as
-// the text of a text document, and as the JSON object of a .json document,
-// which Bank.Write also validates against its schema when it is written, so
-// such a failure can follow earlier files.
+// text of an object (memorybank.ErrInvalidRequest); and whatever
+// Bank.CheckWrite refuses for the write of a file (front matter that is not
+// YAML, tags that are not a list of one-line strings or over the limit, a
+// document against its schema or over the size limit once stored, a path
+// colliding with another). Content is written as the text of a text
+// document, and as the JSON object of a .json document.
 func Apply(ctx context.Context, b *memorybank.Bank, req ApplyRequest) (*ApplyResult, error) {
 	p := req.Plan
 	if p == nil {
@@ -146,6 +148,20 @@ func Apply(ctx context.Context, b *memorybank.Bank, req ApplyRequest) (*ApplyRes
 			return nil, err
 		}
 		preps[i] = prepared{orig, next, version}
+	}
+	// Check the write of every file as the Bank would run it (front
+	// matter, tags, schema, stored size, path collisions), still before
+	// anything is written.
+	for i, f := range files {
+		pr := preps[i]
+		if req, _, ok := fileRequest(req.Root, f, pr.orig, pr.next, pr.version); ok {
+			// A conflict (another writer changed the file since it was
+			// read) is left to the write, which retries or reports it.
+			if _, err := b.CheckWrite(ctx, req); err != nil && !errors.Is(err, memorybank.ErrConflict) {
+				first := f.ops[0]
+				return nil, &OperationError{Index: first, Type: p.Operations[first].Type, Path: f.path, Err: err}
+			}
+		}
 	}
 	res := &ApplyResult{Files: []AppliedFile{}}
 	for i, f := range files {
@@ -352,23 +368,34 @@ func writeFile(ctx context.Context, b *memorybank.Bank, root Root, f *planFileOp
 		af.Type, af.Version, af.Unchanged = OpUpdate, version, true
 		return af, nil
 	}
-	req := memorybank.WriteRequest{Scope: root.Scope, Branch: root.Branch, Path: f.path}
-	if next.format == memorybank.FormatJSON {
-		req.Content = bytes.TrimSpace([]byte(next.text)) // an object: planCheckJSON checked it
-	} else {
-		req.Text = next.text
-	}
-	af.Type = OpCreate
-	if orig.exists {
-		req.Mode, req.IfVersion = memorybank.ModeUpdate, version
-		af.Type = OpUpdate
-	} else {
-		req.Mode = memorybank.ModeCreate
-	}
+	req, typ, _ := fileRequest(root, f, orig, next, version)
+	af.Type = typ
 	res, err := b.Write(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	af.Version = res.Version
 	return af, nil
+}
+
+// fileRequest is the write that stores the folded state of a file that is
+// created or changed (ok false for a delete or no change).
+func fileRequest(root Root, f *planFileOps, orig, next planFileState, version int64) (req memorybank.WriteRequest, typ OpType, ok bool) {
+	if !next.exists || orig.exists && next.text == orig.text {
+		return req, "", false
+	}
+	req = memorybank.WriteRequest{Scope: root.Scope, Branch: root.Branch, Path: f.path}
+	if next.format == memorybank.FormatJSON {
+		req.Content = bytes.TrimSpace([]byte(next.text)) // an object: planCheckJSON checked it
+	} else {
+		req.Text = next.text
+	}
+	typ = OpCreate
+	if orig.exists {
+		req.Mode, req.IfVersion = memorybank.ModeUpdate, version
+		typ = OpUpdate
+	} else {
+		req.Mode = memorybank.ModeCreate
+	}
+	return req, typ, true
 }

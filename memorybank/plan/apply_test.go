@@ -290,7 +290,7 @@ func TestApplyConflict(t *testing.T) {
 	t.Run("section updates are recomputed", func(t *testing.T) {
 		mem := &memorybank.MemStore{}
 		writeMemoryBank(t, newBank(mem), memoryMD)
-		hs := &hookStore{Store: mem, key: key, n: 2} // Get 1: Apply reads, Get 2: Write reads
+		hs := &hookStore{Store: mem, key: key, n: 3} // Get 1: Apply reads, Get 2: the check before writing, Get 3: Write reads
 		hs.hook = concurrent(t, newBank(mem))
 		b := newBank(hs)
 		res, err := plan.Apply(ctx, b, plan.ApplyRequest{Root: planRoot, Plan: &plan.WritePlan{Operations: []plan.Operation{
@@ -308,7 +308,7 @@ func TestApplyConflict(t *testing.T) {
 	t.Run("whole-file updates report the conflict", func(t *testing.T) {
 		mem := &memorybank.MemStore{}
 		writeMemoryBank(t, newBank(mem), memoryMD)
-		hs := &hookStore{Store: mem, key: key, n: 2}
+		hs := &hookStore{Store: mem, key: key, n: 3}
 		hs.hook = concurrent(t, newBank(mem))
 		b := newBank(hs)
 		whole := strings.Replace(memoryMD, "支付超时问题的排查（决済タイムアウト）", "退款", 1)

@@ -44,6 +44,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memorybank.Store) {
 		{"CancelledContext", testCancelledContext},
 		{"ConcurrentCASCounter", testConcurrentCAS},
 		{"ChangeCounter", testChangeCounter},
+		{"PathConflict", testPathConflict},
 	}
 	for _, st := range subtests {
 		t.Run(st.name, func(t *testing.T) {
@@ -510,4 +511,24 @@ func testChangeCounter(t *testing.T, s memorybank.Store) {
 	cancel()
 	_, err = cc.Changes(cancelled)
 	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// testPathConflict: a store may refuse a key that is a folder of another
+// ("a" beside "a/b", or "a/b" beside "a"); when it does, the error wraps
+// memorybank.ErrPathConflict (so callers can tell the user to choose another
+// path), is neither ErrConflict nor ErrNotFound, and changes nothing.
+func testPathConflict(t *testing.T, s memorybank.Store) {
+	ctx := context.Background()
+	put(t, s, "p/a/b", "deep")
+	put(t, s, "q/a", "flat")
+	for _, key := range []string{"p/a", "q/a/b"} {
+		_, err := s.Put(ctx, key, []byte("x"), none)
+		if err == nil {
+			continue // this store holds both
+		}
+		assert.ErrorIs(t, err, memorybank.ErrPathConflict, "Put(%q) beside another key", key)
+		assert.False(t, errors.Is(err, memorybank.ErrConflict) || errors.Is(err, memorybank.ErrNotFound), "Put(%q): %v", key, err)
+	}
+	requireContent(t, s, "p/a/b", "deep", "")
+	requireContent(t, s, "q/a", "flat", "")
 }

@@ -21,7 +21,8 @@ const (
 	CodeNotFound Code = "NOT_FOUND"
 	// CodeInvalidArgument: the arguments do not match the input schema, or
 	// the request is malformed (content and patches both given, a missing
-	// branch, an invalid path or branch name, ...).
+	// branch, an invalid path or branch name, a path that collides with an
+	// existing document, ...).
 	CodeInvalidArgument Code = "INVALID_ARGUMENT"
 	// CodeInvalidPatch: a patch operation is malformed or cannot be applied
 	// (missing path, bad pointer, a maintained field). Details["operation"]
@@ -40,7 +41,8 @@ const (
 	// CodeLimitExceeded: a document, patch or tag list is over a limit.
 	CodeLimitExceeded Code = "LIMIT_EXCEEDED"
 	// CodeInternal: anything else (the store failed, a stored document is
-	// corrupt, the call was cancelled). Retrying later may help.
+	// corrupt, the call was cancelled, the host configured no bank).
+	// Retrying later may help.
 	CodeInternal Code = "INTERNAL"
 )
 
@@ -145,9 +147,14 @@ func AsError(err error) *Error {
 		if branchErr.Owner != "" {
 			te.Details["owner"] = branchErr.Owner
 		}
+	case errors.Is(err, memorybank.ErrPathConflict):
+		te.Code = CodeInvalidArgument
+		te.hint("Nothing was written: choose another path (list the bank to see the paths it holds).")
 	case errors.Is(err, memorybank.ErrInvalidRequest), errors.Is(err, memorybank.ErrInvalidPath), errors.Is(err, memorybank.ErrInvalidBranch),
 		errors.Is(err, memorybank.ErrBranchCollision), errors.Is(err, memorybank.ErrInvalidKey), errors.Is(err, memorybank.ErrInvalidCondition):
 		te.Code = CodeInvalidArgument
+	case errors.Is(err, memorybank.ErrNotInitialised):
+		te.hint("The host serving these tools has no memory bank configured; nothing was read or written. Tell the user.")
 	case errors.Is(err, memorybank.ErrCorrupt):
 		te.hint("Its stored bytes are kept; overwrite it with a full write (content) to repair it.")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

@@ -71,6 +71,9 @@ func TestAsError(t *testing.T) {
 		{"limit", &memorybank.LimitError{Limit: "tags", Max: 64, Got: 70, Path: "p.json"},
 			tools.CodeLimitExceeded, "maximum is 64", map[string]any{"limit": "tags", "max": 64, "got": 70}},
 		{"limit sentinel", memorybank.ErrLimitExceeded, tools.CodeLimitExceeded, "limit", nil},
+		{"path conflict", fmt.Errorf("%w: \"a/b.md\" needs \"a\" to be a directory", memorybank.ErrPathConflict),
+			tools.CodeInvalidArgument, "choose another path", nil},
+		{"bank not initialised", memorybank.ErrNotInitialised, tools.CodeInternal, "host", nil},
 		{"corrupt document", fmt.Errorf("%w: \"p.json\"", memorybank.ErrCorrupt), tools.CodeInternal, "full write", nil},
 		{"cancelled", fmt.Errorf("get: %w", context.Canceled), tools.CodeInternal, "cancelled", nil},
 		{"anything else", errors.New("disk on fire"), tools.CodeInternal, "disk on fire", nil},
@@ -106,4 +109,18 @@ func TestAsErrorKeepsErrors(t *testing.T) {
 	data, err = json.Marshal(&tools.Error{Code: tools.CodeInternal, Message: "m"})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"code":"INTERNAL","message":"m"}`, string(data), "no details, no details member")
+}
+
+// Tools over a Bank that was never initialised answer every call with an
+// error, never a panic.
+func TestToolsOverNilBank(t *testing.T) {
+	for _, tool := range tools.For(nil) {
+		var err error
+		assert.NotPanics(t, func() {
+			_, err = tool.Handle(context.Background(), json.RawMessage(`{"branch":"main","path":"a.json","content":{"a":1},"tags":["x"]}`))
+		}, tool.Name)
+		require.Error(t, err, tool.Name)
+		var te *tools.Error
+		require.ErrorAs(t, err, &te, tool.Name)
+	}
 }

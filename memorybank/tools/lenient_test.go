@@ -113,8 +113,10 @@ func TestArgumentGivenTwice(t *testing.T) {
 			assert.Equal(t, []memorybank.Problem{{Pointer: tt.pointer, Message: "given twice"}}, te.Details["problems"])
 		})
 	}
-	// Members repeated inside a value are the value's business, not an argument twice.
-	e.ok(t, tools.WriteGlobalMemoryBank, `{"path":"a.json","content":{"x":1,"x":3}}`)
+	// Members repeated inside a value are not an argument given twice: the
+	// Bank refuses the document, naming the member.
+	te := e.fail(t, tools.WriteGlobalMemoryBank, `{"path":"a.json","content":{"x":1,"x":3}}`, tools.CodeValidationFailed)
+	assert.Contains(t, te.Message, `/content/x: member "x" appears more than once`)
 }
 
 // countingStore counts the documents read through it.
