@@ -145,12 +145,25 @@
 // ("path":{...}) and each listed path; section names, rules and punctuation
 // around them are not counted. Rules come from the global document
 // "rules/<lang>.md" ([RulesPath]) if it exists, else Options.DefaultRules,
-// else the built-in text ([BuiltinRules]). ReadContext reads only the
-// documents it returns: the other paths come from the index.
+// else the built-in text ([BuiltinRules]). ReadContext keeps to a token
+// budget (ReadContextRequest.MaxTokens, else Options.ContextTokens, default
+// 16,000, counted by Options.TokenCounter, else [EstimateTokens]): core
+// files first, then, given a Query or MaxTokens, whole documents, the most
+// relevant to the Query (else the most recent) first; what was left out is
+// listed by path with its token count, within a tenth of the budget, then
+// counted. Without a Query it reads only the documents it returns: the
+// other paths come from the index.
 //
-// # Index, change signal, List and tag search
+// # Index, change signal, List and search
 //
-// [Bank.List], [Bank.SearchByTags] and ReadContext's listing are served by
+// [Bank.Search] ranks documents by BM25F over title and path, tags and text
+// (Markdown text, or every string and member name of a JSON document's
+// content), with English words stemmed lightly and Chinese and Japanese cut
+// into character bigrams, after NFKC and case folding (golang.org/x/text);
+// its scope "all" searches the global bank and every branch bank (or the
+// one given). Tag search ignores case and width.
+//
+// [Bank.List], [Bank.SearchByTags], Search and ReadContext's listing are served by
 // an in-memory index per bank, derived from the Store and keyed by store
 // versions, updated in place by the Bank's own writes (so a write costs the
 // same at any bank size and writes nothing but its document). Whether
@@ -169,8 +182,8 @@
 // the index (".tagindex.json"), a cache checked against store versions,
 // never trusted on its own, rewritten (best effort) only by reads that
 // re-read 128 or more documents. Indexes are kept only for banks that
-// exist. ScopeAll searches the global bank and, when Branch is set, that
-// branch.
+// exist. For SearchByTags, ScopeAll searches the global bank and, when
+// Branch is set, that branch.
 //
 // # History
 //
