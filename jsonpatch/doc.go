@@ -36,7 +36,13 @@
 //     invalid document, or one that is not UTF-8 (RFC 8259), is
 //     ErrInvalidDocument. A patch that is not UTF-8 is ErrInvalidPatch.
 //   - The result is compact JSON. Member order and number spellings (big
-//     integers, 1.50) are kept; "<", ">" and "&" are not escaped.
+//     integers, 1.50) are kept; "<", ">" and "&" are not escaped. A patch
+//     that changes nothing (no operations, or only tests) returns the
+//     document byte for byte, without the white space around it.
+//   - A member name that occurs more than once in an object the patch goes
+//     into is ErrInvalidDocument, naming it: which copy was meant cannot be
+//     known, and changing one would let the other resurface. Objects the
+//     patch does not go into are copied as they are.
 //   - Limits (Options): operations per patch (10,000), bytes added by copy
 //     operations (1 MiB), document size in and out (16 MiB). Exceeding one is
 //     ErrLimitExceeded; so are documents and values of 4 GiB or more, even

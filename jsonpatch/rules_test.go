@@ -140,7 +140,8 @@ func TestOperationRules(t *testing.T) {
 		{name: "add under a scalar", doc: `{"a":1}`, patch: `[{"op":"add","path":"/a/c","value":1}]`, errs: []error{ErrPathNotFound}},
 		{name: "replace keeps member position", doc: `{"a":1,"b":2,"c":3}`, patch: `[{"op":"replace","path":"/b","value":{"x":[]}}]`, want: `{"a":1,"b":{"x":[]},"c":3}`},
 		{name: "error index found by evanphx", doc: `{"a":1}`, patch: `[{"op":"add","path":"/b","value":2},{"op":"add","path":"/c","value":3},{"op":"remove","path":"/zz"}]`, errs: []error{ErrPathNotFound}, index: 2},
-		{name: "empty patch", doc: ` {"a" : 1} `, patch: `[]`, want: `{"a":1}`},
+		{name: "empty patch returns the document as it was", doc: ` {"a" : 1} `, patch: `[]`, want: `{"a" : 1}`},
+		{name: "only tests return the document as it was", doc: ` {"a" : [1, 2]} `, patch: `[{"op":"test","path":"/a/0","value":1}]`, want: `{"a" : [1, 2]}`},
 		{name: "patch not an array", doc: `{}`, patch: `{"op":"add","path":"/a","value":1}`, errs: []error{ErrInvalidPatch}, index: -1},
 		{name: "operation not an object", doc: `{}`, patch: `["add"]`, errs: []error{ErrInvalidPatch}},
 	})
@@ -274,4 +275,47 @@ func TestUTF8(t *testing.T) {
 	assert.ErrorIs(t, err, ErrInvalidPatch)
 	_, err = Get([]byte("[\"\xff\"]"), "/0")
 	assert.ErrorIs(t, err, ErrInvalidDocument)
+}
+
+// A repeated member name in an object a patch goes into is refused, never
+// half-changed; elsewhere it is left alone; tests never change bytes.
+func TestDuplicateMembers(t *testing.T) {
+	p := New(nil)
+	for _, tc := range []struct{ doc, patch, want string }{
+		{`{"x":{"a":1,"a":2},"y":1}`, `[{"op":"replace","path":"/y","value":3}]`, `{"x":{"a":1,"a":2},"y":3}`},
+	} {
+		patch, err := Decode([]byte(tc.patch))
+		require.NoError(t, err)
+		out, err := p.Apply([]byte(tc.doc), patch)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, string(out))
+	}
+	big := `{"a":0,`
+	for i := range 100 {
+		big += fmt.Sprintf(`"k%d":%d,`, i, i)
+	}
+	big += `"a":1}`
+	for _, tc := range []struct{ doc, patch string }{
+		{`{"a":1,"a":2}`, `[{"op":"remove","path":"/a"}]`},
+		{`{"a":1,"a":2}`, `[{"op":"test","path":"/a","value":2}]`},
+		{`{"x":{"a":1,"a":2}}`, `[{"op":"replace","path":"/x/a","value":3}]`},
+		{`{"a":1,"a":2}`, `[{"op":"add","path":"/a","value":3}]`},
+		{`{"a":{"b":1},"a":{"b":2}}`, `[{"op":"move","from":"/a/b","path":"/c"}]`},
+		{big, `[{"op":"remove","path":"/a"}]`}, // an object large enough to be hashed
+	} {
+		patch, err := Decode([]byte(tc.patch))
+		require.NoError(t, err)
+		out, err := p.Apply([]byte(tc.doc), patch)
+		require.ErrorIs(t, err, ErrInvalidDocument, "%s %s gave %s", tc.doc, tc.patch, out)
+		assert.Contains(t, err.Error(), `"a"`)
+	}
+}
+
+func TestHasRepeatedNames(t *testing.T) {
+	for doc, want := range map[string]bool{
+		`{"a":1,"a":2}`: true, `{"a":{"b":1},"c":{"b":2}}`: false, `{"x":[{"a":1,"a":1}]}`: true,
+		`{"a":"a","b":"a"}`: false, `[{"a":1},{"a":1}]`: false, `{"a":{},"b":[],"a":0}`: true, `1`: false,
+	} {
+		assert.Equal(t, want, hasRepeatedNames([]byte(doc)), doc)
+	}
 }

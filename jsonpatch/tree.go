@@ -180,32 +180,41 @@ func (t *tree) is(m *member, key string) bool {
 	return decodeKey(k, 0, len(k)) == key
 }
 
-// find returns the position of the last live member of c named key, or -1.
-// Later duplicates win, as in decoders.
-func (t *tree) find(c *container, key string) int {
+// find returns the position of the live member of c named key, or -1. A
+// name held by more than one live member is an error: which copy a patch
+// meant cannot be known, and changing one would let the other resurface.
+func (t *tree) find(c *container, key string, at []string) (int, error) {
 	if c.index == nil && len(c.members) > indexFrom {
 		t.rebuildIndex(c)
 	}
+	found, count := -1, 0
 	if c.index == nil {
 		for k := len(c.members) - 1; k >= 0; k-- {
 			if m := &c.members[k]; !m.dead && t.is(m, key) {
-				return k
+				if found < 0 {
+					found = k
+				}
+				count++
 			}
 		}
-		return -1
-	}
-	slots := c.index.slots
-	mask := len(slots) - 1
-	best := -1
-	for h := int(maphash.String(hashSeed, key)) & mask; ; h = (h + 1) & mask {
-		e := int(slots[h]) - 1
-		if e < 0 {
-			return best
+	} else {
+		slots := c.index.slots
+		mask := len(slots) - 1
+		for h := int(maphash.String(hashSeed, key)) & mask; ; h = (h + 1) & mask {
+			e := int(slots[h]) - 1
+			if e < 0 {
+				break
+			}
+			if m := &c.members[e]; !m.dead && t.is(m, key) {
+				found = max(found, e)
+				count++
+			}
 		}
-		if m := &c.members[e]; e > best && !m.dead && t.is(m, key) {
-			best = e
-		}
 	}
+	if count > 1 {
+		return -1, errorf(ErrInvalidDocument, "%s has %d members named %q; a document a patch applies to must not repeat a member name (write the document again without the extra copies)", where(at), count, key)
+	}
+	return found, nil
 }
 
 func (t *tree) rebuildIndex(c *container) {
@@ -379,7 +388,10 @@ func (t *tree) resolve(tokens []string) (*node, error) {
 		}
 		c := n.c
 		if c.obj {
-			j := t.find(c, tok)
+			j, err := t.find(c, tok, tokens[:i])
+			if err != nil {
+				return nil, err
+			}
 			if j < 0 {
 				return nil, errorf(ErrPathNotFound, "%s has no member %q%s", where(tokens[:i]), tok, t.memberList(c))
 			}
@@ -422,7 +434,11 @@ func (t *tree) add(path []string, val node) error {
 	}
 	last := path[len(path)-1]
 	if c.obj {
-		if j := t.find(c, last); j >= 0 {
+		j, err := t.find(c, last, path[:len(path)-1])
+		if err != nil {
+			return err
+		}
+		if j >= 0 {
 			c.members[j].v = val
 		} else {
 			t.appendMember(c, last, val)
@@ -447,7 +463,10 @@ func (t *tree) remove(path []string) error {
 	}
 	last := path[len(path)-1]
 	if c.obj {
-		j := t.find(c, last)
+		j, err := t.find(c, last, path[:len(path)-1])
+		if err != nil {
+			return err
+		}
 		if j < 0 {
 			return errorf(ErrPathNotFound, "%s has no member %q%s", where(path[:len(path)-1]), last, t.memberList(c))
 		}
