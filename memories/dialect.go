@@ -25,9 +25,9 @@ func ralphSectionOf(typ string) string {
 // RalphDialect reports whether d is in ralph-orchestrator's format: the
 // first line that tells the formats apart is a ralph section heading
 // ("## Patterns", "## Decisions", "## Fixes", "## Context") or a ralph
-// entry, not a seed-format entry. Append writes into such a file in
-// ralph's format; an empty file, or one that starts with seed entries,
-// gets the seed's format.
+// entry, not a plain entry. Append writes into such a file in
+// ralph's format; an empty file, or one that starts with plain entries,
+// gets the plain format.
 func (d *Document) RalphDialect() bool {
 	for _, b := range d.blocks {
 		if b.e != nil {

@@ -1,11 +1,11 @@
-// Package memories keeps what an agent has learned in a memories.md file
-// (design seed 003): add, search, list, show and delete memories, render
+// Package memories keeps what an agent has learned in a memories.md file:
+// add, search, list, show and delete memories, render
 // them into every prompt, and share one file between git worktrees.
 //
 // # The file
 //
-// The format is the seed's, read unchanged and written so that the seed's own
-// parser still reads it:
+// The format is the plain memories.md format agent tools share, read
+// unchanged and written so that their parsers still read it:
 //
 //	# Memories
 //
@@ -20,7 +20,7 @@
 // so hand-written notes, other headings and anything else the parser does
 // not understand survive every rewrite. ralph-orchestrator's format
 // ("## Patterns" sections, "### mem-…" entries, "> " lines, "<!-- tags: … |
-// created: … -->") is read too, also mixed with the seed's; the section
+// created: … -->") is read too, also mixed with plain entries; the section
 // becomes the first tag. A file in ralph's format (its first telling line
 // is a ralph section heading or entry; see Document.RalphDialect) stays in
 // it: Add writes new memories there as ralph-orchestrator does, into the
@@ -30,7 +30,7 @@
 // without blank lines, its title being the start of its content; a tag
 // with "|" is refused there.
 //
-// # What this package fixes in the seed
+// # What this package fixes in the reference tools
 //
 //   - Ids are stable strings, not heading line numbers: Add writes an
 //     "- ID: mem-<unix>-<8 hex>" line; entries without one get an id derived
@@ -43,7 +43,7 @@
 //     Delete is a compare-and-swap rewrite (Store.Save) retried on conflict,
 //     and a Delete never makes the file bigger.
 //   - Titles are cut at 50 runes, never inside a character; content may span
-//     lines; dates come from an injectable clock in local time (the seed used
+//     lines; dates come from an injectable clock in local time (the reference tool used
 //     UTC, so a memory written in Tokyo at 08:00 was dated yesterday).
 //   - Injection can be capped in characters (Options.InjectBudget) and in
 //     tokens (Options.InjectTokens, counted by Options.Tokens, by default an
@@ -62,9 +62,9 @@
 //     shown)".
 //   - A file that exists but cannot be read (a Store error wrapping
 //     ErrUnreadable: a directory, no permission) reads as no memories, with
-//     a warning logged, as the seed does; Add and Delete report the error.
+//     a warning logged, as the reference tool does; Add and Delete report the error.
 //
-// # Decisions where the seed is silent
+// # Decisions where the format is silent
 //
 //   - A "## " heading is a memory only if a field line ("- ID:", "- Tags:",
 //     "- Date:", "- Content:") follows it before the next heading; otherwise

@@ -13,13 +13,13 @@ import (
 	"unicode/utf8"
 )
 
-// Header is written at the top of a new memories file, as the seed does.
+// Header is written at the top of a new memories file, as the reference tool does.
 const Header = "# Memories\n\n"
 
 // TitleRunes is how many runes of the content's first line a title keeps.
 const TitleRunes = 50
 
-// MakeTitle returns the title the seed derives from content: its first line,
+// MakeTitle returns the title the format derives from content: its first line,
 // cut at TitleRunes runes (never inside a character) with "..." appended
 // when it was longer.
 func MakeTitle(content string) string {
@@ -87,7 +87,7 @@ func (d *Document) find(id string) int {
 	return -1
 }
 
-// Append adds m to d in d's own format. In the seed's format (see
+// Append adds m to d in d's own format. In the plain format (see
 // RalphDialect) it goes at the end with an "- ID:" line, following the
 // Appender rules: Header first if d is empty, a newline first if d does not
 // end with one; m.Title defaults to MakeTitle(m.Content). In
@@ -250,7 +250,7 @@ func compareIDs(got, want []Memory) (victims map[string]string, ok bool) {
 }
 
 // pin writes the ids of victims (current id -> id to keep) into the file:
-// an "- ID:" line for a seed entry, the heading for a ralph entry.
+// an "- ID:" line for a plain entry, the heading for a ralph entry.
 func (d *Document) pin(victims map[string]string) {
 	for i := range d.blocks {
 		e := d.blocks[i].e
@@ -278,9 +278,9 @@ func (d *Document) pin(victims map[string]string) {
 	}
 }
 
-// EncodeEntry returns m in the seed's format, with an "- ID:" line after the
+// EncodeEntry returns m in the plain format, with an "- ID:" line after the
 // heading and continuation lines for multi-line content, followed by a blank
-// line. The seed's parser reads it as the same title, tags, date and first
+// line. The reference parser reads it as the same title, tags, date and first
 // content line. It fails with an error wrapping ErrInvalid when m could not
 // be read back as written: empty id or content, an id with white space, a
 // tag with a comma or line break, a title or date with a line break.
@@ -330,7 +330,7 @@ func isSpace(r rune) bool {
 
 // NormalizeContent returns content as it is stored: line breaks as "\n",
 // no trailing white space (Unicode white space included) on any line, no leading or trailing blank lines,
-// and no leading white space on the first line (the seed trims it).
+// and no leading white space on the first line (the reference parser trims it).
 func NormalizeContent(content string) string {
 	content = strings.ReplaceAll(content, "\r\n", "\n")
 	content = strings.ReplaceAll(content, "\r", "\n")

@@ -9,7 +9,7 @@ import (
 )
 
 // Render returns the text InjectionContent prepends to a prompt for ms:
-// the seed's shape, "# Memories", a blank line, each memory as "## title",
+// the format's shape, "# Memories", a blank line, each memory as "## title",
 // "- Tags:", "- Date:", "- Content:" (continuation lines indented) and a
 // blank line, then "---". Memories come newest first (by date, then later in
 // ms first).
@@ -110,7 +110,7 @@ func renderOne(m *Memory) string {
 }
 
 // Inject returns prompt with m's injection content in front of it, as the
-// seed's loop does (injection + prompt). With inject "manual" or "none", or
+// reference agent loop does (injection + prompt). With inject "manual" or "none", or
 // memories disabled, it returns prompt unchanged.
 func Inject(ctx context.Context, m MemoryManager, prompt string) (string, error) {
 	if pm, ok := m.(interface {

@@ -36,7 +36,7 @@ type MemoryManager interface {
 	InjectionContent(ctx context.Context) (string, error)
 }
 
-// DefaultWarnBytes is the seed's 10 MB size above which Add logs a warning.
+// DefaultWarnBytes is the 10 MB size reference tools warn at above which Add logs a warning.
 const DefaultWarnBytes = 10 * 1024 * 1024
 
 // Options configure a Manager. The zero value (or nil) means defaults.

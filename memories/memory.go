@@ -33,10 +33,10 @@ const (
 	InjectNone   = "none"   // InjectionContent is empty
 )
 
-// Config is the user-facing memories setting of the seed's config file.
+// Config is the user-facing memories setting of an agent's config file.
 // The zero value is NOT the default (Enabled would be false): use
 // DefaultConfig, or unmarshal JSON, which fills in missing fields with the
-// defaults as the seed's schema does.
+// defaults as the reference config schema does.
 type Config struct {
 	Enabled bool   `json:"enabled"`
 	Inject  string `json:"inject"`
