@@ -45,7 +45,7 @@ type entry struct {
 }
 
 // Parse reads a memories file. It never fails: whatever is not an entry is
-// kept as text. It reads the seed's format ("## title", "- Tags:",
+// kept as text. It reads the plain format ("## title", "- Tags:",
 // "- Date:", "- Content:" lines, plus this package's "- ID:" line and
 // indented content continuation lines) and ralph-orchestrator's format
 // ("## Patterns|Decisions|Fixes|Context" sections, "### mem-…" entries,
@@ -55,7 +55,7 @@ type entry struct {
 // A "## " heading is an entry only when at least one field line follows it
 // before the next heading; a heading without fields (such as ralph's
 // "## Patterns" or a hand-written "## Notes") is text. Within a seed entry the
-// last "- Content:" wins, as in the seed's parser; the indented lines after
+// last "- Content:" wins, as in the reference parser; the indented lines after
 // it continue the content. A ralph entry without "> " lines is text, as
 // ralph-orchestrator skips it. An entry that repeats an earlier one word
 // for word (title, tags, date and content, without an id of its own or with
@@ -183,7 +183,7 @@ func (p *parser) addEntry(start, end int, e *entry) {
 	p.text = end
 }
 
-// seed parses the seed-format entry whose heading is line i and returns the
+// seed parses the plain-format entry whose heading is line i and returns the
 // line after it, or i if there is no entry.
 func (p *parser) seed(i int) int {
 	end := p.sectionEnd(i)
@@ -312,7 +312,7 @@ func isSeedHeading(l []byte) bool {
 }
 
 // isBoundary reports a line that ends an entry: a level 1 or 2 heading (the
-// seed's parser starts a new entry at every "## ") or a ralph entry heading.
+// reference parser starts a new entry at every "## ") or a ralph entry heading.
 func isBoundary(l []byte) bool {
 	if len(l) == 0 || l[0] != '#' {
 		return false
