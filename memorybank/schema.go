@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/xeipuuv/gojsonschema"
+
+	"github.com/agentmemory/agentmemory/memorybank/internal/pointer"
 )
 
 //go:embed schemas/*.json
@@ -257,10 +259,10 @@ func validateValue(name string, doc any, prefix string) ([]Problem, error) {
 	}
 	var out []Problem
 	for _, re := range res.Errors() {
-		ptr := prefix + pointerOf(re.Context())
+		ptr := prefix + pointer.FromContext(re.Context())
 		if re.Type() == "required" {
 			if prop, ok := re.Details()["property"].(string); ok {
-				ptr += "/" + escapePointer(prop)
+				ptr += "/" + pointer.Escape(prop)
 			}
 		}
 		out = append(out, Problem{Pointer: ptr, Message: re.Description()})
@@ -268,23 +270,7 @@ func validateValue(name string, doc any, prefix string) ([]Problem, error) {
 	return out, nil
 }
 
-// pointerOf turns gojsonschema's context "(root).a.0.b" into "/a/0/b",
-// splitting on a separator that cannot occur in keys so dotted keys survive.
-func pointerOf(ctx *gojsonschema.JsonContext) string {
-	if ctx == nil {
-		return ""
-	}
-	parts := strings.Split(ctx.String("\x00"), "\x00")
-	var b strings.Builder
-	for _, p := range parts[1:] { // parts[0] is "(root)"
-		b.WriteString("/" + escapePointer(p))
-	}
-	return b.String()
-}
-
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
+func escapePointer(s string) string { return pointer.Escape(s) }
 
 // tagProblems refuses tags that are not single-line text: a tag holding a
 // line break or another control character could add lines to a Markdown
