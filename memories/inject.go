@@ -3,7 +3,6 @@ package memories
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -20,17 +19,17 @@ import (
 // were left out. If not even that line fits, Render returns "". budget <= 0
 // means no cap. No memories render as "". Render is pure.
 func Render(ms []Memory, budget int) string {
-	return render(ms, newestFirst(ms), budget, 0, nil)
+	return render(ms, newestFirst(ms), true, budget, 0, nil)
 }
 
 // render renders the memories of ms in the given order, the first ones
-// that fit both caps (runes and, with count, tokens; 0: no cap).
-func render(ms []Memory, order []int, runes, tokenCap int, count func(string) int) string {
+// that fit both caps (runes and, with count, tokens; 0: no cap). older says
+// the order is newest first, so those left out are the older ones.
+func render(ms []Memory, order []int, older bool, runes, tokenCap int, count func(string) int) string {
 	if len(ms) == 0 {
 		return ""
 	}
 	const head, foot = "# Memories\n\n", "---\n"
-	older := len(order) == len(ms) && slices.Equal(order, newestFirst(ms))
 	parts := make([]string, len(order))
 	cost := make([]int, len(order)+1) // cost[k]: runes of the first k parts
 	toks := make([]int, len(order)+1) // toks[k]: tokens of the first k parts

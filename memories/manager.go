@@ -497,5 +497,6 @@ func (m *Manager) InjectionFor(ctx context.Context, prompt string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	return render(ix.ms, ix.relevantFirst(prompt), m.budget, m.tokenBudget, m.tokens), nil
+	order, ranked := ix.relevantFirst(prompt)
+	return render(ix.ms, order, !ranked, m.budget, m.tokenBudget, m.tokens), nil
 }

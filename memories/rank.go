@@ -189,8 +189,9 @@ var stopWords = map[string]bool{
 
 // relevantFirst orders every memory for an injection: those sharing any
 // word (of three or more bytes, folded) with prompt first, by BM25F over
-// the words they hold, then the rest newest first.
-func (ix *index) relevantFirst(prompt string) []int {
+// the words they hold, then the rest newest first. ranked is false when no
+// memory shares a word, so the order is newest first throughout.
+func (ix *index) relevantFirst(prompt string) (order []int, ranked bool) {
 	seen := map[string]bool{}
 	var words []string
 	for _, w := range strings.Fields(Fold(prompt)) {
@@ -207,9 +208,12 @@ func (ix *index) relevantFirst(prompt string) []int {
 		occ := ix.occurrences([]byte(w))
 		for i, c := range occ {
 			score[i] += ix.termScore(i, c, len(occ))
+			ranked = true
 		}
 	}
-	order := newestFirst(ix.ms)
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(score[b], score[a]) })
-	return order
+	order = newestFirst(ix.ms)
+	if ranked {
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(score[b], score[a]) })
+	}
+	return order, ranked
 }

@@ -496,10 +496,11 @@ func (b *Bank) ReadVersion(ctx context.Context, req ReadRequest, version int64) 
 	if err != nil {
 		return nil, err
 	}
-	data, err := b.rebuild(ctx, l, version)
+	docs, err := b.rebuild(ctx, l, version)
 	if err != nil {
 		return nil, err
 	}
+	data := docs[0]
 	e, ok := splitEnvelope(formatOf(l.path), l.path, data)
 	if !ok {
 		return nil, corrupt(l.path, errors.New("a rebuilt version is not a JSON object"))
@@ -514,26 +515,25 @@ func (b *Bank) Diff(ctx context.Context, req ReadRequest, from, to int64) (jsonp
 	if err != nil {
 		return nil, err
 	}
-	a, err := b.rebuild(ctx, l, from)
+	docs, err := b.rebuild(ctx, l, from, to)
 	if err != nil {
 		return nil, err
 	}
-	c, err := b.rebuild(ctx, l, to)
-	if err != nil {
-		return nil, err
-	}
-	fwd, _, err := diffRaw(a, c)
+	fwd, _, err := diffRaw(docs[0], docs[1])
 	if fwd == nil && err == nil {
 		fwd = jsonpatch.Patch{}
 	}
 	return fwd, err
 }
 
-// rebuild returns the canonical document of version v, walking inverses
-// back from the current state.
-func (b *Bank) rebuild(ctx context.Context, l loc, v int64) ([]byte, error) {
-	if v < 1 {
-		return nil, invalidRequest("version %d of %q: versions start at 1", v, l.path)
+// rebuild returns the canonical documents of the given versions, in that
+// order, walking inverses back once from the current state (the history is
+// read once, however many versions are asked for).
+func (b *Bank) rebuild(ctx context.Context, l loc, versions ...int64) ([][]byte, error) {
+	for _, v := range versions {
+		if v < 1 {
+			return nil, invalidRequest("version %d of %q: versions start at 1", v, l.path)
+		}
 	}
 	entries, err := b.history(ctx, l)
 	if err != nil {
@@ -562,14 +562,40 @@ func (b *Bank) rebuild(ctx context.Context, l loc, v int64) ([]byte, error) {
 	default:
 		return nil, err
 	}
+	// v is the highest version still to capture; each is captured when the
+	// walk reaches it.
+	out := make([][]byte, len(versions))
+	pending := slices.Clone(versions)
+	slices.Sort(pending)
+	v := pending[len(pending)-1]
 	unavailable := func(why string) error {
 		return fmt.Errorf("%w: version %d of %q: %s", ErrVersionUnavailable, v, l.path, why)
 	}
 	if v > cur {
 		return nil, unavailable(fmt.Sprintf("the latest version is %d", cur))
 	}
+	capture := func() error {
+		for len(pending) > 0 && pending[len(pending)-1] == cur {
+			if state == nil {
+				return unavailable("the document did not exist at that version (it was deleted, or created later)")
+			}
+			for k, want := range versions {
+				if want == cur {
+					out[k] = bytes.Clone(state)
+				}
+			}
+			pending = pending[:len(pending)-1]
+			if len(pending) > 0 {
+				v = pending[len(pending)-1]
+			}
+		}
+		return nil
+	}
 	i := len(entries) - 1
-	for cur > v {
+	for {
+		if err := capture(); err != nil || len(pending) == 0 {
+			return out, err
+		}
 		for i >= 0 && entries[i].Version > cur {
 			i--
 		}
@@ -597,10 +623,6 @@ func (b *Bank) rebuild(ctx context.Context, l loc, v int64) ([]byte, error) {
 		}
 		cur--
 	}
-	if state == nil {
-		return nil, unavailable("the document did not exist at that version (it was deleted, or created later)")
-	}
-	return state, nil
 }
 
 // Revert writes version ToVersion of a document as its next version, with
@@ -610,7 +632,7 @@ func (b *Bank) Revert(ctx context.Context, req RevertRequest) (*WriteResult, err
 	if err != nil {
 		return nil, err
 	}
-	data, err := b.rebuild(ctx, l, req.ToVersion)
+	docs, err := b.rebuild(ctx, l, req.ToVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -618,10 +640,8 @@ func (b *Bank) Revert(ctx context.Context, req RevertRequest) (*WriteResult, err
 	if reason == "" {
 		reason = fmt.Sprintf("revert to version %d", req.ToVersion)
 	}
-	w := WriteRequest{Scope: req.Scope, Branch: req.Branch, Path: req.Path, Content: data, IfVersion: req.IfVersion, Actor: req.Actor, Reason: reason}
-	if formatOf(l.path) == FormatText {
-		// Keep the text exactly: the envelope, not front matter parsing.
-		w.Content = data
-	}
-	return b.Write(ctx, w)
+	// The canonical envelope as Content, for text documents too: the text
+	// is kept exactly, never parsed for front matter.
+	return b.Write(ctx, WriteRequest{Scope: req.Scope, Branch: req.Branch, Path: req.Path, Content: docs[0],
+		IfVersion: req.IfVersion, Actor: req.Actor, Reason: reason})
 }

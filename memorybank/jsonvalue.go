@@ -116,18 +116,49 @@ func (p *parser) value() (any, error) {
 	return nil, p.errorf("invalid character %q looking for beginning of value", p.data[p.i])
 }
 
-func (p *parser) object() (any, error) {
+// open enters the container at p.i (its opening byte written) and reports
+// whether it is empty, in which case it is closed already.
+func (p *parser) open(close byte) (empty bool, err error) {
 	if p.depth++; p.depth > maxDepth {
-		return nil, errDepth
+		return false, errDepth
 	}
+	p.out = append(p.out, p.data[p.i])
 	p.i++
-	m := map[string]any{}
-	p.out = append(p.out, '{')
-	if p.ws(); p.i < len(p.data) && p.data[p.i] == '}' {
+	if p.ws(); p.i < len(p.data) && p.data[p.i] == close {
 		p.i++
 		p.depth--
-		p.out = append(p.out, '}')
-		return m, nil
+		p.out = append(p.out, close)
+		return true, nil
+	}
+	return false, nil
+}
+
+// next reads what follows an item of a container: a comma (more items to
+// come) or the closing byte (the container is closed, on its own line).
+func (p *parser) next(close byte, what string) (done bool, err error) {
+	if p.ws(); p.i >= len(p.data) {
+		return false, p.errorf("unexpected end of JSON input")
+	}
+	switch p.data[p.i] {
+	case ',':
+		p.i++
+		p.out = append(p.out, ',')
+		p.ws()
+		return false, nil
+	case close:
+		p.i++
+		p.depth--
+		p.newline()
+		p.out = append(p.out, close)
+		return true, nil
+	}
+	return false, p.errorf("invalid character %q after %s", p.data[p.i], what)
+}
+
+func (p *parser) object() (any, error) {
+	m := map[string]any{}
+	if empty, err := p.open('}'); empty || err != nil {
+		return m, err
 	}
 	for {
 		p.newline()
@@ -156,38 +187,16 @@ func (p *parser) object() (any, error) {
 			return nil, err
 		}
 		m[name] = v
-		if p.ws(); p.i >= len(p.data) {
-			return nil, p.errorf("unexpected end of JSON input")
-		}
-		switch p.data[p.i] {
-		case ',':
-			p.i++
-			p.out = append(p.out, ',')
-			p.ws()
-		case '}':
-			p.i++
-			p.depth--
-			p.newline()
-			p.out = append(p.out, '}')
-			return m, nil
-		default:
-			return nil, p.errorf("invalid character %q after object member", p.data[p.i])
+		if done, err := p.next('}', "object member"); done || err != nil {
+			return m, err
 		}
 	}
 }
 
 func (p *parser) array() (any, error) {
-	if p.depth++; p.depth > maxDepth {
-		return nil, errDepth
-	}
-	p.i++
 	a := []any{}
-	p.out = append(p.out, '[')
-	if p.ws(); p.i < len(p.data) && p.data[p.i] == ']' {
-		p.i++
-		p.depth--
-		p.out = append(p.out, ']')
-		return a, nil
+	if empty, err := p.open(']'); empty || err != nil {
+		return a, err
 	}
 	for {
 		p.newline()
@@ -199,22 +208,8 @@ func (p *parser) array() (any, error) {
 			return nil, err
 		}
 		a = append(a, v)
-		if p.ws(); p.i >= len(p.data) {
-			return nil, p.errorf("unexpected end of JSON input")
-		}
-		switch p.data[p.i] {
-		case ',':
-			p.i++
-			p.out = append(p.out, ',')
-			p.ws()
-		case ']':
-			p.i++
-			p.depth--
-			p.newline()
-			p.out = append(p.out, ']')
-			return a, nil
-		default:
-			return nil, p.errorf("invalid character %q after array element", p.data[p.i])
+		if done, err := p.next(']', "array element"); done || err != nil {
+			return a, err
 		}
 	}
 }

@@ -41,7 +41,7 @@ var (
 )
 
 type memoriesQueries struct {
-	load, peek, size, saveNew, saveIfVersion, lockTail, createAppend, bump, addEntry string
+	load, peek, size, saveNew, saveIfVersion, lockTail, bump, addEntry string
 }
 
 // A file is its row's data followed by its entries (see the migration):
@@ -71,12 +71,6 @@ func newMemoriesQueries(table string) memoriesQueries {
 			d AS (DELETE FROM {e} WHERE namespace = $1 AND name = $2 AND EXISTS (SELECT 1 FROM w))
 			SELECT version FROM w`, table),
 		lockTail: sqlf(`SELECT size, tail FROM {t} WHERE namespace = $1 AND name = $2 FOR UPDATE`, table),
-		createAppend: sqlf(`WITH w AS (INSERT INTO {t} (namespace, name, data, size, tail, version, mod_time)
-				VALUES ($1, $2, $3::bytea, octet_length($3::bytea), substring($3::bytea FROM octet_length($3::bytea)), nextval({seq}), clock_timestamp())
-				ON CONFLICT (namespace, name) DO NOTHING
-				RETURNING version),
-			d AS (DELETE FROM {e} WHERE namespace = $1 AND name = $2 AND EXISTS (SELECT 1 FROM w))
-			SELECT version FROM w`, table),
 		bump: sqlf(`UPDATE {t} SET size = size + octet_length($3::bytea), tail = substring($3::bytea FROM octet_length($3::bytea)),
 				version = nextval({seq}), mod_time = clock_timestamp()
 			WHERE namespace = $1 AND name = $2 RETURNING size, version`, table),
@@ -239,7 +233,7 @@ func (m *MemoriesStore) appendOnce(ctx context.Context, header, entry []byte) (s
 	err = tx.QueryRow(ctx, m.q.lockTail, m.ns, m.name).Scan(&size, &tail)
 	if errors.Is(err, pgx.ErrNoRows) {
 		whole := appendEntry(nil, header, entry)
-		err = tx.QueryRow(ctx, m.q.createAppend, m.ns, m.name, whole).Scan(&version)
+		err = tx.QueryRow(ctx, m.q.saveNew, m.ns, m.name, whole).Scan(&version) // the file, created as a whole
 		if errors.Is(err, pgx.ErrNoRows) {
 			return 0, 0, true, nil // created meanwhile: append to it
 		}
