@@ -1,4 +1,4 @@
-module github.com/agentmemory/agentmemory
+module github.com/mnemobank/mnemobank
 
 go 1.25.0
 

@@ -1,9 +1,9 @@
 # shellcheck shell=bash
 # Sourced by .ci/run (bash, set -euo pipefail already on): provides a
 # throwaway PostgreSQL server for the pgstore tests and exports its DSN as
-# AGENTMEMORY_PG_DSN.
+# MNEMOBANK_PG_DSN.
 #
-#   - If AGENTMEMORY_PG_DSN is already set, that server is used as is.
+#   - If MNEMOBANK_PG_DSN is already set, that server is used as is.
 #   - If initdb/pg_ctl are missing, PostgreSQL is installed from the
 #     distribution's packages (Debian/Ubuntu: apt-get install postgresql).
 #   - A new cluster is created in a temp dir and started on a free loopback
@@ -42,12 +42,12 @@ _pg_install() {
     if command -v sudo >/dev/null 2>&1; then
       sudo="sudo"
     else
-      _pg_log "PostgreSQL is not installed and we are not root (no sudo): install the postgresql package, or set AGENTMEMORY_PG_DSN to a server"
+      _pg_log "PostgreSQL is not installed and we are not root (no sudo): install the postgresql package, or set MNEMOBANK_PG_DSN to a server"
       return 1
     fi
   fi
   if ! command -v apt-get >/dev/null 2>&1; then
-    _pg_log "PostgreSQL is not installed and apt-get is missing: install PostgreSQL (initdb, pg_ctl) yourself, or set AGENTMEMORY_PG_DSN to a server"
+    _pg_log "PostgreSQL is not installed and apt-get is missing: install PostgreSQL (initdb, pg_ctl) yourself, or set MNEMOBANK_PG_DSN to a server"
     return 1
   fi
   _pg_log "installing PostgreSQL from the distribution's packages"
@@ -114,7 +114,7 @@ _pg_start() {
     fi
   fi
 
-  _pg_dir=$(mktemp -d "${TMPDIR:-/tmp}/agentmemory-pg.XXXXXX")
+  _pg_dir=$(mktemp -d "${TMPDIR:-/tmp}/mnemobank-pg.XXXXXX")
   # Chain our cleanup with the EXIT trap already set, if any. `trap -p EXIT`
   # prints `trap -- 'cmd' EXIT` with cmd quoted for reuse: evaluate it as the
   # arguments of a function that keeps cmd.
@@ -164,19 +164,19 @@ _pg_start() {
   # "a_b" < "ab". ICU database collations need PostgreSQL 15 built with ICU
   # (Debian's is); without them we fall back to a C database and say so.
   if "$_pg_bindir/createdb" -h 127.0.0.1 -p "$port" -U postgres --template=template0 \
-    --locale-provider=icu --icu-locale=en agentmemory_test 2>"$_pg_dir/createdb.log"; then
-    _pg_log "test database agentmemory_test has collation ICU en (not byte order)"
+    --locale-provider=icu --icu-locale=en mnemobank_test 2>"$_pg_dir/createdb.log"; then
+    _pg_log "test database mnemobank_test has collation ICU en (not byte order)"
   else
     cat "$_pg_dir/createdb.log" >&2
     _pg_log "could not create the test database with an ICU collation; using the cluster's C locale, so the tests cannot show that key order does not depend on the database's collation"
-    "$_pg_bindir/createdb" -h 127.0.0.1 -p "$port" -U postgres agentmemory_test
+    "$_pg_bindir/createdb" -h 127.0.0.1 -p "$port" -U postgres mnemobank_test
   fi
-  export AGENTMEMORY_PG_DSN="postgres://postgres@127.0.0.1:$port/agentmemory_test?sslmode=disable"
-  _pg_log "PostgreSQL running in $_pg_dir; AGENTMEMORY_PG_DSN=$AGENTMEMORY_PG_DSN"
+  export MNEMOBANK_PG_DSN="postgres://postgres@127.0.0.1:$port/mnemobank_test?sslmode=disable"
+  _pg_log "PostgreSQL running in $_pg_dir; MNEMOBANK_PG_DSN=$MNEMOBANK_PG_DSN"
 }
 
-if [ -n "${AGENTMEMORY_PG_DSN:-}" ]; then
-  _pg_log "AGENTMEMORY_PG_DSN is already set: using that server"
+if [ -n "${MNEMOBANK_PG_DSN:-}" ]; then
+  _pg_log "MNEMOBANK_PG_DSN is already set: using that server"
 else
   _pg_start
 fi

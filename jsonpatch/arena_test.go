@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/jsonpatch/internal/benchgen"
+	"github.com/mnemobank/mnemobank/jsonpatch/internal/benchgen"
 )
 
 // TestArena checks that the slices an arena hands out never share memory,

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/agentmemory/agentmemory/jsonpatch"
+	"github.com/mnemobank/mnemobank/jsonpatch"
 )
 
 func ExampleDecode() {

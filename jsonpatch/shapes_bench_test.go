@@ -8,7 +8,7 @@ import (
 	evanphx "github.com/evanphx/json-patch/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/jsonpatch/internal/benchgen"
+	"github.com/mnemobank/mnemobank/jsonpatch/internal/benchgen"
 )
 
 // shape is one benchmark input: a generated document and patch.

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/jsonpatch/internal/benchgen"
+	"github.com/mnemobank/mnemobank/jsonpatch/internal/benchgen"
 )
 
 var validCases = []string{

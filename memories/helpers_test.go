@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/memories"
+	"github.com/mnemobank/mnemobank/memories"
 )
 
 // seqRand is a deterministic io.Reader: 4-byte big-endian counters.

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentmemory/agentmemory/internal/tokens"
+	"github.com/mnemobank/mnemobank/internal/tokens"
 )
 
 // MemoryManager is what an agent loop uses: remember, find, forget, and

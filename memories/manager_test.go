@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/memories"
+	"github.com/mnemobank/mnemobank/memories"
 )
 
 func TestAddReturnsMemory(t *testing.T) {

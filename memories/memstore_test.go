@@ -3,8 +3,8 @@ package memories_test
 import (
 	"testing"
 
-	"github.com/agentmemory/agentmemory/memories"
-	"github.com/agentmemory/agentmemory/memories/storetest"
+	"github.com/mnemobank/mnemobank/memories"
+	"github.com/mnemobank/mnemobank/memories/storetest"
 )
 
 func TestMemStoreConformance(t *testing.T) {

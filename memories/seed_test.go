@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/memories"
+	"github.com/mnemobank/mnemobank/memories"
 )
 
 // The seed's five tests (design doc 003, section 8.1), as written there; the

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentmemory/agentmemory/jsonpatch"
+	"github.com/mnemobank/mnemobank/jsonpatch"
 )
 
 // Scope selects a memory bank: the branch bank of one git branch, the global

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmemory/agentmemory/jsonpatch"
+	"github.com/mnemobank/mnemobank/jsonpatch"
 )
 
 // Document history.

@@ -54,7 +54,7 @@ const (
 	indexSnapshotKey = ".tagindex.json"
 	// indexSnapshotFormat names the snapshot's layout; any other value
 	// makes the snapshot ignored.
-	indexSnapshotFormat = "agentmemory-tagindex-v1"
+	indexSnapshotFormat = "mnemobank-tagindex-v1"
 	snapshotRewriteMin  = 128
 )
 

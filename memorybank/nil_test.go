@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank"
 )
 
 // Every method of a Bank that was never initialised (a nil *Bank, or New

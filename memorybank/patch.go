@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentmemory/agentmemory/jsonpatch"
+	"github.com/mnemobank/mnemobank/jsonpatch"
 )
 
 // applyPatches applies a patch to the canonical form of a stored document

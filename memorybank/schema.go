@@ -13,7 +13,7 @@ import (
 
 	"github.com/xeipuuv/gojsonschema"
 
-	"github.com/agentmemory/agentmemory/memorybank/internal/pointer"
+	"github.com/mnemobank/mnemobank/memorybank/internal/pointer"
 )
 
 //go:embed schemas/*.json

@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/jsonpatch"
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/jsonpatch"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/fsstore"
 )
 
 func seedSearch(t *testing.T, b *memorybank.Bank) {
@@ -351,9 +351,9 @@ func TestBadSnapshotIgnored(t *testing.T) {
 		{"not JSON", `{"format":`},
 		{"not an object", `[1,2,3]`},
 		{"other format", `{"format":"something-else","bank":"global-memory-bank/","entries":[]}`},
-		{"other bank", `{"format":"agentmemory-tagindex-v1","bank":"branch-memory-bank/x/","entries":[{"storeVersion":"1","path":"docs/00000.json","tags":["t7"]}]}`},
-		{"entry without version", `{"format":"agentmemory-tagindex-v1","bank":"global-memory-bank/","entries":[{"path":"docs/00000.json","tags":["t7"]}]}`},
-		{"stale versions and ghosts", `{"format":"agentmemory-tagindex-v1","bank":"global-memory-bank/","entries":[{"storeVersion":"no-such-version","path":"docs/00000.json","title":"lie","tags":["t7"]},{"storeVersion":"9","path":"ghost.json","tags":["t7"]}]}`},
+		{"other bank", `{"format":"mnemobank-tagindex-v1","bank":"branch-memory-bank/x/","entries":[{"storeVersion":"1","path":"docs/00000.json","tags":["t7"]}]}`},
+		{"entry without version", `{"format":"mnemobank-tagindex-v1","bank":"global-memory-bank/","entries":[{"path":"docs/00000.json","tags":["t7"]}]}`},
+		{"stale versions and ghosts", `{"format":"mnemobank-tagindex-v1","bank":"global-memory-bank/","entries":[{"storeVersion":"no-such-version","path":"docs/00000.json","title":"lie","tags":["t7"]},{"storeVersion":"9","path":"ghost.json","tags":["t7"]}]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store := &memorybank.MemStore{}
@@ -374,7 +374,7 @@ func TestBadSnapshotIgnored(t *testing.T) {
 				Entries []any  `json:"entries"`
 			}
 			require.NoError(t, json.Unmarshal(obj.Data, &snap), "the snapshot was rewritten")
-			assert.Equal(t, "agentmemory-tagindex-v1", snap.Format)
+			assert.Equal(t, "mnemobank-tagindex-v1", snap.Format)
 			assert.Len(t, snap.Entries, 200)
 		})
 	}

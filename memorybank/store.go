@@ -10,7 +10,7 @@ import (
 // Store is the storage a Bank runs on: a flat namespace of keys holding byte
 // values, each with an opaque version, and compare-and-swap writes.
 //
-// The contract, which [github.com/agentmemory/agentmemory/memorybank/storetest.TestStore]
+// The contract, which [github.com/mnemobank/mnemobank/memorybank/storetest.TestStore]
 // checks for any implementation:
 //
 //   - Keys are slash-separated relative paths accepted by [ValidateKey]. Every

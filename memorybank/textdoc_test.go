@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/jsonpatch"
-	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/mnemobank/mnemobank/jsonpatch"
+	"github.com/mnemobank/mnemobank/memorybank"
 )
 
 func TestTextDocuments(t *testing.T) {

@@ -1,6 +1,6 @@
 package memorybank
 
-import "github.com/agentmemory/agentmemory/internal/tokens"
+import "github.com/mnemobank/mnemobank/internal/tokens"
 
 // TokenCounter counts the tokens a language model would see for a text, to
 // budget what ReadContext returns. CountTokens must be safe for concurrent

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmemory/agentmemory/jsonpatch"
+	"github.com/mnemobank/mnemobank/jsonpatch"
 )
 
 // WriteRequest writes one document: a full write with Content (or, for a

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agentmemory/agentmemory/skillgraph"
+	"github.com/mnemobank/mnemobank/skillgraph"
 )
 
 func reviewSkill() *skillgraph.Graph {

@@ -1,9 +1,9 @@
-module github.com/agentmemory/agentmemory/examples/claude-memory
+module github.com/mnemobank/mnemobank/examples/claude-memory
 
 go 1.25.0
 
 require (
-	github.com/agentmemory/agentmemory v0.0.0
+	github.com/mnemobank/mnemobank v0.0.0
 	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/stretchr/testify v1.12.1
 )
@@ -34,4 +34,4 @@ require (
 	golang.org/x/text v0.36.0 // indirect
 )
 
-replace github.com/agentmemory/agentmemory => ../..
+replace github.com/mnemobank/mnemobank => ../..

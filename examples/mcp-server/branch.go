@@ -18,8 +18,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/tools"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
 // The branch of a tool call whose branch argument is omitted comes from the
@@ -36,7 +36,7 @@ type branchUsed struct {
 }
 
 // rootsRequestID names the roots request in a multi round-trip call.
-const rootsRequestID = "agentmemory/roots"
+const rootsRequestID = "mnemobank/roots"
 
 // multiRoundTripProtocol is the first protocol version in which the server
 // asks for the client's roots in the result of the call (multi round-trip

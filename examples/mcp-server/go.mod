@@ -1,10 +1,10 @@
-module github.com/agentmemory/agentmemory/examples/mcp-server/agentmemory
+module github.com/mnemobank/mnemobank/examples/mcp-server/mnemobank
 
 go 1.25.0
 
 require (
-	github.com/agentmemory/agentmemory v0.0.0
-	github.com/agentmemory/agentmemory/memorybank/pgstore v0.0.0
+	github.com/mnemobank/mnemobank v0.0.0
+	github.com/mnemobank/mnemobank/memorybank/pgstore v0.0.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/stretchr/testify v1.12.1
@@ -29,6 +29,6 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
-replace github.com/agentmemory/agentmemory => ../..
+replace github.com/mnemobank/mnemobank => ../..
 
-replace github.com/agentmemory/agentmemory/memorybank/pgstore => ../../memorybank/pgstore
+replace github.com/mnemobank/mnemobank/memorybank/pgstore => ../../memorybank/pgstore

@@ -15,10 +15,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/memories"
-	"github.com/agentmemory/agentmemory/memories/filestore"
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memories"
+	"github.com/mnemobank/mnemobank/memories/filestore"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/fsstore"
 )
 
 // The server is tested as a client sees it: driven by the SDK's own client,
@@ -40,12 +40,12 @@ func serverBinary(t testing.TB) string {
 			buildErr = err
 			return
 		}
-		dir, err := os.MkdirTemp("", "agentmemory-test")
+		dir, err := os.MkdirTemp("", "mnemobank-test")
 		if err != nil {
 			buildErr = err
 			return
 		}
-		binPath = filepath.Join(dir, "agentmemory")
+		binPath = filepath.Join(dir, "mnemobank")
 		if out, err := exec.Command(goTool, "build", "-o", binPath, ".").CombinedOutput(); err != nil {
 			buildErr = &exec.ExitError{Stderr: out}
 		}
@@ -95,7 +95,7 @@ func connectStdioVersion(t testing.TB, client *mcp.Client, root, protocol string
 }
 
 func newClient(opts *mcp.ClientOptions) *mcp.Client {
-	return mcp.NewClient(&mcp.Implementation{Name: "agentmemory-test", Version: "v0"}, opts)
+	return mcp.NewClient(&mcp.Implementation{Name: "mnemobank-test", Version: "v0"}, opts)
 }
 
 // testServer is a server on a directory, driven in memory.

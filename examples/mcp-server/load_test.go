@@ -28,13 +28,13 @@ import (
 // is in its document, each document's version is one more than the writes
 // it took, and every memory is listed. It reports p50/p99 latency and
 // throughput with 1 and with 8 clients. It needs the PostgreSQL that
-// .ci/run starts (AGENTMEMORY_PG_DSN).
+// .ci/run starts (MNEMOBANK_PG_DSN).
 func TestTeamLoad(t *testing.T) {
-	dsn := os.Getenv("AGENTMEMORY_PG_DSN")
+	dsn := os.Getenv("MNEMOBANK_PG_DSN")
 	if dsn == "" {
-		t.Skip("AGENTMEMORY_PG_DSN is not set: no PostgreSQL to run the team-mode load test against (.ci/run starts one)")
+		t.Skip("MNEMOBANK_PG_DSN is not set: no PostgreSQL to run the team-mode load test against (.ci/run starts one)")
 	}
-	bin := filepath.Join(t.TempDir(), "agentmemory")
+	bin := filepath.Join(t.TempDir(), "mnemobank")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Stderr = os.Stderr
 	require.NoError(t, build.Run())

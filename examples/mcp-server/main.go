@@ -1,14 +1,14 @@
-// Command agentmemory is an MCP server over stdio for the whole
-// github.com/agentmemory/agentmemory library: a memory bank kept in a
+// Command mnemobank is an MCP server over stdio for the whole
+// github.com/mnemobank/mnemobank library: a memory bank kept in a
 // directory (per git branch and global, in the layout existing memory-bank
 // servers use), learned memories in a memories.md file, skill graphs stored
 // as documents of the bank, and confirmed write plans.
 //
 // Install it from a clone of the repository (the binary is named
-// agentmemory) and register it with an MCP client:
+// mnemobank) and register it with an MCP client:
 //
 //	go -C examples/mcp-server install .
-//	claude mcp add agentmemory -- agentmemory --root ./docs --language en
+//	claude mcp add mnemobank -- mnemobank --root ./docs --language en
 //
 // Every memory bank tool of memorybank/tools keeps its name and behaviour;
 // the server adds the memory, skill graph and plan tools, every document as
@@ -37,11 +37,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentmemory/agentmemory/memories"
-	"github.com/agentmemory/agentmemory/memories/filestore"
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/fsstore"
-	"github.com/agentmemory/agentmemory/memorybank/pgstore"
+	"github.com/mnemobank/mnemobank/memories"
+	"github.com/mnemobank/mnemobank/memories/filestore"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/pgstore"
 )
 
 // version is reported by --version and in the initialize handshake.
@@ -57,7 +57,7 @@ func main() {
 	case errors.Is(err, errUsage):
 		os.Exit(2)
 	default:
-		fmt.Fprintln(os.Stderr, "agentmemory:", err)
+		fmt.Fprintln(os.Stderr, "mnemobank:", err)
 		os.Exit(1)
 	}
 }
@@ -69,16 +69,16 @@ func (nopCloser) Close() error { return nil }
 // errUsage: the command line was wrong; the flag package has said why.
 var errUsage = errors.New("usage")
 
-const usageText = `agentmemory: an MCP server (stdio) for agent memory: a memory bank per git
+const usageText = `mnemobank: an MCP server (stdio) for agent memory: a memory bank per git
 branch and a global one, learned memories, skill graphs and confirmed write plans.
 
 Usage:
-  agentmemory [--root DIR] [--language en|ja|zh] [--memories FILE]
-  agentmemory --postgres DSN [--namespace NAME] [--http ADDR] [--language en|ja|zh]
-  agentmemory --help | --version
+  mnemobank [--root DIR] [--language en|ja|zh] [--memories FILE]
+  mnemobank --postgres DSN [--namespace NAME] [--http ADDR] [--language en|ja|zh]
+  mnemobank --help | --version
 
 With --http ADDR it serves MCP's streamable HTTP transport at http://ADDR/mcp
-instead of stdio; with the environment variable AGENTMEMORY_TOKEN set, every
+instead of stdio; with the environment variable MNEMOBANK_TOKEN set, every
 request must carry "Authorization: Bearer <token>", and without it only a
 loopback address is served. With --postgres the bank, the skill graphs and the
 learned memories live in PostgreSQL (one namespace per project), so several
@@ -86,7 +86,7 @@ servers on several machines serve one bank.
 
 An MCP client starts it and talks JSON-RPC on its stdin and stdout; logs go to
 stderr. Register it with your client, for example:
-  claude mcp add agentmemory -- agentmemory --root ./docs --language en
+  claude mcp add mnemobank -- mnemobank --root ./docs --language en
 
 Flags:
 `
@@ -95,7 +95,7 @@ Flags:
 // disconnects or ctx is cancelled. --help and --version write to stdout and
 // return flag.ErrHelp or nil without serving.
 func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("agentmemory", flag.ContinueOnError)
+	fs := flag.NewFlagSet("mnemobank", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	root := fs.String("root", "./docs", "directory of the memory bank (created if missing); holds global-memory-bank/ and branch-memory-bank/")
 	language := fs.String("language", string(memorybank.Japanese), "default language of read_context, read_rules and plan confirmations: en, ja or zh")
@@ -103,7 +103,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	postgres := fs.String("postgres", "", "PostgreSQL DSN (postgres://user:pass@host/db): keep the bank and the memories there instead of --root and --memories")
 	namespace := fs.String("namespace", pgstore.DefaultNamespace, "with --postgres: the project's namespace; servers of one namespace share one bank")
-	httpAddr := fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080); see AGENTMEMORY_TOKEN")
+	httpAddr := fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080); see MNEMOBANK_TOKEN")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usageText)
 		fs.PrintDefaults()
@@ -176,7 +176,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	if *httpAddr != "" {
 		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.Server }, nil)
 		return serveHTTP(ctx, *httpAddr, trimToken(os.Getenv), h, logger, func(a net.Addr) {
-			fmt.Fprintf(stderr, "agentmemory: listening on http://%s%s\n", a, mcpPath)
+			fmt.Fprintf(stderr, "mnemobank: listening on http://%s%s\n", a, mcpPath)
 		})
 	}
 	return srv.Run(ctx, t)
@@ -187,7 +187,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 const trashFileName = "memories.trash.md"
 
 func versionString() string {
-	v := "agentmemory " + version + " (" + runtime.Version()
+	v := "mnemobank " + version + " (" + runtime.Version()
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			if s.Key == "vcs.revision" && len(s.Value) >= 12 {

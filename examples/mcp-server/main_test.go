@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/tools"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
 // allTools are the names clients see, in sorted order.
@@ -198,7 +198,7 @@ func TestHelpAndVersion(t *testing.T) {
 	}
 	out, err := exec.Command(bin, "--version").Output()
 	require.NoError(t, err)
-	assert.True(t, strings.HasPrefix(string(out), "agentmemory "+version), "%s", out)
+	assert.True(t, strings.HasPrefix(string(out), "mnemobank "+version), "%s", out)
 
 	err = exec.Command(bin, "--colour").Run()
 	var ee *exec.ExitError
@@ -263,7 +263,7 @@ func (b *syncBuffer) String() string {
 }
 
 // go install names the binary after the module path's last element.
-func TestInstalledBinaryIsNamedAgentmemory(t *testing.T) {
+func TestInstalledBinaryIsNamedMnemobank(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("the go command is not available:", err)
@@ -271,7 +271,7 @@ func TestInstalledBinaryIsNamedAgentmemory(t *testing.T) {
 	dir := t.TempDir()
 	out, err := exec.Command(goTool, "build", "-o", dir+string(filepath.Separator), ".").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	name := "agentmemory"
+	name := "mnemobank"
 	if runtime.GOOS == "windows" {
 		name += ".exe"
 	}

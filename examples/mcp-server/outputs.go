@@ -3,8 +3,8 @@ package main
 import (
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/tools"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
 // errorSchema is the structured content of a failed call: the

@@ -9,9 +9,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/plan"
-	"github.com/agentmemory/agentmemory/memorybank/tools"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/plan"
+	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
 // The plan tools check a select_files output and apply a memory_ops write
@@ -23,7 +23,7 @@ import (
 // otherwise in two calls: the first returns the text to show the user, the
 // second, with confirmed true, applies.
 
-const confirmRequestID = "agentmemory/confirm"
+const confirmRequestID = "mnemobank/confirm"
 
 const confirmNext = "Nothing was written. Show the confirmation text to the user verbatim; if they answer yes, " +
 	"call apply_memory_ops again with the same plan and confirmed true."

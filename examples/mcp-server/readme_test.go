@@ -30,7 +30,7 @@ func TestReadmeConfigsStartTheServer(t *testing.T) {
 	expand := strings.NewReplacer("${workspaceFolder}", project, "$PWD", project, "/home/me/src/myproject", project)
 	var argLists [][]string
 
-	claude := regexp.MustCompile("(?m)^claude mcp add .* -- agentmemory (.*)$").FindStringSubmatch(section)
+	claude := regexp.MustCompile("(?m)^claude mcp add .* -- mnemobank (.*)$").FindStringSubmatch(section)
 	require.NotNil(t, claude, "the Claude Code command")
 	var args []string
 	for _, f := range strings.Fields(claude[1]) {
@@ -54,12 +54,12 @@ func TestReadmeConfigsStartTheServer(t *testing.T) {
 		}
 		require.NoError(t, json.Unmarshal([]byte(b[1]), &cfg), b[1])
 		var args []string
-		if s, ok := cfg.MCPServers["agentmemory"]; ok {
-			assert.True(t, strings.HasSuffix(s.Command, "agentmemory"), s.Command)
+		if s, ok := cfg.MCPServers["mnemobank"]; ok {
+			assert.True(t, strings.HasSuffix(s.Command, "mnemobank"), s.Command)
 			args = s.Args
 		} else {
-			s, ok := cfg.Servers["agentmemory"]
-			require.True(t, ok, "a server named agentmemory: %s", b[1])
+			s, ok := cfg.Servers["mnemobank"]
+			require.True(t, ok, "a server named mnemobank: %s", b[1])
 			assert.Equal(t, "stdio", s.Type)
 			args = s.Args
 		}

@@ -10,9 +10,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentmemory/agentmemory/memories"
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/tools"
+	"github.com/mnemobank/mnemobank/memories"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
 const instructions = `Agent memory that outlives the conversation: a memory bank per git branch and a global bank (documents, also ` +
@@ -39,7 +39,7 @@ type server struct {
 func newServer(bank *memorybank.Bank, mem memories.MemoryManager, logger *slog.Logger) *server {
 	s := &server{bank: bank, mem: mem, logger: logger, roots: newRootsCache()}
 	s.watcher = newWatcher(bank, logger)
-	s.Server = mcp.NewServer(&mcp.Implementation{Name: "agentmemory", Version: version}, &mcp.ServerOptions{
+	s.Server = mcp.NewServer(&mcp.Implementation{Name: "mnemobank", Version: version}, &mcp.ServerOptions{
 		Logger:       logger,
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{

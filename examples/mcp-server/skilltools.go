@@ -11,9 +11,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/tools"
-	"github.com/agentmemory/agentmemory/skillgraph"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/tools"
+	"github.com/mnemobank/mnemobank/skillgraph"
 )
 
 // Skill graphs are JSON documents of the global bank, one per skill, at

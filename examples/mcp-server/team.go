@@ -17,7 +17,7 @@ import (
 
 // tokenEnv is the environment variable holding the bearer token every HTTP
 // request must carry.
-const tokenEnv = "AGENTMEMORY_TOKEN"
+const tokenEnv = "MNEMOBANK_TOKEN"
 
 // mcpPath is where the streamable HTTP transport is served.
 const mcpPath = "/mcp"
@@ -61,7 +61,7 @@ func requireToken(token string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := []byte(r.Header.Get("Authorization"))
 		if subtle.ConstantTimeCompare(got, want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="agentmemory"`)
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mnemobank"`)
 			http.Error(w, "401 unauthorized: send Authorization: Bearer <token> (the server's "+tokenEnv+")", http.StatusUnauthorized)
 			return
 		}
@@ -90,7 +90,7 @@ func serveHTTP(ctx context.Context, addr, token string, h http.Handler, logger *
 	if ready != nil {
 		ready(ln.Addr())
 	}
-	logger.Info("agentmemory: serving MCP over streamable HTTP", "url", "http://"+ln.Addr().String()+mcpPath, "token", token != "")
+	logger.Info("mnemobank: serving MCP over streamable HTTP", "url", "http://"+ln.Addr().String()+mcpPath, "token", token != "")
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -28,8 +28,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/agentmemory/agentmemory/memories"
-	"github.com/agentmemory/agentmemory/memories/filestore"
+	"github.com/mnemobank/mnemobank/memories"
+	"github.com/mnemobank/mnemobank/memories/filestore"
 )
 
 const usage = `usage: memory-cli [--dir DIR] [--format table|json] <command> [args]

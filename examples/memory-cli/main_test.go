@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/memories"
+	"github.com/mnemobank/mnemobank/memories"
 )
 
 type result struct {

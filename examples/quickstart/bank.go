@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentmemory/agentmemory/jsonpatch"
-	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/mnemobank/mnemobank/jsonpatch"
+	"github.com/mnemobank/mnemobank/memorybank"
 )
 
 // tourBank walks through the Bank: read_context on a new branch, content

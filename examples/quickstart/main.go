@@ -1,4 +1,4 @@
-// Command quickstart is a guided tour of agentmemory on its in-memory
+// Command quickstart is a guided tour of mnemobank on its in-memory
 // defaults: it needs no set-up, writes nothing to disk and prints each step.
 //
 //	go run ./examples/quickstart

@@ -8,7 +8,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/agentmemory/agentmemory/memories"
+	"github.com/mnemobank/mnemobank/memories"
 )
 
 // tourMemories adds, searches, deletes and injects learned memories in the

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/memorymd"
-	"github.com/agentmemory/agentmemory/memorybank/plan"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/memorymd"
+	"github.com/mnemobank/mnemobank/memorybank/plan"
 )
 
 // tourPlans shows package plan, the structured outputs an agent produces

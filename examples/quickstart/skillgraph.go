@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/agentmemory/agentmemory/skillgraph"
+	"github.com/mnemobank/mnemobank/skillgraph"
 )
 
 // tourSkillGraph applies a model's JSON edit to a skill graph all or

@@ -8,8 +8,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/fsstore"
 )
 
 // tourStore shows the Store contract: compare-and-swap turns a silent lost
@@ -24,7 +24,7 @@ func tourStore(ctx context.Context, w io.Writer) error {
 	err := memorybank.ValidateKey("../../etc/passwd")
 	fmt.Fprintf(w, "Keys are checked before any I/O:\n  %v\n", err)
 
-	dir, err := os.MkdirTemp("", "agentmemory-quickstart-")
+	dir, err := os.MkdirTemp("", "mnemobank-quickstart-")
 	if err != nil {
 		return err
 	}

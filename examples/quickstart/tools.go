@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/tools"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
 // tourTools shows package tools: the memory bank's agent tools as a host

@@ -14,7 +14,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/agentmemory/agentmemory/skillgraph"
+	"github.com/mnemobank/mnemobank/skillgraph"
 )
 
 // reply is what a model answered to "run the tests before the review, and

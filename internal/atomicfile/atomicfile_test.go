@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/internal/atomicfile"
+	"github.com/mnemobank/mnemobank/internal/atomicfile"
 )
 
 func openRoot(t *testing.T) *os.Root {

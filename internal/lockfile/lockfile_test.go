@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/internal/lockfile"
+	"github.com/mnemobank/mnemobank/internal/lockfile"
 )
 
 func TestAcquireTimesOutWhileHeld(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/memories"
-	"github.com/agentmemory/agentmemory/memories/filestore"
+	"github.com/mnemobank/mnemobank/memories"
+	"github.com/mnemobank/mnemobank/memories/filestore"
 )
 
 // genFile writes a memories.md of about size bytes in the format Add writes

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/memories"
-	"github.com/agentmemory/agentmemory/memories/filestore"
+	"github.com/mnemobank/mnemobank/memories"
+	"github.com/mnemobank/mnemobank/memories/filestore"
 )
 
 // worktreeLayout builds, by hand, what `git worktree add` leaves on disk

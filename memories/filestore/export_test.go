@@ -5,7 +5,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/agentmemory/agentmemory/internal/lockfile"
+	"github.com/mnemobank/mnemobank/internal/lockfile"
 )
 
 // SetWriteHook replaces the write of every append (tests only).

@@ -12,9 +12,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentmemory/agentmemory/internal/atomicfile"
-	"github.com/agentmemory/agentmemory/internal/lockfile"
-	"github.com/agentmemory/agentmemory/memories"
+	"github.com/mnemobank/mnemobank/internal/atomicfile"
+	"github.com/mnemobank/mnemobank/internal/lockfile"
+	"github.com/mnemobank/mnemobank/memories"
 )
 
 // FileName is the conventional name of the memories file inside an agent

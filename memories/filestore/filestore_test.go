@@ -17,10 +17,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/internal/lockfile"
-	"github.com/agentmemory/agentmemory/memories"
-	"github.com/agentmemory/agentmemory/memories/filestore"
-	"github.com/agentmemory/agentmemory/memories/storetest"
+	"github.com/mnemobank/mnemobank/internal/lockfile"
+	"github.com/mnemobank/mnemobank/memories"
+	"github.com/mnemobank/mnemobank/memories/filestore"
+	"github.com/mnemobank/mnemobank/memories/storetest"
 )
 
 func TestConformance(t *testing.T) {

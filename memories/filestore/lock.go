@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/agentmemory/agentmemory/internal/lockfile"
+	"github.com/mnemobank/mnemobank/internal/lockfile"
 )
 
 // The lock file "<resolved target>.lock" is both the flock that serialises

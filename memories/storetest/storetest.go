@@ -23,7 +23,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/memories"
+	"github.com/mnemobank/mnemobank/memories"
 )
 
 // Concurrency used by the concurrent subtests: workers × opsPerWorker writes.

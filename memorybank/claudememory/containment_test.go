@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/claudememory"
-	"github.com/agentmemory/agentmemory/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/claudememory"
+	"github.com/mnemobank/mnemobank/memorybank/fsstore"
 )
 
 // Symbolic links planted in a bank directory lead nowhere: a memory path

@@ -3,7 +3,7 @@ package claudememory
 import (
 	"context"
 
-	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank"
 )
 
 // Files is the storage the Handler runs on: a flat set of text files named

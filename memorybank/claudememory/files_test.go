@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/claudememory"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/claudememory"
 )
 
 // mapFiles is an in-memory claudememory.Files for tests: the smallest

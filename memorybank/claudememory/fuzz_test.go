@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/agentmemory/agentmemory/memorybank/claudememory"
+	"github.com/mnemobank/mnemobank/memorybank/claudememory"
 )
 
 // FuzzHandle: any tool input gives a text or a *ToolError, never a panic,

@@ -6,7 +6,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank"
 )
 
 // Root is the directory the memory tool's paths live in.

@@ -11,7 +11,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank"
 )
 
 // ChangesFileName is the name, in the store's directory, of the file that

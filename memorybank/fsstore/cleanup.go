@@ -7,7 +7,7 @@ import (
 	"path"
 	"time"
 
-	"github.com/agentmemory/agentmemory/internal/atomicfile"
+	"github.com/mnemobank/mnemobank/internal/atomicfile"
 )
 
 // Temporary files left by killed writers are removed by Open once they are

@@ -7,7 +7,7 @@
 //	store, err := fsstore.Open("/path/to/bank", nil)
 //	defer store.Close()
 //
-// It passes [github.com/agentmemory/agentmemory/memorybank/storetest.TestStore], plus tests of its own for what only a
+// It passes [github.com/mnemobank/mnemobank/memorybank/storetest.TestStore], plus tests of its own for what only a
 // file system can get wrong: two OS processes doing compare-and-swap on one
 // file, writers SIGKILLed mid-write, and symbolic links planted in the
 // directory.

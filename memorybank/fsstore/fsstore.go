@@ -15,9 +15,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentmemory/agentmemory/internal/atomicfile"
-	"github.com/agentmemory/agentmemory/internal/lockfile"
-	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/mnemobank/mnemobank/internal/atomicfile"
+	"github.com/mnemobank/mnemobank/internal/lockfile"
+	"github.com/mnemobank/mnemobank/memorybank"
 )
 
 // LockFileName is the name, in the store's directory, of the file every

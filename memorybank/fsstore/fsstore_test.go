@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/internal/lockfile"
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/fsstore"
-	"github.com/agentmemory/agentmemory/memorybank/storetest"
+	"github.com/mnemobank/mnemobank/internal/lockfile"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/storetest"
 )
 
 func open(t testing.TB, dir string, opts *fsstore.Options) *fsstore.Store {

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentmemory/agentmemory/internal/atomicfile"
-	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/mnemobank/mnemobank/internal/atomicfile"
+	"github.com/mnemobank/mnemobank/memorybank"
 )
 
 // List walks the directory and yields, in key order, the regular files whose

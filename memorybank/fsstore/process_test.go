@@ -20,10 +20,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/internal/atomicfile"
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/fsstore"
-	"github.com/agentmemory/agentmemory/memorybank/storetest"
+	"github.com/mnemobank/mnemobank/internal/atomicfile"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/storetest"
 )
 
 // The tests below re-execute the test binary as a child process; these

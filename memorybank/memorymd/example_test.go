@@ -3,7 +3,7 @@ package memorymd_test
 import (
 	"fmt"
 
-	"github.com/agentmemory/agentmemory/memorybank/memorymd"
+	"github.com/mnemobank/mnemobank/memorybank/memorymd"
 )
 
 // Rewriting one section of MEMORY.md keeps every byte outside the machine

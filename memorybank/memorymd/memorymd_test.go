@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/memorybank/memorymd"
+	"github.com/mnemobank/mnemobank/memorybank/memorymd"
 )
 
 // memoryMD is a realistic MEMORY.md with Chinese and Japanese text, a

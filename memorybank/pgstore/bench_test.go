@@ -8,11 +8,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank"
 )
 
 // Round trips to the server, one operation per iteration, on a 1 KiB value.
-// Run: AGENTMEMORY_PG_DSN=... go test -run='^$' -bench=. -benchtime=200ms
+// Run: MNEMOBANK_PG_DSN=... go test -run='^$' -bench=. -benchtime=200ms
 
 var benchValue = bytes.Repeat([]byte("x"), 1024)
 

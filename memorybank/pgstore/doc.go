@@ -7,7 +7,7 @@
 // [memories.Store], [memories.Appender] and [memories.Sizer] on the same
 // database, so a team shares learned memories too.
 //
-//	s, err := pgstore.Open(ctx, os.Getenv("AGENTMEMORY_PG_DSN"), &pgstore.Options{Namespace: "team-a"})
+//	s, err := pgstore.Open(ctx, os.Getenv("MNEMOBANK_PG_DSN"), &pgstore.Options{Namespace: "team-a"})
 //	...
 //	defer s.Close()
 //	bank := memorybank.New(s, nil)
@@ -18,12 +18,12 @@
 //
 // # Storage
 //
-// One row per key in a table (default "agentmemory_objects"; see
+// One row per key in a table (default "mnemobank_objects"; see
 // [Options.Table]) with the primary key (namespace, key), where key is text
 // COLLATE "C". Memories files are rows (namespace, name) of a second table
-// (default "agentmemory_memories"). Both are created on first use (or by
+// (default "mnemobank_memories"). Both are created on first use (or by
 // [Store.Migrate], or by [Open]) by migrations recorded in
-// "agentmemory_schema_versions", applied in one transaction holding an
+// "mnemobank_schema_versions", applied in one transaction holding an
 // advisory lock, so processes starting at once on an empty database do not
 // race. A table migrated by a newer pgstore is refused rather than misused.
 // A table dropped by hand (its version row kept) is created again, empty: by
@@ -81,13 +81,13 @@
 //
 // # Testing
 //
-// The tests need a PostgreSQL server whose DSN is in AGENTMEMORY_PG_DSN;
+// The tests need a PostgreSQL server whose DSN is in MNEMOBANK_PG_DSN;
 // without it they skip, saying so. `bash .ci/run` installs PostgreSQL if
 // needed and starts a throwaway server (see .ci/postgres.sh) whose test
 // database's default collation is ICU "en", not byte order, so that the
 // List tests fail if the columns' COLLATE "C" goes missing. Only
 // PostgreSQL 15 is tested. The tests run
-// [github.com/agentmemory/agentmemory/memorybank/storetest.TestStore] and
+// [github.com/mnemobank/mnemobank/memorybank/storetest.TestStore] and
 // the memories conformance suite against the server, check with EXPLAIN
 // that List is an index scan, and run two OS processes that increment one
 // document through a memorybank.Bank, and append to one memories file,

@@ -9,15 +9,15 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/pgstore"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/pgstore"
 )
 
 // A team's shared memory bank: every agent opens the same database and
 // namespace. (Not run by go test: it needs a server.)
 func ExampleOpen() {
 	ctx := context.Background()
-	s, err := pgstore.Open(ctx, os.Getenv("AGENTMEMORY_PG_DSN"), &pgstore.Options{Namespace: "team-a"})
+	s, err := pgstore.Open(ctx, os.Getenv("MNEMOBANK_PG_DSN"), &pgstore.Options{Namespace: "team-a"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func ExampleOpen() {
 // that cancelled writes are cancelled on the server too.
 func ExampleNew() {
 	ctx := context.Background()
-	cfg, err := pgstore.ParseConfig(os.Getenv("AGENTMEMORY_PG_DSN"))
+	cfg, err := pgstore.ParseConfig(os.Getenv("MNEMOBANK_PG_DSN"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func ExampleNew() {
 	}
 	defer pool.Close()
 
-	s, err := pgstore.New(pool, &pgstore.Options{Table: "ci_memory", Namespace: "repo/agentmemory"})
+	s, err := pgstore.New(pool, &pgstore.Options{Table: "ci_memory", Namespace: "repo/mnemobank"})
 	if err != nil {
 		log.Fatal(err)
 	}

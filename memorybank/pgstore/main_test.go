@@ -14,12 +14,12 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/memorybank/pgstore"
+	"github.com/mnemobank/mnemobank/memorybank/pgstore"
 )
 
 // dsnEnv names the environment variable holding the DSN of the PostgreSQL
 // server the tests use. Without it every test that needs the server skips.
-const dsnEnv = "AGENTMEMORY_PG_DSN"
+const dsnEnv = "MNEMOBANK_PG_DSN"
 
 func TestMain(m *testing.M) {
 	// A child process of a multi-process test runs its role and exits

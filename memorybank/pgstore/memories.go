@@ -8,8 +8,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/agentmemory/agentmemory/memories"
-	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/mnemobank/mnemobank/memories"
+	"github.com/mnemobank/mnemobank/memorybank"
 )
 
 // MemoriesStore is a memories.Store, memories.Appender and memories.Sizer

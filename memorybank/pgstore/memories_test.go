@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/memories"
-	memstoretest "github.com/agentmemory/agentmemory/memories/storetest"
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/pgstore"
+	"github.com/mnemobank/mnemobank/memories"
+	memstoretest "github.com/mnemobank/mnemobank/memories/storetest"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/pgstore"
 )
 
 // Every subtest gets its own file name in one table, so this also shows

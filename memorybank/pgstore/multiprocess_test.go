@@ -17,10 +17,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/jsonpatch"
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/pgstore"
-	"github.com/agentmemory/agentmemory/memorybank/storetest"
+	"github.com/mnemobank/mnemobank/jsonpatch"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/pgstore"
+	"github.com/mnemobank/mnemobank/memorybank/storetest"
 )
 
 // The multi-process tests re-execute the test binary; these variables tell

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/agentmemory/agentmemory/memorybank/pgstore"
+	"github.com/mnemobank/mnemobank/memorybank/pgstore"
 )
 
 func TestPrefixRange(t *testing.T) {

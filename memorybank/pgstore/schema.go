@@ -16,7 +16,7 @@ import (
 // SchemaTable is the table that records which migrations have been applied
 // to each table pgstore manages, one row per table name. It is created, like
 // the tables themselves, on first use.
-const SchemaTable = "agentmemory_schema_versions"
+const SchemaTable = "mnemobank_schema_versions"
 
 // migrationLock is the key of the transaction-scoped advisory lock every
 // migration holds, so that two processes starting at once against an empty
@@ -177,7 +177,7 @@ func (m migration) apply(ctx context.Context, pool *pgxpool.Pool) (err error) {
 		return err
 	}
 	if have > len(m.steps) {
-		return fmt.Errorf("table %s has schema version %d but this pgstore knows versions up to %d: upgrade the module (github.com/agentmemory/agentmemory/memorybank/pgstore)",
+		return fmt.Errorf("table %s has schema version %d but this pgstore knows versions up to %d: upgrade the module (github.com/mnemobank/mnemobank/memorybank/pgstore)",
 			m.table, have, len(m.steps))
 	}
 	// The bookkeeping row and the table can disagree: someone dropped the

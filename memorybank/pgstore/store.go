@@ -16,13 +16,13 @@ import (
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank"
 )
 
 // Defaults for Options fields left empty.
 const (
-	DefaultTable         = "agentmemory_objects"
-	DefaultMemoriesTable = "agentmemory_memories"
+	DefaultTable         = "mnemobank_objects"
+	DefaultMemoriesTable = "mnemobank_memories"
 	DefaultNamespace     = "default"
 )
 

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/memorymd"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/memorymd"
 )
 
 // Errors of applying a plan.

@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/memorymd"
-	"github.com/agentmemory/agentmemory/memorybank/plan"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/memorymd"
+	"github.com/mnemobank/mnemobank/memorybank/plan"
 )
 
 const indexMD = "# Requirements index\n\n| ID | File |\n|----|------|\n| REQ-003 | REQ-003-payment.md |\n"

@@ -11,9 +11,9 @@ import (
 
 	"github.com/xeipuuv/gojsonschema"
 
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/internal/docpath"
-	"github.com/agentmemory/agentmemory/memorybank/internal/pointer"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/internal/docpath"
+	"github.com/mnemobank/mnemobank/memorybank/internal/pointer"
 )
 
 // SchemaVersion is the schemaVersion of both outputs.

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/memorybank/plan"
+	"github.com/mnemobank/mnemobank/memorybank/plan"
 )
 
 // The two outputs exactly as the specification of the formats shows them.

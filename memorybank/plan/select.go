@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank"
 )
 
 // Candidate is a file a selector may pick, with the caller's relevance.

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentmemory/agentmemory/jsonpatch"
-	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/mnemobank/mnemobank/jsonpatch"
+	"github.com/mnemobank/mnemobank/memorybank"
 )
 
 // Code is the stable code of an Error. Codes never change meaning; hosts

@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentmemory/agentmemory/jsonpatch"
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/tools"
+	"github.com/mnemobank/mnemobank/jsonpatch"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
 func TestAsError(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/tools"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
 // For gives a host the memory bank's agent tools: a name, a description and

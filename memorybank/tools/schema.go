@@ -14,8 +14,8 @@ import (
 
 	"github.com/xeipuuv/gojsonschema"
 
-	"github.com/agentmemory/agentmemory/memorybank"
-	"github.com/agentmemory/agentmemory/memorybank/internal/pointer"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/internal/pointer"
 )
 
 // The input schemas of the tools are built here from shared pieces, so the

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentmemory/agentmemory/jsonpatch"
-	"github.com/agentmemory/agentmemory/memorybank"
+	"github.com/mnemobank/mnemobank/jsonpatch"
+	"github.com/mnemobank/mnemobank/memorybank"
 )
 
 // Tool is one agent tool over a Bank, independent of any transport: a host

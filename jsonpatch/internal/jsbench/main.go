@@ -20,8 +20,8 @@ import (
 
 	evanphx "github.com/evanphx/json-patch/v5"
 
-	"github.com/agentmemory/agentmemory/jsonpatch"
-	"github.com/agentmemory/agentmemory/jsonpatch/internal/benchgen"
+	"github.com/mnemobank/mnemobank/jsonpatch"
+	"github.com/mnemobank/mnemobank/jsonpatch/internal/benchgen"
 )
 
 type shape struct {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/agentmemory/agentmemory/memorybank/internal/docpath"
+	"github.com/mnemobank/mnemobank/memorybank/internal/docpath"
 )
 
 func TestIsJSON(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/xeipuuv/gojsonschema"
 
-	"github.com/agentmemory/agentmemory/memorybank/internal/pointer"
+	"github.com/mnemobank/mnemobank/memorybank/internal/pointer"
 )
 
 func TestEscape(t *testing.T) {

@@ -1,4 +1,4 @@
-// Drives the agentmemory server with the TypeScript SDK's client, which
+// Drives the mnemobank server with the TypeScript SDK's client, which
 // checks every structured result against the tool's output schema.
 // Usage: node check.mjs <server binary> <project dir (a git work tree)> <branch>
 // Run by TestTypeScriptClient; exits non-zero on the first failure.
