@@ -170,11 +170,15 @@ func within(root, p string) bool {
 // when dir (absolute, links resolved) is inside a linked worktree of it
 // (git worktree add), and false otherwise: in a primary checkout, or below
 // any other .git directory (a home directory kept in git), there is no
-// other worktree a link needs to reach. It trusts nothing a checkout could
-// fake on its own: the worktree's .git file names the repository's record
-// of the worktree ("gitdir: <repo>/.git/worktrees/<name>"), that record
-// must point back at this .git file, and its common directory must be the
-// .git directory of the worktree returned.
+// other worktree a link needs to reach.
+//
+// It trusts nothing a checkout could ship: a project can contain a ".git"
+// file and a whole fake worktree record beside it. The worktree's .git file
+// only names a record; that record is believed only where git keeps it,
+// <primary>/.git/worktrees/<name>, in the repository's own .git directory
+// outside the worktree, and only if it points back at this worktree's .git
+// file. A record inside the worktree, or one whose common directory is not
+// the directory that holds it, is refused.
 func primaryWorktree(dir string) (string, bool) {
 	for d := dir; ; d = filepath.Dir(d) {
 		dotgit := filepath.Join(d, ".git")
@@ -191,6 +195,8 @@ func primaryWorktree(dir string) (string, bool) {
 	}
 }
 
+// linkedPrimary checks the records of the linked worktree d (whose .git
+// file is dotgit) as primaryWorktree describes, and returns its primary.
 func linkedPrimary(d, dotgit string) (string, bool) {
 	content, err := readSmall(dotgit)
 	if err != nil {
@@ -201,23 +207,35 @@ func linkedPrimary(d, dotgit string) (string, bool) {
 		return "", false
 	}
 	admin := resolvedFrom(d, gitdir)
+	if hasPathPrefix(admin, d) {
+		return "", false // the record is a file of the project itself
+	}
+	commonDir := filepath.Dir(filepath.Dir(admin))
+	if filepath.Base(filepath.Dir(admin)) != "worktrees" || filepath.Base(commonDir) != ".git" {
+		return "", false // not where git keeps worktree records (or a bare repository)
+	}
 	common, err := readSmall(filepath.Join(admin, "commondir"))
-	if err != nil {
-		return "", false // no commondir: a submodule, not a linked worktree
+	if err != nil || resolvedFrom(admin, common) != commonDir {
+		return "", false // no commondir (a submodule), or one naming another repository
 	}
 	back, err := readSmall(filepath.Join(admin, "gitdir"))
 	if err != nil || resolvedFrom(admin, back) != resolvedFrom(d, ".git") {
 		return "", false
 	}
-	commonDir := resolvedFrom(admin, common)
-	if filepath.Base(commonDir) != ".git" {
-		return "", false // a bare repository has no primary worktree
-	}
 	primary := filepath.Dir(commonDir)
-	if fi, err := os.Lstat(filepath.Join(primary, ".git")); err != nil || !fi.IsDir() {
+	if hasPathPrefix(primary, d) {
+		return "", false // a "primary" inside the worktree is the project's own
+	}
+	if fi, err := os.Lstat(commonDir); err != nil || !fi.IsDir() {
 		return "", false
 	}
 	return primary, true
+}
+
+// hasPathPrefix reports whether p is dir or below it, lexically.
+func hasPathPrefix(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // resolvedFrom returns p (trimmed; relative to base when not absolute) with

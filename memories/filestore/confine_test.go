@@ -253,3 +253,64 @@ func TestLinkWorktreeChecksAndCreatesOnlyAgentDirs(t *testing.T) {
 		assert.Equal(t, filepath.Join(primary, ".agent", "memories.md"), dest)
 	})
 }
+
+// A project can ship a ".git" file and a whole worktree record of its own:
+// git's records are believed only in the primary repository's .git
+// directory, never in files of the project. Here a home directory is kept
+// in git (dotfiles), and a project below it forges a linked worktree whose
+// primary would be the home directory, so that .agent/memories.md could
+// lead to ~/.bashrc. Every operation is refused and ~/.bashrc is untouched.
+func TestForgedWorktreeRecordsAreRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		forge func(t *testing.T, home, project string)
+	}{
+		{"record inside the project, commondir naming the home's .git", func(t *testing.T, home, project string) {
+			admin := filepath.Join(project, "admin")
+			require.NoError(t, os.Mkdir(admin, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(project, ".git"), []byte("gitdir: admin\n"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(admin, "commondir"), []byte(filepath.Join(home, ".git")+"\n"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(admin, "gitdir"), []byte(filepath.Join(project, ".git")+"\n"), 0o644))
+		}},
+		{"relative commondir", func(t *testing.T, home, project string) {
+			admin := filepath.Join(project, "admin")
+			require.NoError(t, os.Mkdir(admin, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(project, ".git"), []byte("gitdir: admin\n"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(admin, "commondir"), []byte("../../../.git\n"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(admin, "gitdir"), []byte("../.git\n"), 0o644))
+		}},
+		{"record shaped like git's, in a .git directory the project ships", func(t *testing.T, home, project string) {
+			admin := filepath.Join(project, "vendor", ".git", "worktrees", "x")
+			require.NoError(t, os.MkdirAll(admin, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(project, ".git"), []byte("gitdir: "+admin+"\n"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(admin, "commondir"), []byte(filepath.Join(home, ".git")+"\n"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(admin, "gitdir"), []byte(filepath.Join(project, ".git")+"\n"), 0o644))
+		}},
+		{"a real record's name, in a worktrees directory the project ships", func(t *testing.T, home, project string) {
+			admin := filepath.Join(project, "worktrees", "x")
+			require.NoError(t, os.MkdirAll(admin, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(project, ".git"), []byte("gitdir: "+admin+"\n"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(admin, "commondir"), []byte(filepath.Join(home, ".git")+"\n"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(admin, "gitdir"), []byte(filepath.Join(project, ".git")+"\n"), 0o644))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home, err := filepath.EvalSymlinks(t.TempDir())
+			require.NoError(t, err)
+			require.NoError(t, os.MkdirAll(filepath.Join(home, ".git", "worktrees"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(home, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(home, ".bashrc"), []byte("export PATH=/usr/bin\n"), 0o644))
+			project := filepath.Join(home, "src", "project")
+			require.NoError(t, os.MkdirAll(filepath.Join(project, ".agent"), 0o755))
+			tc.forge(t, home, project)
+			require.NoError(t, os.Symlink("../../../.bashrc", filepath.Join(project, ".agent", "memories.md")))
+			before := snapshot(t, home)
+			for op, err := range storeOps(filestore.New(filepath.Join(project, ".agent", "memories.md"), nil)) {
+				require.ErrorIs(t, err, filestore.ErrOutside, op)
+			}
+			assert.Equal(t, before, snapshot(t, home))
+			err = filestore.LinkWorktree(home, project)
+			require.ErrorIs(t, err, filestore.ErrNotWorktree)
+		})
+	}
+}

@@ -5,8 +5,14 @@
 //     symbolic links only to places inside the directory the Store was
 //     opened on, or, when that directory is in a linked git worktree,
 //     inside the primary worktree of its repository (what LinkWorktree
-//     makes; the Store checks git's own records of the worktree instead of
-//     trusting the link), never into a .git directory. Anything else fails every operation with an
+//     makes), never into a .git directory. The Store checks git's own
+//     records of the worktree instead of trusting the link, and reads them
+//     only where git keeps them: <primary>/.git/worktrees/<name>, outside
+//     the worktree, pointing back at its .git file. A project can ship a
+//     .git file and a forged record naming an ancestor's repository (a home
+//     directory kept in git); records inside the project, or whose common
+//     directory is not the .git directory holding them, make it no linked
+//     worktree at all. Anything else fails every operation with an
 //     *OutsideError (ErrOutside) before anything is created, read or
 //     written; every access then goes through an os.Root on the allowed
 //     directory, so a link swapped in meanwhile cannot lead out either. A
