@@ -102,9 +102,8 @@
 //
 // # Testing
 //
-// The tests run the public json-patch-tests suite when it is present at
-// ../shared/conformance/json-patch-tests beside the repository (and skip,
-// saying so, when not), table tests for every rule above, and FuzzApply,
+// The tests run the public json-patch-tests suite (copied into
+// testdata/json-patch-tests, Apache-2.0), table tests for every rule above, and FuzzApply,
 // which checks that Apply never panics, never modifies its input, returns
 // valid JSON, and agrees with a simple operation-by-operation evaluator that
 // splices the document's text; FuzzScanValid checks the scanner against
