@@ -9,50 +9,58 @@ import (
 
 // Store is the storage a Bank runs on: a flat namespace of keys holding byte
 // values, each with an opaque version, and compare-and-swap writes.
+// [MemStore] is the in-memory implementation; fsstore and pgstore keep the
+// same contract on a directory and on PostgreSQL, and
+// [github.com/mnemobank/mnemobank/memorybank/storetest.TestStore] checks it
+// for any implementation. Each method's contract is on the method.
 //
-// The contract, which [github.com/mnemobank/mnemobank/memorybank/storetest.TestStore]
-// checks for any implementation:
+// Rules shared by every method:
 //
-//   - Keys are slash-separated relative paths accepted by [ValidateKey]. Every
-//     method given a key that ValidateKey rejects returns an error for which
-//     errors.Is(err, ErrInvalidKey) holds, before doing any I/O. A store may
+//   - Keys are slash-separated relative paths accepted by [ValidateKey]. A
+//     key ValidateKey rejects gives an error for which
+//     errors.Is(err, ErrInvalidKey) holds, before any I/O. A store may
 //     reject more keys (names it keeps for itself), also with ErrInvalidKey.
-//     List's prefix is not a key: it is a plain byte prefix, may be "" (all
-//     keys) or end with a slash ("a/" lists the keys under "a/"; "a" also
-//     lists "a.json" and "ab"), and a prefix no valid key starts with lists
-//     nothing.
-//   - A store backed by a file system cannot hold both "a" and "a/b" (a
-//     file is not also a directory); it refuses the second Put with an error
-//     that is neither ErrConflict nor ErrNotFound. Portable callers avoid
-//     keys that are a directory of other keys.
-//   - Get returns ErrNotFound when the key holds nothing.
-//   - Put stores data and returns the new Object (with its new Version and
-//     ModTime; Data may be nil). Versions are opaque, non-empty strings that
-//     change on every successful write, including a write of identical bytes.
-//     When cond is not met, Put returns ErrConflict and changes nothing.
-//   - Delete removes the key. It returns ErrNotFound when the key holds nothing
-//     (checked before cond) and ErrConflict when cond is not met.
-//   - List yields the objects whose key starts with prefix, sorted by key in
-//     byte order, without Data. An error is yielded once, as the last pair.
-//     Objects written or deleted during the iteration may or may not be seen.
-//   - Every method honours ctx: an already cancelled context returns an error
-//     for which errors.Is(err, ctx.Err()) holds, and changes nothing.
-//   - A Condition setting both fields makes Put and Delete return
-//     ErrInvalidCondition, before doing any I/O. Implementations use
-//     [Condition.Validate] for that and [Condition.Check] inside their
-//     read-check-write, so every store words its errors alike.
-//
-// Concurrency: implementations must be safe for concurrent use by multiple
-// goroutines; a compare-and-swap is atomic with respect to every other writer
-// the implementation can see (other goroutines, and for shared backends other
-// processes and machines).
-//
-// Aliasing: Put must not retain data after it returns; the Data of an Object
-// returned by Get belongs to the caller, who may modify it.
+//   - A store backed by a file system cannot hold both "a" and "a/b" (a file
+//     is not also a directory); it refuses the second Put with an error that
+//     is neither ErrConflict nor ErrNotFound. Portable callers avoid keys
+//     that are a directory of other keys.
+//   - Every method honours ctx: an already cancelled context returns an
+//     error for which errors.Is(err, ctx.Err()) holds, and changes nothing.
+//   - Concurrency: safe for concurrent use by multiple goroutines; a
+//     compare-and-swap is atomic with respect to every other writer the
+//     implementation can see (other goroutines, and for shared backends
+//     other processes and machines).
 type Store interface {
+	// Get returns the object stored at key, with its Data, Version and
+	// ModTime. It returns ErrNotFound (wrapped or not) when the key holds
+	// nothing. The returned Data belongs to the caller, who may modify it.
 	Get(ctx context.Context, key string) (Object, error)
+
+	// Put stores data at key if cond holds and returns the new Object (its
+	// new Version and ModTime; Data may be nil). Versions are opaque,
+	// non-empty strings that change on every successful write, including a
+	// write of identical bytes. When cond is not met it returns ErrConflict
+	// and changes nothing; a Condition setting both fields returns
+	// ErrInvalidCondition before any I/O (implementations use
+	// [Condition.Validate] for that and [Condition.Check] inside their
+	// read-check-write, so every store words its errors alike). Put must
+	// not retain data after it returns.
 	Put(ctx context.Context, key string, data []byte, cond Condition) (Object, error)
+
+	// Delete removes the object at key if cond holds. It returns
+	// ErrNotFound when the key holds nothing (checked before cond),
+	// ErrConflict when cond is not met (nothing is removed), and
+	// ErrInvalidCondition, before any I/O, for a Condition setting both
+	// fields.
 	Delete(ctx context.Context, key string, cond Condition) error
+
+	// List yields the objects whose key starts with prefix, sorted by key
+	// in byte order, without Data. The prefix is not a key: it is a plain
+	// byte prefix, may be "" (all keys) or end with a slash ("a/" lists the
+	// keys under "a/"; "a" also lists "a.json" and "ab"), and a prefix no
+	// valid key starts with lists nothing. An error is yielded once, as the
+	// last pair. Objects written or deleted during the iteration may or may
+	// not be seen.
 	List(ctx context.Context, prefix string) iter.Seq2[Object, error]
 }
 
