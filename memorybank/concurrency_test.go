@@ -56,10 +56,13 @@ func seq(n int) []int {
 }
 
 // Goroutines of one Bank writing one document queue instead of fighting
-// over the store's compare-and-swap.
+// over the store's compare-and-swap: none of their writes is refused by
+// the store for a stale version.
 func TestConcurrentWritesOneBank(t *testing.T) {
 	forEachStore(t, func(t *testing.T, store memorybank.Store) {
-		appendConcurrently(t, []*memorybank.Bank{memorybank.New(store, nil)}, 32)
+		counting := &countingStore{Store: store}
+		appendConcurrently(t, []*memorybank.Bank{memorybank.New(counting, nil)}, 32)
+		assert.Zero(t, counting.conflicts.Load(), "writers of one Bank lost a compare-and-swap: they fought instead of queueing")
 	})
 }
 

@@ -3,6 +3,7 @@ package memorybank_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"sync"
@@ -194,6 +195,7 @@ func TestListAndDelete(t *testing.T) {
 type countingStore struct {
 	memorybank.Store
 	gets, lists, puts, changes atomic.Int64
+	conflicts                  atomic.Int64 // Puts refused with ErrConflict
 }
 
 func (s *countingStore) Changes(ctx context.Context) (memorybank.ChangeCount, error) {
@@ -208,7 +210,11 @@ func (s *countingStore) Get(ctx context.Context, key string) (memorybank.Object,
 
 func (s *countingStore) Put(ctx context.Context, key string, data []byte, cond memorybank.Condition) (memorybank.Object, error) {
 	s.puts.Add(1)
-	return s.Store.Put(ctx, key, data, cond)
+	obj, err := s.Store.Put(ctx, key, data, cond)
+	if errors.Is(err, memorybank.ErrConflict) {
+		s.conflicts.Add(1)
+	}
+	return obj, err
 }
 
 func (s *countingStore) List(ctx context.Context, prefix string) iter.Seq2[memorybank.Object, error] {
@@ -221,6 +227,7 @@ func (s *countingStore) reset() {
 	s.lists.Store(0)
 	s.puts.Store(0)
 	s.changes.Store(0)
+	s.conflicts.Store(0)
 }
 
 // A search reads the store's change count, not the documents; a write is
