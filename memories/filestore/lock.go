@@ -69,7 +69,14 @@ func (h *held) readState() (gen, off, n int64) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return 0, 0, 0
 	}
-	if _, err := fmt.Sscanf(string(buf[:k]), stateFormat, &gen, &off, &n); err != nil {
+	return parseState(buf[:k])
+}
+
+// parseState reads a state record written with stateFormat. Anything else
+// (torn, foreign, negative numbers) is generation 0 with nothing pending:
+// a journal that cannot be read is never used to cut the file.
+func parseState(b []byte) (gen, off, n int64) {
+	if _, err := fmt.Sscanf(string(b), stateFormat, &gen, &off, &n); err != nil || gen < 0 || off < 0 || n < 0 {
 		return 0, 0, 0
 	}
 	return gen, off, n
