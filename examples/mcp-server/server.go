@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -29,9 +28,9 @@ type server struct {
 	logger  *slog.Logger
 	roots   *rootsCache
 	watcher *watcher
-	// elicitFailed holds the sessions whose client declared elicitation
-	// but failed a request: their plans are confirmed in two calls.
-	elicitFailed sync.Map // *mcp.ServerSession → bool
+	// confirmPlans is the person's policy for write plans; the zero
+	// value is confirmAlways.
+	confirmPlans confirmPolicy
 }
 
 // newServer returns the server with every tool, resource template and
