@@ -27,7 +27,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -186,7 +185,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	defer srv.Close()
 	srv.confirmPlans = confirmPlans
 	if *httpAddr != "" {
-		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.Server }, nil)
+		h := newHTTPHandler(srv, defaultHTTPLimits())
 		return serveHTTP(ctx, *httpAddr, trimToken(os.Getenv), h, logger, func(a net.Addr) {
 			fmt.Fprintf(stderr, "mnemobank: listening on http://%s%s\n", a, mcpPath)
 		})

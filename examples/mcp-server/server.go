@@ -17,7 +17,7 @@ import (
 const instructions = `Agent memory that outlives the conversation: a memory bank per git branch and a global bank (documents, also ` +
 	`readable as memorybank:// resources), learned memories (add_memory, search_memories), skill graphs and confirmed write plans. ` +
 	`At the start of a task call read_context (the start_task prompt does it); keep activeContext.json and progress.json up to date ` +
-	`with small patches; read_rules explains the conventions. When branch is omitted, the branch of the client's single git root is used. ` +
+	`with small patches; read_rules explains the conventions. When branch is omitted, the branch of the client's single git root is used (over stdio; over HTTP pass branch). ` +
 	`Errors carry a code and say how to fix the call.`
 
 // server is the MCP server over one bank and one memories file.
@@ -28,6 +28,9 @@ type server struct {
 	logger  *slog.Logger
 	roots   *rootsCache
 	watcher *watcher
+	// remote: clients reach the server over HTTP from other machines, so
+	// their roots are not read (see branch.go).
+	remote bool
 	// confirmPlans is the person's policy for write plans; the zero
 	// value is confirmAlways.
 	confirmPlans confirmPolicy

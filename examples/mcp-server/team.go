@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Team mode: the server on a shared PostgreSQL bank (--postgres), served
@@ -113,4 +115,16 @@ func serveHTTP(ctx context.Context, addr, token string, h http.Handler, logger *
 // space (a token pasted with a newline would otherwise never match).
 func trimToken(getenv func(string) string) string {
 	return strings.TrimSpace(getenv(tokenEnv))
+}
+
+// httpLimits bounds what HTTP clients may hold on the server.
+type httpLimits struct{}
+
+func defaultHTTPLimits() httpLimits { return httpLimits{} }
+
+// newHTTPHandler serves srv over streamable HTTP to remote clients: from
+// then on srv reads no client's roots.
+func newHTTPHandler(srv *server, _ httpLimits) http.Handler {
+	srv.remote = true
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.Server }, nil)
 }
