@@ -85,6 +85,7 @@ func (s *server) branchFromRoots(ctx context.Context, req *mcp.CallToolRequest, 
 	if r, given := req.Params.InputResponses[rootsRequestID].(*mcp.ListRootsResult); given {
 		roots, ok = r.Roots, true
 		s.roots.set(req.Session, roots)
+		s.track(req.Session)
 	}
 	if !ok {
 		if caps := req.ClientCapabilities(); caps == nil || caps.RootsV2 == nil {
@@ -106,6 +107,7 @@ func (s *server) branchFromRoots(ctx context.Context, req *mcp.CallToolRequest, 
 			roots = res.Roots
 		}
 		s.roots.set(req.Session, roots)
+		s.track(req.Session)
 	}
 	if len(roots) != 1 {
 		return args, nil, nil, nil

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -34,6 +35,8 @@ type server struct {
 	// confirmPlans is the person's policy for write plans; the zero
 	// value is confirmAlways.
 	confirmPlans confirmPolicy
+	// sessions holds the sessions track waits on.
+	sessions sync.Map // *mcp.ServerSession → struct{}
 }
 
 // newServer returns the server with every tool, resource template and
@@ -180,4 +183,21 @@ func errorResult(te *tools.Error) *mcp.CallToolResult {
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 		StructuredContent: te,
 	}
+}
+
+// track releases what the server keeps for a session (its watches, its
+// roots) when the session ends; it is called whenever something is kept.
+func (s *server) track(ss *mcp.ServerSession) {
+	if ss == nil {
+		return
+	}
+	if _, loaded := s.sessions.LoadOrStore(ss, struct{}{}); loaded {
+		return
+	}
+	go func() {
+		_ = ss.Wait()
+		s.watcher.release(ss)
+		s.roots.forget(ss)
+		s.sessions.Delete(ss)
+	}()
 }
