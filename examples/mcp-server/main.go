@@ -78,8 +78,15 @@ Usage:
 
 With --http ADDR it serves MCP's streamable HTTP transport at http://ADDR/mcp
 instead of stdio; with the environment variable MNEMOBANK_TOKEN set, every
-request must carry "Authorization: Bearer <token>", and without it only a
-loopback address is served. With --postgres the bank, the skill graphs and the
+request must carry "Authorization: Bearer <token>" (at least 32 characters, e.g.
+openssl rand -hex 32), and without it only a loopback address is served. Over
+HTTP the client's roots are not read (they name the client's machine): pass
+branch. Limits over HTTP: 1,000 MCP sessions, each closed after 30 minutes
+without a request; request headers within 10 s, a body within 30 s; an idle
+connection is closed after 2 minutes, and one that failed authentication at
+once. Each session may subscribe to 100 documents (10,000 over all sessions).
+On SIGTERM the server closes event streams, lets requests in flight finish
+(at most 10 s) and exits 0. With --postgres the bank, the skill graphs and the
 learned memories live in PostgreSQL (one namespace per project), so several
 servers on several machines serve one bank.
 
