@@ -28,6 +28,10 @@ import (
 // inside a git work tree, that work tree's current branch is used, and the
 // result says so in "branchFromRoots". Otherwise the argument stays omitted
 // and the tool reports the missing branch as it always did.
+//
+// Only over stdio: a client over HTTP (--http) runs on another machine, so
+// its roots name nothing here. Over HTTP the server never asks for roots
+// and a call that needs a branch must pass it.
 
 // branchUsed is reported in a result whose branch came from the roots.
 type branchUsed struct {
@@ -45,6 +49,10 @@ const multiRoundTripProtocol = "2026-07-28"
 
 // rootsTimeout bounds the wait for a client's roots.
 const rootsTimeout = 5 * time.Second
+
+// errBranchRequiredRemote: a call over HTTP omitted a branch it needs; the
+// server does not take it from the client's roots there.
+var errBranchRequiredRemote = fmt.Errorf("%w: branch is required over HTTP", memorybank.ErrInvalidRequest)
 
 // errDetachedHead: the client's work tree has no current branch.
 var errDetachedHead = errors.New("the git work tree is on a detached HEAD")
@@ -67,10 +75,17 @@ func (s *server) branchFromRoots(ctx context.Context, req *mcp.CallToolRequest, 
 	if !need(m) {
 		return args, nil, nil, nil
 	}
+	if s.remote {
+		// The roots name the client's machine; read on this one they
+		// would let a remote client probe the server's disk.
+		return nil, nil, nil, &tools.Error{Code: tools.CodeInvalidArgument, Err: errBranchRequiredRemote,
+			Message: "branch is required: over HTTP the server does not read the client's roots (they name paths on the client's machine, not the server's); pass branch"}
+	}
 	roots, ok := s.roots.get(req.Session)
 	if r, given := req.Params.InputResponses[rootsRequestID].(*mcp.ListRootsResult); given {
 		roots, ok = r.Roots, true
 		s.roots.set(req.Session, roots)
+		s.track(req.Session)
 	}
 	if !ok {
 		if caps := req.ClientCapabilities(); caps == nil || caps.RootsV2 == nil {
@@ -92,6 +107,7 @@ func (s *server) branchFromRoots(ctx context.Context, req *mcp.CallToolRequest, 
 			roots = res.Roots
 		}
 		s.roots.set(req.Session, roots)
+		s.track(req.Session)
 	}
 	if len(roots) != 1 {
 		return args, nil, nil, nil

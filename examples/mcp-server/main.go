@@ -27,7 +27,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -73,16 +72,28 @@ const usageText = `mnemobank: an MCP server (stdio) for agent memory: a memory b
 branch and a global one, learned memories, skill graphs and confirmed write plans.
 
 Usage:
-  mnemobank [--root DIR] [--language en|ja|zh] [--memories FILE]
-  mnemobank --postgres DSN [--namespace NAME] [--http ADDR] [--language en|ja|zh]
+  mnemobank [--root DIR] [--language en|ja|zh] [--memories FILE] [--confirm-plans always|never]
+  mnemobank --postgres DSN [--namespace NAME] [--http ADDR] [--language en|ja|zh] [--confirm-plans always|never]
   mnemobank --help | --version
 
 With --http ADDR it serves MCP's streamable HTTP transport at http://ADDR/mcp
 instead of stdio; with the environment variable MNEMOBANK_TOKEN set, every
-request must carry "Authorization: Bearer <token>", and without it only a
-loopback address is served. With --postgres the bank, the skill graphs and the
+request must carry "Authorization: Bearer <token>" (at least 32 characters, e.g.
+openssl rand -hex 32), and without it only a loopback address is served. Over
+HTTP the client's roots are not read (they name the client's machine): pass
+branch. Limits over HTTP: 1,000 MCP sessions, each closed after 30 minutes
+without a request; request headers within 10 s, a body within 30 s; an idle
+connection is closed after 2 minutes, and one that failed authentication at
+once. Each session may subscribe to 100 documents (10,000 over all sessions).
+On SIGTERM the server closes event streams, lets requests in flight finish
+(at most 10 s) and exits 0. With --postgres the bank, the skill graphs and the
 learned memories live in PostgreSQL (one namespace per project), so several
 servers on several machines serve one bank.
+
+Every write plan of apply_memory_ops is confirmed by the user (through the
+client's dialog, or in two calls when the client has none), whatever the
+plan's requiresConfirmation says; --confirm-plans never lets plans that do
+not ask for confirmation be applied without the user.
 
 An MCP client starts it and talks JSON-RPC on its stdin and stdout; logs go to
 stderr. Register it with your client, for example:
@@ -103,6 +114,8 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	postgres := fs.String("postgres", "", "PostgreSQL DSN (postgres://user:pass@host/db): keep the bank and the memories there instead of --root and --memories")
 	namespace := fs.String("namespace", pgstore.DefaultNamespace, "with --postgres: the project's namespace; servers of one namespace share one bank")
+	confirmPlansFlag := fs.String("confirm-plans", string(confirmAlways), "which memory_ops write plans the user confirms: always (every plan, whatever the model's requiresConfirmation says), "+
+		"or never (only plans whose requiresConfirmation is true: the model writes without asking)")
 	httpAddr := fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080); see MNEMOBANK_TOKEN")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usageText)
@@ -124,7 +137,11 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		return nil
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --language, --memories, --postgres, --namespace, --http, --help and --version", errUsage, fs.Arg(0))
+		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --language, --memories, --postgres, --namespace, --http, --confirm-plans, --help and --version", errUsage, fs.Arg(0))
+	}
+	confirmPlans, err := parseConfirmPolicy(*confirmPlansFlag)
+	if err != nil {
+		return err
 	}
 	lang := memorybank.Language(*language)
 	if !validLanguage(lang) {
@@ -173,8 +190,9 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	}
 	srv := newServer(bank, mem, logger)
 	defer srv.Close()
+	srv.confirmPlans = confirmPlans
 	if *httpAddr != "" {
-		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.Server }, nil)
+		h := newHTTPHandler(srv, defaultHTTPLimits())
 		return serveHTTP(ctx, *httpAddr, trimToken(os.Getenv), h, logger, func(a net.Addr) {
 			fmt.Fprintf(stderr, "mnemobank: listening on http://%s%s\n", a, mcpPath)
 		})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -15,15 +16,49 @@ import (
 )
 
 // The plan tools check a select_files output and apply a memory_ops write
-// plan on one bank (scope "branch", the default, or "global"). A plan that
-// requires confirmation is applied only after the user confirmed it: through
-// MCP elicitation when the client offers it (the confirmation text is shown
-// to the user; accept applies, decline or cancel writes nothing, and
-// confirmed in the arguments is then ignored, since the model wrote it), and
-// otherwise in two calls: the first returns the text to show the user, the
-// second, with confirmed true, applies.
+// plan on one bank (scope "branch", the default, or "global").
+//
+// Confirmation is the server's policy, never the model's: every write plan
+// is confirmed by the user, whatever the plan's requiresConfirmation says,
+// unless the person started the server with --confirm-plans never (then
+// only plans asking for it are). When the client offers MCP elicitation,
+// the confirmation text is shown to the user through it: accept applies,
+// decline or cancel writes nothing, and confirmed in the arguments is
+// ignored, since the model wrote it; a failed elicitation request is
+// refused (nothing written, the next call asks again), never turned into
+// trust. Only a client without elicitation confirms in two calls: the first
+// returns the text to show the user, the second, with confirmed true,
+// applies.
 
 const confirmRequestID = "mnemobank/confirm"
+
+// confirmPolicy says which write plans the person confirms
+// (--confirm-plans).
+type confirmPolicy string
+
+const (
+	// confirmAlways: every write plan is confirmed, whatever its
+	// requiresConfirmation says (the default).
+	confirmAlways confirmPolicy = "always"
+	// confirmNever: only plans whose requiresConfirmation is true are
+	// confirmed; the person chose to let the model write without asking.
+	confirmNever confirmPolicy = "never"
+)
+
+// errConfirmationFailed: the client offers elicitation but the request to
+// confirm a plan failed; nothing was written.
+var errConfirmationFailed = errors.New("the confirmation request failed")
+
+// errBadConfirmPolicy: --confirm-plans is not always or never.
+var errBadConfirmPolicy = errors.New("--confirm-plans must be always or never")
+
+func parseConfirmPolicy(s string) (confirmPolicy, error) {
+	switch p := confirmPolicy(s); p {
+	case confirmAlways, confirmNever:
+		return p, nil
+	}
+	return "", fmt.Errorf("%w, not %s", errBadConfirmPolicy, quoteInput(s))
+}
 
 const confirmNext = "Nothing was written. Show the confirmation text to the user verbatim; if they answer yes, " +
 	"call apply_memory_ops again with the same plan and confirmed true."
@@ -41,7 +76,7 @@ type checkSelectionResult struct {
 
 type applyOpsArgs struct {
 	Plan      json.RawMessage `json:"plan" jsonschema:"The memory_ops write plan: {\"schemaVersion\":\"2.0\",\"action\":\"memory_ops\",\"operations\":[{\"type\":\"create|update|delete\",\"path\",\"reason\",\"changes\",\"content\"}],\"requiresConfirmation\":true}."`
-	Confirmed bool            `json:"confirmed,omitempty" jsonschema:"Set only after the user confirmed the text the first call returned (clients without elicitation)."`
+	Confirmed bool            `json:"confirmed,omitempty" jsonschema:"Set only after the user confirmed the text the first call returned (clients without elicitation; ignored when the client has elicitation)."`
 	Scope     string          `json:"scope,omitempty" jsonschema:"The bank the paths are relative to: branch (default) or global."`
 	Branch    string          `json:"branch,omitempty" jsonschema:"Git branch of the branch bank (scope branch)."`
 }
@@ -67,7 +102,7 @@ func (s *server) planTools() []toolDef {
 	check.branch = branchScopeDefault
 	apply := define(&mcp.Tool{Name: "apply_memory_ops", Annotations: overwriting,
 		Description: `Apply a memory_ops write plan (create, update, delete of Markdown and JSON files) to a memory bank, all files checked before any is written. ` +
-			`A plan with requiresConfirmation is shown to the user first: through the client's confirmation dialog when it has one, ` +
+			`Every plan is shown to the user first (the server's policy; requiresConfirmation cannot turn it off): through the client's confirmation dialog when it has one, ` +
 			`otherwise this call returns the confirmation text; show it to the user and call again with confirmed true only if they agree.`},
 		scopeSchema, s.applyOps)
 	apply.branch = branchScopeDefault
@@ -117,17 +152,21 @@ func (s *server) applyOps(ctx context.Context, req *mcp.CallToolRequest, a apply
 			return nil, err
 		}
 	}
-	confirmed := !wp.RequiresConfirmation
+	// The server's policy decides, not the plan: the model's
+	// requiresConfirmation may only add a confirmation.
+	mustConfirm := s.confirmPlans != confirmNever || wp.RequiresConfirmation
+	confirmed := !mustConfirm
 	action := "" // the user's answer through elicitation
-	if wp.RequiresConfirmation {
+	if mustConfirm {
 		text, err := wp.Confirmation(s.bank.Options().Language)
 		if err != nil {
 			return nil, err
 		}
 		caps := req.ClientCapabilities()
-		_, elicitFailed := s.elicitFailed.Load(req.Session)
 		switch {
-		case caps != nil && caps.Elicitation != nil && !elicitFailed:
+		case caps != nil && caps.Elicitation != nil:
+			// The client can ask the user: it must. confirmed in the
+			// arguments is ignored, since the model wrote it.
 			params := &mcp.ElicitParams{
 				Message:         text,
 				RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}},
@@ -137,19 +176,16 @@ func (s *server) applyOps(ctx context.Context, req *mcp.CallToolRequest, a apply
 				return nil, &needInput{mcp.InputRequestMap{confirmRequestID: params}}
 			}
 			if !given {
-				// Earlier protocols: ask now, so that a client that
-				// declares elicitation but fails it still gets the
-				// confirmation text.
 				var err error
 				answer, err = req.Session.Elicit(ctx, params)
 				if ctx.Err() != nil {
 					return nil, cancelled(ctx.Err())
 				}
 				if err != nil {
-					// From now on this session confirms in two calls.
-					s.elicitFailed.Store(req.Session, true)
-					s.logger.Warn("the client declared elicitation but did not answer it; returning the confirmation text", "err", err)
-					return &applyOpsResult{Files: []plan.AppliedFile{}, Confirmation: text, Next: confirmNext}, nil
+					// Refused, and not remembered: the next call asks again.
+					return nil, &tools.Error{Code: tools.CodeInternal, Err: fmt.Errorf("%w: %w", errConfirmationFailed, err),
+						Message: "the client's confirmation dialog failed (" + err.Error() + "); nothing was written. " +
+							"Call apply_memory_ops again to ask the user again"}
 				}
 			}
 			action = answer.Action
@@ -159,6 +195,8 @@ func (s *server) applyOps(ctx context.Context, req *mcp.CallToolRequest, a apply
 			}
 			confirmed = true
 		case a.Confirmed:
+			// A client without elicitation: the model showed the user the
+			// text the first call returned.
 			confirmed = true
 		default:
 			return &applyOpsResult{Files: []plan.AppliedFile{}, Confirmation: text, Next: confirmNext}, nil
@@ -168,6 +206,7 @@ func (s *server) applyOps(ctx context.Context, req *mcp.CallToolRequest, a apply
 	if err := ctx.Err(); err != nil {
 		return nil, cancelled(err)
 	}
+	wp.RequiresConfirmation = mustConfirm
 	res, err := plan.Apply(ctx, s.bank, plan.ApplyRequest{Root: root, Plan: wp, Confirmed: confirmed})
 	if err != nil {
 		return nil, planError(err)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -137,23 +139,92 @@ func TestCheckFileSelection(t *testing.T) {
 	assert.NotEmpty(t, out["problems"])
 }
 
-// A client that declares elicitation but fails it gets the confirmation
-// text, and its session confirms in two calls from then on.
-func TestApplyMemoryOpsWhenElicitationFails(t *testing.T) {
-	ts := newTestServer(t)
-	asked := 0
-	client := newClient(&mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-		asked++
-		return nil, errors.New("no dialog here")
-	}})
-	s := ts.connect(t, client, legacyProtocol)
-	out := ok(t, s, "apply_memory_ops", `{"branch":"main","plan":`+createPlan+`,"confirmed":true}`)
-	assert.Equal(t, false, out["applied"], "confirmed:true does not replace a failed elicitation")
-	assert.Contains(t, out["confirmation"], "details/learnings/flaky-test.md")
-	assert.NoFileExists(t, learningFile(ts, "main"))
+// A client that declares elicitation but fails the request gets an error
+// that says nothing was written; the failure is never remembered as trust:
+// confirmed true from the model does not apply the plan then or later.
+func TestFailedElicitationIsNeverTrust(t *testing.T) {
+	for _, protocol := range []string{"", legacyProtocol} {
+		t.Run("protocol "+protocol, func(t *testing.T) {
+			ts := newTestServer(t)
+			var asked atomic.Int32
+			client := newClient(&mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				asked.Add(1)
+				return nil, errors.New("no dialog here")
+			}})
+			s := ts.connect(t, client, protocol)
+			for i := range 2 {
+				res, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "apply_memory_ops",
+					Arguments: map[string]any{"branch": "main", "plan": jsonValue(t, createPlan), "confirmed": true}})
+				if err == nil {
+					// Refused as a tool error, or asked again as input.
+					require.True(t, res.IsError, "call %d: a failed confirmation applies nothing", i)
+					assert.Contains(t, res.Content[0].(*mcp.TextContent).Text, "nothing was written")
+				}
+				assert.NoFileExists(t, learningFile(ts, "main"), "call %d", i)
+			}
+			assert.EqualValues(t, 2, asked.Load(), "every call asks the user again")
+		})
+	}
+}
 
-	out = ok(t, s, "apply_memory_ops", `{"branch":"main","plan":`+createPlan+`,"confirmed":true}`)
-	assert.Equal(t, true, out["applied"])
-	assert.FileExists(t, learningFile(ts, "main"))
-	assert.Equal(t, 1, asked, "the failing dialog is not tried again")
+const deletePlan = `{"schemaVersion":"2.0","action":"memory_ops","requiresConfirmation":false,"operations":[` +
+	`{"type":"delete","path":"notes.md","reason":"stale"}]}`
+
+// Confirmation is the server's policy, not the plan's field: a plan that
+// says requiresConfirmation false, a delete included, is shown to the user.
+func TestPlanWithoutRequiresConfirmationIsConfirmed(t *testing.T) {
+	notes := func(ts *testServer) string { return filepath.Join(ts.root, "branch-memory-bank", "main", "notes.md") }
+	for _, protocol := range []string{"", legacyProtocol} {
+		t.Run("elicitation, protocol "+protocol, func(t *testing.T) {
+			ts := newTestServer(t)
+			ec := &elicitingClient{action: "decline"}
+			s := ts.connect(t, ec.client(), protocol)
+			ok(t, s, "write_branch_memory_bank", `{"branch":"main","path":"notes.md","content":"keep me"}`)
+			out := ok(t, s, "apply_memory_ops", `{"branch":"main","plan":`+deletePlan+`}`)
+			require.Len(t, ec.messages, 1, "the user was asked")
+			assert.Contains(t, ec.messages[0], "notes.md")
+			assert.Equal(t, false, out["applied"])
+			assert.FileExists(t, notes(ts), "a declined delete deletes nothing")
+		})
+	}
+	t.Run("two calls", func(t *testing.T) {
+		ts := newTestServer(t)
+		s := ts.connect(t, nil, "")
+		ok(t, s, "write_branch_memory_bank", `{"branch":"main","path":"notes.md","content":"keep me"}`)
+		out := ok(t, s, "apply_memory_ops", `{"branch":"main","plan":`+deletePlan+`}`)
+		assert.Equal(t, false, out["applied"])
+		assert.Contains(t, out["confirmation"], "notes.md")
+		assert.FileExists(t, notes(ts))
+	})
+	t.Run("--confirm-plans never", func(t *testing.T) {
+		ts := newTestServer(t)
+		ts.confirmPlans = confirmNever
+		ec := &elicitingClient{action: "decline"}
+		s := ts.connect(t, ec.client(), "")
+		ok(t, s, "write_branch_memory_bank", `{"branch":"main","path":"notes.md","content":"keep me"}`)
+		out := ok(t, s, "apply_memory_ops", `{"branch":"main","plan":`+deletePlan+`}`)
+		assert.Equal(t, true, out["applied"], "the person turned confirmation off")
+		assert.Empty(t, ec.messages)
+		assert.NoFileExists(t, notes(ts))
+		// The model may still ask for confirmation.
+		out = ok(t, s, "apply_memory_ops", `{"branch":"main","plan":`+createPlan+`}`)
+		assert.Equal(t, false, out["applied"])
+		assert.Len(t, ec.messages, 1)
+	})
+}
+
+func TestConfirmPlansFlag(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want confirmPolicy
+	}{{"always", confirmAlways}, {"never", confirmNever}} {
+		got, err := parseConfirmPolicy(c.in)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, got)
+	}
+	_, err := parseConfirmPolicy("sometimes")
+	require.ErrorIs(t, err, errBadConfirmPolicy)
+	assert.Contains(t, err.Error(), "always")
+	err = run(t.Context(), []string{"--root", t.TempDir(), "--confirm-plans", "sometimes"}, nil, &strings.Builder{}, &strings.Builder{})
+	require.ErrorIs(t, err, errBadConfirmPolicy)
 }

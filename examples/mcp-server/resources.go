@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemobank/mnemobank/memorybank"
@@ -55,25 +57,25 @@ func parseDocURI(uri string) (memorybank.ReadRequest, error) {
 		req.Scope = memorybank.ScopeBranch
 		enc, after, found := strings.Cut(rest, "/")
 		if !found {
-			return req, fmt.Errorf("resource %q names no document: use memorybank://branch/<branch>/<path>", uri)
+			return req, fmt.Errorf("resource %s names no document: use memorybank://branch/<branch>/<path>", quoteInput(uri))
 		}
 		b, err := url.PathUnescape(enc)
 		if err != nil {
-			return req, fmt.Errorf("resource %q: the branch is not percent-encoded correctly: %v", uri, err)
+			return req, fmt.Errorf("resource %s: the branch is not percent-encoded correctly: %v", quoteInput(uri), err)
 		}
 		if err := memorybank.ValidateBranch(b); err != nil {
-			return req, fmt.Errorf("resource %q: %v", uri, err)
+			return req, fmt.Errorf("resource %s: the branch is not valid (%w)", quoteInput(uri), memorybank.ErrInvalidRequest)
 		}
 		req.Branch, rest = b, after
 	} else {
-		return req, fmt.Errorf("resource %q is not a memory bank document: URIs are memorybank://global/<path> and memorybank://branch/<branch>/<path>", uri)
+		return req, fmt.Errorf("resource %s is not a memory bank document: URIs are memorybank://global/<path> and memorybank://branch/<branch>/<path>", quoteInput(uri))
 	}
 	p, err := url.PathUnescape(rest)
 	if err != nil {
-		return req, fmt.Errorf("resource %q: the path is not percent-encoded correctly: %v", uri, err)
+		return req, fmt.Errorf("resource %s: the path is not percent-encoded correctly: %v", quoteInput(uri), err)
 	}
 	if err := memorybank.ValidatePath(p); err != nil {
-		return req, fmt.Errorf("resource %q: %v", uri, err)
+		return req, fmt.Errorf("resource %s: the path is not a valid document path (%w); paths are relative, with no \"..\" or hidden segments", quoteInput(uri), memorybank.ErrInvalidRequest)
 	}
 	req.Path = p
 	return req, nil
@@ -128,14 +130,14 @@ func (s *server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	uri := req.Params.URI
 	rr, err := parseDocURI(uri)
 	if err != nil {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, invalidParams(err)
 	}
 	doc, err := s.bank.Read(ctx, rr)
 	if errors.Is(err, memorybank.ErrNotFound) {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, resourceNotFound(uri)
 	}
 	if err != nil {
-		return nil, err
+		return nil, internalError(err)
 	}
 	text := doc.Text()
 	if doc.Format == memorybank.FormatJSON {
@@ -184,17 +186,46 @@ func (s *server) listResources(ctx context.Context) (*mcp.ListResourcesResult, e
 func (s *server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	rr, err := parseDocURI(req.Params.URI)
 	if err != nil {
-		return err
+		return invalidParams(err)
 	}
 	key, err := storeKey(rr)
 	if err != nil {
-		return err
+		return invalidParams(err)
 	}
-	return s.watcher.add(ctx, req.Params.URI, key)
+	if err := s.watcher.add(ctx, req.Session, req.Params.URI, key); err != nil {
+		var le *subscriptionLimitError
+		if errors.As(err, &le) {
+			return invalidParams(err)
+		}
+		return internalError(err)
+	}
+	s.track(req.Session)
+	return nil
 }
 
+// invalidParams is a client's mistake, as a JSON-RPC error (-32602).
+func invalidParams(err error) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+}
+
+// resourceNotFound is the protocol's error for a resource that does not
+// exist: -32602 since SEP-2164 (the SDK's mcp.CodeResourceNotFound), with
+// the URI, cut short, in its data.
+func resourceNotFound(uri string) error {
+	short := quoteInput(uri)
+	data, _ := json.Marshal(map[string]string{"uri": short})
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "resource not found: " + short, Data: data}
+}
+
+// internalError is the server's failure, as a JSON-RPC error (-32603).
+func internalError(err error) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+}
+
+// unsubscribe ends the calling session's watch of the document, never
+// another session's.
 func (s *server) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
-	s.watcher.remove(req.Params.URI)
+	s.watcher.remove(req.Session, req.Params.URI)
 	return nil
 }
 
@@ -203,52 +234,109 @@ func (s *server) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) err
 // seen alike, through the store.
 const pollInterval = 200 * time.Millisecond
 
-// maxSubscriptions bounds the documents watched at once (over all
-// sessions): each is listed when the store changes.
-const maxSubscriptions = 1000
+// Limits of subscriptions, checked before a document is watched. A
+// session may watch maxSubscriptionsPerSession documents, so one session
+// cannot take the server's maxWatchedDocuments (over all sessions); a
+// session's watches end with it.
+const (
+	maxSubscriptionsPerSession = 100
+	maxWatchedDocuments        = 10000
+)
+
+// errSubscriptionLimit: a subscription over a limit; see
+// subscriptionLimitError.
+var errSubscriptionLimit = errors.New("too many subscriptions")
+
+// subscriptionLimitError says which subscription limit was reached.
+type subscriptionLimitError struct {
+	Limit   int
+	Session bool // the session's limit; otherwise the server's
+}
+
+func (e *subscriptionLimitError) Error() string {
+	if e.Session {
+		return fmt.Sprintf("%v: a session may watch at most %d documents; unsubscribe from some first", errSubscriptionLimit, e.Limit)
+	}
+	return fmt.Sprintf("%v: the server watches at most %d documents over all sessions; try again later", errSubscriptionLimit, e.Limit)
+}
+
+func (e *subscriptionLimitError) Unwrap() error { return errSubscriptionLimit }
 
 // watcher polls the store for changes to the subscribed documents: one
 // change-count reading per tick when the store counts its changes
-// (memorybank.ChangeCounter), and one listing per subscribed document when
-// the count moved or the store does not count.
+// (memorybank.ChangeCounter), and, when the count moved or the store does
+// not count, one listing of the store for all watched documents together:
+// the work of a tick does not grow with the number of watches.
 type watcher struct {
 	bank   *memorybank.Bank
 	logger *slog.Logger
 	notify func(uri string)
 
-	mu      sync.Mutex
-	subs    map[string]*watched // by URI
-	running bool
-	done    chan struct{}
-	last    memorybank.ChangeCount
-	haveCnt bool
+	mu        sync.Mutex
+	docs      map[string]*watched                        // by URI
+	bySession map[*mcp.ServerSession]map[string]struct{} // the URIs each session watches
+	running   bool
+	done      chan struct{}
+	last      memorybank.ChangeCount
+	haveCnt   bool
 }
 
 type watched struct {
-	n       int // subscriptions to it, over all sessions
-	key     string
-	version string // the store's version; "" when the document does not exist
+	sessions int // sessions watching it
+	key      string
+	version  string // the store's version; "" when the document does not exist
 }
 
 func newWatcher(bank *memorybank.Bank, logger *slog.Logger) *watcher {
-	return &watcher{bank: bank, logger: logger, subs: map[string]*watched{}, done: make(chan struct{})}
+	return &watcher{bank: bank, logger: logger, docs: map[string]*watched{},
+		bySession: map[*mcp.ServerSession]map[string]struct{}{}, done: make(chan struct{})}
 }
 
-func (w *watcher) add(ctx context.Context, uri, key string) error {
+// add makes ss watch uri (store key key); watching it again is no new
+// watch.
+func (w *watcher) add(ctx context.Context, ss *mcp.ServerSession, uri, key string) error {
+	w.mu.Lock()
+	mine := w.bySession[ss]
+	_, again := mine[uri]
+	switch {
+	case again:
+		w.mu.Unlock()
+		return nil
+	case len(mine) >= maxSubscriptionsPerSession:
+		w.mu.Unlock()
+		return &subscriptionLimitError{Limit: maxSubscriptionsPerSession, Session: true}
+	case w.docs[uri] == nil && len(w.docs) >= maxWatchedDocuments:
+		w.mu.Unlock()
+		return &subscriptionLimitError{Limit: maxWatchedDocuments}
+	}
+	w.mu.Unlock()
 	v, err := w.version(ctx, key)
 	if err != nil {
 		return err
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if cur, ok := w.subs[uri]; ok {
-		cur.n++
-	} else {
-		if len(w.subs) >= maxSubscriptions {
-			return fmt.Errorf("at most %d documents can be subscribed at once; unsubscribe from some first", maxSubscriptions)
-		}
-		w.subs[uri] = &watched{n: 1, key: key, version: v}
+	mine = w.bySession[ss]
+	if _, again := mine[uri]; again {
+		return nil
 	}
+	if len(mine) >= maxSubscriptionsPerSession {
+		return &subscriptionLimitError{Limit: maxSubscriptionsPerSession, Session: true}
+	}
+	cur := w.docs[uri]
+	if cur == nil {
+		if len(w.docs) >= maxWatchedDocuments {
+			return &subscriptionLimitError{Limit: maxWatchedDocuments}
+		}
+		cur = &watched{key: key, version: v}
+		w.docs[uri] = cur
+	}
+	cur.sessions++
+	if mine == nil {
+		mine = map[string]struct{}{}
+		w.bySession[ss] = mine
+	}
+	mine[uri] = struct{}{}
 	if !w.running {
 		w.running = true
 		if cc, ok := w.bank.Store().(memorybank.ChangeCounter); ok {
@@ -261,14 +349,43 @@ func (w *watcher) add(ctx context.Context, uri, key string) error {
 	return nil
 }
 
-func (w *watcher) remove(uri string) {
+// remove ends ss's watch of uri, if it has one.
+func (w *watcher) remove(ss *mcp.ServerSession, uri string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if cur, ok := w.subs[uri]; ok {
-		if cur.n--; cur.n <= 0 {
-			delete(w.subs, uri)
+	w.removeLocked(ss, uri)
+}
+
+func (w *watcher) removeLocked(ss *mcp.ServerSession, uri string) {
+	mine := w.bySession[ss]
+	if _, ok := mine[uri]; !ok {
+		return
+	}
+	delete(mine, uri)
+	if len(mine) == 0 {
+		delete(w.bySession, ss)
+	}
+	if cur := w.docs[uri]; cur != nil {
+		if cur.sessions--; cur.sessions <= 0 {
+			delete(w.docs, uri)
 		}
 	}
+}
+
+// release ends every watch of ss (its session ended).
+func (w *watcher) release(ss *mcp.ServerSession) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for uri := range w.bySession[ss] {
+		w.removeLocked(ss, uri)
+	}
+}
+
+// watchedDocuments is the number of documents watched over all sessions.
+func (w *watcher) watchedDocuments() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.docs)
 }
 
 func (w *watcher) stop() {
@@ -324,25 +441,36 @@ func (w *watcher) check() {
 		}
 	}
 	w.mu.Lock()
-	subs := make(map[string]watched, len(w.subs))
-	for uri, s := range w.subs {
-		subs[uri] = *s
+	if len(w.docs) == 0 {
+		w.mu.Unlock()
+		return
+	}
+	byKey := make(map[string]bool, len(w.docs)) // the watched keys
+	for _, d := range w.docs {
+		byKey[d.key] = true
 	}
 	w.mu.Unlock()
-	for uri, s := range subs {
-		v, err := w.version(ctx, s.key)
+	// One listing for every watched document.
+	versions := make(map[string]string, len(byKey))
+	for obj, err := range w.bank.Store().List(ctx, "") {
 		if err != nil {
-			w.logger.Warn("watching a subscribed document", "uri", uri, "err", err)
-			continue
+			w.logger.Warn("watching the subscribed documents", "err", err)
+			return
 		}
-		if v == s.version {
-			continue
+		if byKey[obj.Key] {
+			versions[obj.Key] = obj.Version
 		}
-		w.mu.Lock()
-		if cur, ok := w.subs[uri]; ok {
-			cur.version = v
+	}
+	var changed []string
+	w.mu.Lock()
+	for uri, d := range w.docs {
+		if v := versions[d.key]; v != d.version {
+			d.version = v
+			changed = append(changed, uri)
 		}
-		w.mu.Unlock()
+	}
+	w.mu.Unlock()
+	for _, uri := range changed {
 		w.notify(uri)
 	}
 }

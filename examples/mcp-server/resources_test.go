@@ -3,15 +3,21 @@ package main
 import (
 	"context"
 	"fmt"
+	"iter"
+	"log/slog"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/fsstore"
 )
 
 func TestDocURIs(t *testing.T) {
@@ -117,15 +123,126 @@ func TestSubscriptionsAcrossProcesses(t *testing.T) {
 	}
 }
 
-func TestSubscriptionLimit(t *testing.T) {
+// Each session may watch at most maxSubscriptionsPerSession documents,
+// so no client reaches the server's cap; a session's watches are released
+// when it unsubscribes or ends.
+func TestSubscriptionLimits(t *testing.T) {
 	ts := newTestServer(t)
-	for i := range maxSubscriptions {
-		require.NoError(t, ts.watcher.add(t.Context(), fmt.Sprintf("memorybank://global/d%d.json", i), fmt.Sprintf("global-memory-bank/d%d.json", i)))
+	a, b := &mcp.ServerSession{}, &mcp.ServerSession{}
+	uri := func(i int) (string, string) {
+		return fmt.Sprintf("memorybank://global/d%d.json", i), fmt.Sprintf("global-memory-bank/d%d.json", i)
 	}
-	err := ts.watcher.add(t.Context(), "memorybank://global/one-more.json", "global-memory-bank/one-more.json")
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "at most 1000")
-	require.NoError(t, ts.watcher.add(t.Context(), "memorybank://global/d0.json", "global-memory-bank/d0.json"), "a second subscriber to a watched document")
-	ts.watcher.remove("memorybank://global/d1.json")
-	require.NoError(t, ts.watcher.add(t.Context(), "memorybank://global/one-more.json", "global-memory-bank/one-more.json"))
+	for i := range maxSubscriptionsPerSession {
+		u, k := uri(i)
+		require.NoError(t, ts.watcher.add(t.Context(), a, u, k))
+	}
+	u, k := uri(maxSubscriptionsPerSession)
+	err := ts.watcher.add(t.Context(), a, u, k)
+	var le *subscriptionLimitError
+	require.ErrorAs(t, err, &le)
+	require.ErrorIs(t, err, errSubscriptionLimit)
+	assert.Contains(t, err.Error(), fmt.Sprintf("at most %d", maxSubscriptionsPerSession))
+	u0, k0 := uri(0)
+	require.NoError(t, ts.watcher.add(t.Context(), a, u0, k0), "subscribing twice to one document is one watch")
+	require.NoError(t, ts.watcher.add(t.Context(), b, u, k), "another session is not limited by the first")
+	assert.Less(t, maxSubscriptionsPerSession, maxWatchedDocuments, "one session cannot reach the server's cap")
+
+	ts.watcher.remove(b, u0) // b does not watch d0: a's watch stays
+	assert.Equal(t, maxSubscriptionsPerSession+1, ts.watcher.watchedDocuments())
+	ts.watcher.remove(a, u0)
+	require.NoError(t, ts.watcher.add(t.Context(), a, u, k), "room again after an unsubscribe")
+	ts.watcher.release(a)
+	assert.Equal(t, 1, ts.watcher.watchedDocuments(), "only b's watch is left")
+}
+
+// One session's unsubscribe does not end another's watch, and a session's
+// watches end with it.
+func TestSubscriptionsBelongToTheirSession(t *testing.T) {
+	ts := newTestServer(t)
+	updated := make(chan string, 16)
+	watcherClient := newClient(&mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+		updated <- req.Params.URI
+	}})
+	w := ts.connect(t, watcherClient, legacyProtocol)
+	other := ts.connect(t, nil, legacyProtocol)
+	const uri = "memorybank://global/progress.json"
+	require.NoError(t, w.Subscribe(t.Context(), &mcp.SubscribeParams{URI: uri}))
+	require.NoError(t, other.Subscribe(t.Context(), &mcp.SubscribeParams{URI: uri}))
+	require.NoError(t, other.Unsubscribe(t.Context(), &mcp.UnsubscribeParams{URI: uri}))
+	require.NoError(t, other.Unsubscribe(t.Context(), &mcp.UnsubscribeParams{URI: uri}), "unsubscribing twice is harmless")
+	ok(t, other, "write_global_memory_bank", `{"path":"progress.json","content":{"n":1}}`)
+	select {
+	case got := <-updated:
+		assert.Equal(t, uri, got, "the first session still watches")
+	case <-time.After(10 * time.Second):
+		t.Fatal("another session's unsubscribe ended this session's watch")
+	}
+
+	require.NoError(t, w.Close())
+	require.Eventually(t, func() bool { return ts.watcher.watchedDocuments() == 0 }, 10*time.Second, 10*time.Millisecond,
+		"the closed session's watch was not released")
+}
+
+// countingStore counts List calls.
+type countingStore struct {
+	*fsstore.Store
+	lists atomic.Int64
+}
+
+func (c *countingStore) List(ctx context.Context, prefix string) iter.Seq2[memorybank.Object, error] {
+	c.lists.Add(1)
+	return c.Store.List(ctx, prefix)
+}
+
+// The watcher's work on a change does not grow with the number of
+// watched documents.
+func TestWatchCostDoesNotGrowWithWatches(t *testing.T) {
+	fs, err := fsstore.Open(filepath.Join(t.TempDir(), "docs"), nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = fs.Close() })
+	store := &countingStore{Store: fs}
+	bank := memorybank.New(store, &memorybank.Options{Language: memorybank.English})
+	w := newWatcher(bank, slog.New(slog.DiscardHandler))
+	t.Cleanup(w.stop)
+	notified := make(chan string, 16)
+	w.notify = func(uri string) { notified <- uri }
+	const n = 100
+	for i := range n {
+		ss := &mcp.ServerSession{} // as many sessions as it takes
+		require.NoError(t, w.add(t.Context(), ss, fmt.Sprintf("memorybank://global/d%d.json", i), fmt.Sprintf("global-memory-bank/d%d.json", i)))
+	}
+	before := store.lists.Load()
+	_, err = bank.Write(t.Context(), memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "d7.json", Content: []byte(`{"x":1}`)})
+	require.NoError(t, err)
+	select {
+	case got := <-notified:
+		assert.Equal(t, "memorybank://global/d7.json", got)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notification")
+	}
+	assert.Less(t, store.lists.Load()-before, int64(n/10), "one change costs a few listings, not one per watched document")
+}
+
+// Resource errors carry the protocol's codes and quote a short prefix of
+// the client's URI, never the whole of it.
+func TestResourceErrors(t *testing.T) {
+	ts := newTestServer(t)
+	// Protocol 2026-07-28 subscribes by listening; the error of a
+	// subscribe request is the earlier protocols'.
+	s := ts.connect(t, nil, legacyProtocol)
+	long := "memorybank://global/" + strings.Repeat("x", 1<<20) + "/../y.md"
+	for name, err := range map[string]error{
+		"subscribe":         s.Subscribe(t.Context(), &mcp.SubscribeParams{URI: long}),
+		"subscribe foreign": s.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "file:///etc/passwd"}),
+		"read missing": func() error {
+			_, err := s.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "memorybank://global/missing.md"})
+			return err
+		}(),
+		"read long": func() error { _, err := s.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: long}); return err }(),
+	} {
+		var je *jsonrpc.Error
+		require.ErrorAs(t, err, &je, name)
+		assert.EqualValues(t, jsonrpc.CodeInvalidParams, je.Code, name)
+		assert.Less(t, len(je.Message)+len(je.Data), 1000, "%s: the URI is not echoed whole", name)
+	}
 }

@@ -18,7 +18,7 @@ import (
 const instructions = `Agent memory that outlives the conversation: a memory bank per git branch and a global bank (documents, also ` +
 	`readable as memorybank:// resources), learned memories (add_memory, search_memories), skill graphs and confirmed write plans. ` +
 	`At the start of a task call read_context (the start_task prompt does it); keep activeContext.json and progress.json up to date ` +
-	`with small patches; read_rules explains the conventions. When branch is omitted, the branch of the client's single git root is used. ` +
+	`with small patches; read_rules explains the conventions. When branch is omitted, the branch of the client's single git root is used (over stdio; over HTTP pass branch). ` +
 	`Errors carry a code and say how to fix the call.`
 
 // server is the MCP server over one bank and one memories file.
@@ -29,9 +29,14 @@ type server struct {
 	logger  *slog.Logger
 	roots   *rootsCache
 	watcher *watcher
-	// elicitFailed holds the sessions whose client declared elicitation
-	// but failed a request: their plans are confirmed in two calls.
-	elicitFailed sync.Map // *mcp.ServerSession → bool
+	// remote: clients reach the server over HTTP from other machines, so
+	// their roots are not read (see branch.go).
+	remote bool
+	// confirmPlans is the person's policy for write plans; the zero
+	// value is confirmAlways.
+	confirmPlans confirmPolicy
+	// sessions holds the sessions track waits on.
+	sessions sync.Map // *mcp.ServerSession → struct{}
 }
 
 // newServer returns the server with every tool, resource template and
@@ -178,4 +183,21 @@ func errorResult(te *tools.Error) *mcp.CallToolResult {
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 		StructuredContent: te,
 	}
+}
+
+// track releases what the server keeps for a session (its watches, its
+// roots) when the session ends; it is called whenever something is kept.
+func (s *server) track(ss *mcp.ServerSession) {
+	if ss == nil {
+		return
+	}
+	if _, loaded := s.sessions.LoadOrStore(ss, struct{}{}); loaded {
+		return
+	}
+	go func() {
+		_ = ss.Wait()
+		s.watcher.release(ss)
+		s.roots.forget(ss)
+		s.sessions.Delete(ss)
+	}()
 }

@@ -5,11 +5,15 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Team mode: the server on a shared PostgreSQL bank (--postgres), served
@@ -30,10 +34,30 @@ const shutdownGrace = 10 * time.Second
 // token.
 var errInsecure = errors.New("refusing to serve without a token")
 
-// checkHTTPAddr refuses an address reachable from other machines when no
+// minTokenLength is the shortest MNEMOBANK_TOKEN accepted: a short token
+// can be guessed.
+const minTokenLength = 32
+
+// errWeakToken: MNEMOBANK_TOKEN is shorter than minTokenLength.
+var errWeakToken = errors.New("the token is too short")
+
+// weakTokenError says how short the token was.
+type weakTokenError struct{ Len int }
+
+func (e *weakTokenError) Error() string {
+	return fmt.Sprintf("%v: %s has %d characters, and at least %d are required; make one with: openssl rand -hex 32",
+		errWeakToken, tokenEnv, e.Len, minTokenLength)
+}
+
+func (e *weakTokenError) Unwrap() error { return errWeakToken }
+
+// checkHTTPAddr refuses a token shorter than minTokenLength, and refuses an address reachable from other machines when no
 // token is set: a memory bank served there would be open to anyone.
 func checkHTTPAddr(addr, token string) error {
 	if token != "" {
+		if len(token) < minTokenLength {
+			return &weakTokenError{Len: len(token)}
+		}
 		return nil
 	}
 	host, _, err := net.SplitHostPort(addr)
@@ -62,6 +86,8 @@ func requireToken(token string, next http.Handler) http.Handler {
 		got := []byte(r.Header.Get("Authorization"))
 		if subtle.ConstantTimeCompare(got, want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mnemobank"`)
+			// A connection that failed authentication is not kept.
+			w.Header().Set("Connection", "close")
 			http.Error(w, "401 unauthorized: send Authorization: Bearer <token> (the server's "+tokenEnv+")", http.StatusUnauthorized)
 			return
 		}
@@ -86,7 +112,11 @@ func serveHTTP(ctx context.Context, addr, token string, h http.Handler, logger *
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "404: the MCP endpoint is "+mcpPath, http.StatusNotFound)
 	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	streams := &eventStreams{cancel: map[*http.Request]context.CancelFunc{}}
+	srv := &http.Server{Handler: streams.wrap(mux), ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleConnTimeout}
+	// Event streams (GET) never finish by themselves: Shutdown ends them
+	// first, then waits for the requests in flight.
+	srv.RegisterOnShutdown(streams.closeAll)
 	if ready != nil {
 		ready(ln.Addr())
 	}
@@ -113,4 +143,116 @@ func serveHTTP(ctx context.Context, addr, token string, h http.Handler, logger *
 // space (a token pasted with a newline would otherwise never match).
 func trimToken(getenv func(string) string) string {
 	return strings.TrimSpace(getenv(tokenEnv))
+}
+
+// httpLimits bounds what HTTP clients may hold on the server.
+type httpLimits struct {
+	SessionIdle time.Duration // an MCP session with no request for this long is closed
+	MaxSessions int           // open MCP sessions; a new one beyond is refused with 503
+}
+
+// Limits of the HTTP server (--http), checked before the work.
+const (
+	sessionIdleTimeout = 30 * time.Minute
+	maxHTTPSessions    = 1000
+	readHeaderTimeout  = 10 * time.Second // the request line and headers
+	bodyReadTimeout    = 30 * time.Second // a request body, from its headers on
+	idleConnTimeout    = 2 * time.Minute  // a kept-alive connection between requests
+)
+
+func defaultHTTPLimits() httpLimits {
+	return httpLimits{SessionIdle: sessionIdleTimeout, MaxSessions: maxHTTPSessions}
+}
+
+// newHTTPHandler serves srv over streamable HTTP to remote clients: from
+// then on srv reads no client's roots. Sessions idle for lim.SessionIdle
+// are closed (their watches released), and a new session beyond
+// lim.MaxSessions is refused.
+func newHTTPHandler(srv *server, lim httpLimits) http.Handler {
+	srv.remote = true
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.Server },
+		&mcp.StreamableHTTPOptions{SessionTimeout: lim.SessionIdle})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+			n := 0
+			for range srv.Sessions() {
+				n++
+			}
+			if n >= lim.MaxSessions {
+				w.Header().Set("Retry-After", "60")
+				http.Error(w, fmt.Sprintf("503: the server holds its maximum of %d MCP sessions; idle ones close after %v", lim.MaxSessions, lim.SessionIdle),
+					http.StatusServiceUnavailable)
+				return
+			}
+		}
+		next := h
+		if r.Body != nil && r.Body != http.NoBody {
+			// The body must arrive within bodyReadTimeout; the deadline is
+			// lifted once it has, so a long answer is not cut.
+			rc := http.NewResponseController(w)
+			if rc.SetReadDeadline(time.Now().Add(bodyReadTimeout)) == nil {
+				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// deadlineBody lifts the connection's read deadline once the body is read.
+type deadlineBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	done bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.done {
+		b.done = true
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
+// eventStreams are the open GET requests (MCP's event streams), which
+// last until the client leaves; closeAll ends them at shutdown.
+type eventStreams struct {
+	mu     sync.Mutex
+	closed bool
+	cancel map[*http.Request]context.CancelFunc
+}
+
+func (e *eventStreams) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		r = r.WithContext(ctx)
+		e.mu.Lock()
+		if e.closed {
+			e.mu.Unlock()
+			http.Error(w, "503: the server is shutting down", http.StatusServiceUnavailable)
+			return
+		}
+		e.cancel[r] = cancel
+		e.mu.Unlock()
+		defer func() {
+			e.mu.Lock()
+			delete(e.cancel, r)
+			e.mu.Unlock()
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (e *eventStreams) closeAll() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed = true
+	for _, cancel := range e.cancel {
+		cancel()
+	}
 }

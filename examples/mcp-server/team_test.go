@@ -1,12 +1,19 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,7 +29,7 @@ func TestCheckHTTPAddr(t *testing.T) {
 		err := checkHTTPAddr(addr, "")
 		require.ErrorIs(t, err, errInsecure, addr)
 		assert.Contains(t, err.Error(), tokenEnv)
-		assert.NoError(t, checkHTTPAddr(addr, "s3cret"), "a token makes any address acceptable")
+		assert.NoError(t, checkHTTPAddr(addr, testToken), "a token makes any address acceptable")
 	}
 	assert.Error(t, checkHTTPAddr("no-port", ""))
 }
@@ -43,7 +50,7 @@ func TestServeHTTPTokenAndShutdown(t *testing.T) {
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serveHTTP(ctx, "127.0.0.1:0", "s3cret", h, slog.New(slog.DiscardHandler), func(a net.Addr) { addrc <- a })
+		done <- serveHTTP(ctx, "127.0.0.1:0", testToken, h, slog.New(slog.DiscardHandler), func(a net.Addr) { addrc <- a })
 	}()
 	base := "http://" + (<-addrc).String()
 
@@ -64,17 +71,17 @@ func TestServeHTTPTokenAndShutdown(t *testing.T) {
 	assert.Contains(t, body, "Bearer")
 	code, _ = get("/mcp", "Bearer wrong")
 	assert.Equal(t, http.StatusUnauthorized, code)
-	code, _ = get("/mcp", "s3cret")
+	code, _ = get("/mcp", testToken)
 	assert.Equal(t, http.StatusUnauthorized, code, "the scheme is required")
-	code, body = get("/mcp", "Bearer s3cret")
+	code, body = get("/mcp", "Bearer "+testToken)
 	assert.Equal(t, http.StatusOK, code)
 	assert.Equal(t, "ok", body)
-	code, _ = get("/other", "Bearer s3cret")
+	code, _ = get("/other", "Bearer "+testToken)
 	assert.Equal(t, http.StatusNotFound, code)
 
 	slow := make(chan string, 1)
 	go func() {
-		_, b := get("/mcp?slow=1", "Bearer s3cret")
+		_, b := get("/mcp?slow=1", "Bearer "+testToken)
 		slow <- b
 	}()
 	<-inFlight
@@ -99,4 +106,110 @@ func TestServeHTTPRefusesOpenAddressWithoutToken(t *testing.T) {
 func TestTrimToken(t *testing.T) {
 	assert.Equal(t, "abc", trimToken(func(string) string { return " abc\n" }))
 	assert.Equal(t, "", trimToken(func(string) string { return "" }))
+}
+
+const testToken = "0123456789abcdef0123456789abcdef"
+
+func TestShortTokenIsRefused(t *testing.T) {
+	for _, token := range []string{"x", testToken[:minTokenLength-1]} {
+		err := checkHTTPAddr("0.0.0.0:8080", token)
+		require.ErrorIs(t, err, errWeakToken)
+		var we *weakTokenError
+		require.ErrorAs(t, err, &we)
+		assert.Equal(t, len(token), we.Len)
+		assert.Contains(t, err.Error(), tokenEnv)
+		assert.Contains(t, err.Error(), "32")
+	}
+	assert.NoError(t, checkHTTPAddr("0.0.0.0:8080", testToken))
+}
+
+// A connection that failed authentication is closed after the 401.
+func TestFailedAuthClosesTheConnection(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	addrc := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- serveHTTP(ctx, "127.0.0.1:0", testToken, http.NotFoundHandler(), slog.New(slog.DiscardHandler), func(a net.Addr) { addrc <- a })
+	}()
+	conn, err := net.Dial("tcp", (<-addrc).String())
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second))) // the failure bound
+	_, err = io.WriteString(conn, "GET /mcp HTTP/1.1\r\nHost: localhost\r\n\r\n")
+	require.NoError(t, err)
+	r := bufio.NewReader(conn)
+	res, err := http.ReadResponse(r, nil)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusUnauthorized, res.StatusCode)
+	_, _ = io.Copy(io.Discard, res.Body)
+	_, err = r.ReadByte()
+	assert.ErrorIs(t, err, io.EOF, "the server closed the connection")
+	cancel()
+	require.NoError(t, <-done)
+}
+
+// SIGTERM with an event stream open ends the stream and exits 0.
+func TestSIGTERMWithAnEventStreamOpen(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM on Windows")
+	}
+	cmd := exec.Command(serverBinary(t), "--root", filepath.Join(t.TempDir(), "docs"), "--http", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), tokenEnv+"=")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	sc := bufio.NewScanner(stderr)
+	var url string
+	for sc.Scan() {
+		if u, found := strings.CutPrefix(sc.Text(), "mnemobank: listening on "); found {
+			url = u
+			break
+		}
+	}
+	require.NotEmpty(t, url, "the server said where it listens")
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+
+	// A session by hand, so that this test holds its one event stream.
+	post := func(body, session string) *http.Response {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", legacyProtocol)
+		}
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, res.Body)
+		_ = res.Body.Close()
+		return res
+	}
+	res := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+legacyProtocol+
+		`","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`, "")
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	session := res.Header.Get("Mcp-Session-Id")
+	require.NotEmpty(t, session)
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, session)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", session)
+	req.Header.Set("Mcp-Protocol-Version", legacyProtocol)
+	res, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode, "the event stream is open")
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		require.NoError(t, err, "exit code 0")
+	case <-time.After(shutdownGrace - 2*time.Second): // the failure bound: before the grace period ran out
+		t.Fatal("the server waited for the event stream instead of closing it")
+	}
 }
