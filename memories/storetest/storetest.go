@@ -8,8 +8,13 @@
 //	}
 //
 // newStore must return a fresh, empty store (no file) each time it is called.
-// The Appender and Peeker subtests run only when the store implements
-// memories.Appender and memories.Peeker.
+//
+// The top-level subtests (LoadMissing, SaveCreate, …, ConcurrentSaveCAS)
+// check memories.Store and always run. Each optional capability has a
+// subtest named after its interface, holding the checks of that interface:
+// Appender/… runs when the store implements memories.Appender and Peeker/…
+// when it implements memories.Peeker; otherwise the capability's subtest
+// is skipped with "the store does not implement memories.<Interface>".
 package storetest
 
 import (
@@ -32,30 +37,12 @@ const (
 	opsPerWorker = 25
 )
 
-// TestStore checks the memories.Store contract (and memories.Appender when
-// implemented) against stores made by newStore.
+// TestStore checks the memories.Store contract, and those of
+// memories.Appender and memories.Peeker when implemented, against stores
+// made by newStore.
 func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 	t.Helper()
 	ctx := context.Background()
-
-	t.Run("Peek", func(t *testing.T) {
-		s := newStore(t)
-		p, ok := s.(memories.Peeker)
-		if !ok {
-			t.Skip("the store does not implement memories.Peeker")
-		}
-		head, err := p.Peek(ctx, 4)
-		require.NoError(t, err)
-		assert.Nil(t, head, "a missing file peeks as nil")
-		_, err = s.Save(ctx, []byte("# Memories\n"), "")
-		require.NoError(t, err)
-		head, err = p.Peek(ctx, 4)
-		require.NoError(t, err)
-		assert.Equal(t, "# Me", string(head), "Peek returns the first n bytes")
-		head, err = p.Peek(ctx, 100)
-		require.NoError(t, err)
-		assert.Equal(t, "# Memories\n", string(head), "all of a shorter file")
-	})
 
 	t.Run("LoadMissing", func(t *testing.T) {
 		data, version, err := newStore(t).Load(ctx)
@@ -175,16 +162,31 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		assertEachLineOnce(t, string(data), "save-")
 	})
 
-	if _, ok := newStore(t).(memories.Appender); !ok {
-		t.Log("storetest: store does not implement memories.Appender; Append subtests not run")
-		return
-	}
+	t.Run("Appender", func(t *testing.T) {
+		if _, ok := newStore(t).(memories.Appender); !ok {
+			t.Skip("the store does not implement memories.Appender")
+		}
+		testAppender(t, newStore)
+	})
+
+	t.Run("Peeker", func(t *testing.T) {
+		if _, ok := newStore(t).(memories.Peeker); !ok {
+			t.Skip("the store does not implement memories.Peeker")
+		}
+		testPeeker(t, newStore)
+	})
+}
+
+// testAppender checks the memories.Appender contract; newStore's stores
+// implement it.
+func testAppender(t *testing.T, newStore func(t *testing.T) memories.Store) {
+	ctx := context.Background()
 	appender := func(t *testing.T) (memories.Store, memories.Appender) {
 		s := newStore(t)
 		return s, s.(memories.Appender)
 	}
 
-	t.Run("AppendMissingWritesHeader", func(t *testing.T) {
+	t.Run("MissingWritesHeader", func(t *testing.T) {
 		s, a := appender(t)
 		size, v, err := a.Append(ctx, []byte("# Memories\n\n"), []byte("## one\n"))
 		require.NoError(t, err)
@@ -196,7 +198,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		assert.NotEmpty(t, v)
 	})
 
-	t.Run("AppendEmptyWritesHeader", func(t *testing.T) {
+	t.Run("EmptyWritesHeader", func(t *testing.T) {
 		s, a := appender(t)
 		_, err := s.Save(ctx, []byte{}, "")
 		require.NoError(t, err)
@@ -207,7 +209,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		assert.Equal(t, "H\ne\n", string(data))
 	})
 
-	t.Run("AppendHeaderWithoutNewline", func(t *testing.T) {
+	t.Run("HeaderWithoutNewline", func(t *testing.T) {
 		s, a := appender(t)
 		_, _, err := a.Append(ctx, []byte("H"), []byte("e\n"))
 		require.NoError(t, err)
@@ -216,7 +218,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		assert.Equal(t, "H\ne\n", string(data), "a header without a trailing newline gets one before the entry")
 	})
 
-	t.Run("AppendNoHeaderWhenNotEmpty", func(t *testing.T) {
+	t.Run("NoHeaderWhenNotEmpty", func(t *testing.T) {
 		s, a := appender(t)
 		_, err := s.Save(ctx, []byte("existing\n"), "")
 		require.NoError(t, err)
@@ -228,7 +230,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		assert.Equal(t, int64(len("existing\ne\n")), size)
 	})
 
-	t.Run("AppendAddsMissingNewline", func(t *testing.T) {
+	t.Run("AddsMissingNewline", func(t *testing.T) {
 		s, a := appender(t)
 		_, err := s.Save(ctx, []byte("no newline"), "")
 		require.NoError(t, err)
@@ -240,7 +242,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		assert.Equal(t, int64(len(data)), size)
 	})
 
-	t.Run("AppendChangesVersion", func(t *testing.T) {
+	t.Run("ChangesVersion", func(t *testing.T) {
 		s, a := appender(t)
 		v1, err := s.Save(ctx, []byte("x\n"), "")
 		require.NoError(t, err)
@@ -254,7 +256,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		assert.Equal(t, "x\ny\n", string(data))
 	})
 
-	t.Run("ConcurrentAppend", func(t *testing.T) {
+	t.Run("Concurrent", func(t *testing.T) {
 		s, a := appender(t)
 		runWorkers(t, func(w, i int) error {
 			_, _, err := a.Append(ctx, []byte("# H\n"), fmt.Appendf(nil, "app-%d-%d\n", w, i))
@@ -267,7 +269,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		assertEachLineOnce(t, string(data), "app-")
 	})
 
-	t.Run("ConcurrentAppendAndSave", func(t *testing.T) {
+	t.Run("ConcurrentWithSave", func(t *testing.T) {
 		s, a := appender(t)
 		runWorkers(t, func(w, i int) error {
 			if w%2 == 0 {
@@ -280,6 +282,29 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		require.NoError(t, err)
 		assertEachLineOnce(t, string(data), "mix-")
 	})
+}
+
+// testPeeker checks the memories.Peeker contract; newStore's stores
+// implement it.
+func testPeeker(t *testing.T, newStore func(t *testing.T) memories.Store) {
+	ctx := context.Background()
+
+	t.Run("Prefix", func(t *testing.T) {
+		s := newStore(t)
+		p := s.(memories.Peeker)
+		head, err := p.Peek(ctx, 4)
+		require.NoError(t, err)
+		assert.Nil(t, head, "a missing file peeks as nil")
+		_, err = s.Save(ctx, []byte("# Memories\n"), "")
+		require.NoError(t, err)
+		head, err = p.Peek(ctx, 4)
+		require.NoError(t, err)
+		assert.Equal(t, "# Me", string(head), "Peek returns the first n bytes")
+		head, err = p.Peek(ctx, 100)
+		require.NoError(t, err)
+		assert.Equal(t, "# Memories\n", string(head), "all of a shorter file")
+	})
+
 }
 
 // casAppendLine adds line through Load + Save, retrying on ErrConflict: the
