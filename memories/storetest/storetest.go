@@ -12,8 +12,9 @@
 // The top-level subtests (LoadMissing, SaveCreate, …, ConcurrentSaveCAS)
 // check memories.Store and always run. Each optional capability has a
 // subtest named after its interface, holding the checks of that interface:
-// Appender/… runs when the store implements memories.Appender and Peeker/…
-// when it implements memories.Peeker; otherwise the capability's subtest
+// Appender/… runs when the store implements memories.Appender, Sizer/…
+// when it implements memories.Sizer and Peeker/… when it implements
+// memories.Peeker; otherwise the capability's subtest
 // is skipped with "the store does not implement memories.<Interface>".
 package storetest
 
@@ -38,8 +39,8 @@ const (
 )
 
 // TestStore checks the memories.Store contract, and those of
-// memories.Appender and memories.Peeker when implemented, against stores
-// made by newStore.
+// memories.Appender, memories.Sizer and memories.Peeker when implemented,
+// against stores made by newStore.
 func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 	t.Helper()
 	ctx := context.Background()
@@ -169,6 +170,13 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		testAppender(t, newStore)
 	})
 
+	t.Run("Sizer", func(t *testing.T) {
+		if _, ok := newStore(t).(memories.Sizer); !ok {
+			t.Skip("the store does not implement memories.Sizer")
+		}
+		testSizer(t, newStore)
+	})
+
 	t.Run("Peeker", func(t *testing.T) {
 		if _, ok := newStore(t).(memories.Peeker); !ok {
 			t.Skip("the store does not implement memories.Peeker")
@@ -281,6 +289,63 @@ func testAppender(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		data, _, err := s.Load(ctx)
 		require.NoError(t, err)
 		assertEachLineOnce(t, string(data), "mix-")
+	})
+}
+
+// testSizer checks the memories.Sizer contract; newStore's stores
+// implement it.
+func testSizer(t *testing.T, newStore func(t *testing.T) memories.Store) {
+	ctx := context.Background()
+	// assertSize checks that Size is the length of what Load returns.
+	assertSize := func(t *testing.T, s memories.Store, msg string) {
+		t.Helper()
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		size, err := s.(memories.Sizer).Size(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, int64(len(data)), size, "%s: Size must be the length in bytes of Load's data", msg)
+	}
+
+	t.Run("Missing", func(t *testing.T) {
+		size, err := newStore(t).(memories.Sizer).Size(ctx)
+		require.NoError(t, err)
+		assert.Zero(t, size, "a missing file has size 0")
+	})
+
+	t.Run("AfterSave", func(t *testing.T) {
+		s := newStore(t)
+		v, err := s.Save(ctx, []byte("# Mémoires\n"), "")
+		require.NoError(t, err)
+		assertSize(t, s, "after creating the file (bytes, not characters)")
+		v, err = s.Save(ctx, []byte("ab"), v)
+		require.NoError(t, err)
+		assertSize(t, s, "after a shorter Save")
+		_, err = s.Save(ctx, nil, v)
+		require.NoError(t, err)
+		assertSize(t, s, "after emptying the file")
+		_, err = s.Save(ctx, []byte("conflicting"), v)
+		require.ErrorIs(t, err, memories.ErrConflict)
+		assertSize(t, s, "after a conflicting Save")
+	})
+
+	t.Run("AfterAppend", func(t *testing.T) {
+		s := newStore(t)
+		a, ok := s.(memories.Appender)
+		if !ok {
+			t.Skip("the store does not implement memories.Appender")
+		}
+		size, _, err := a.Append(ctx, []byte("# H"), []byte("- é\n"))
+		require.NoError(t, err)
+		assertSize(t, s, "after an Append creating the file")
+		got, err := s.(memories.Sizer).Size(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, size, got, "Size must agree with the size Append returned")
+		_, _, err = a.Append(ctx, []byte("# H\n"), []byte("- two"))
+		require.NoError(t, err)
+		assertSize(t, s, "after a second Append")
+		_, _, err = a.Append(ctx, nil, []byte("- three\n"))
+		require.NoError(t, err)
+		assertSize(t, s, "after an Append adding the missing newline")
 	})
 }
 
