@@ -117,6 +117,21 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		assert.Equal(t, v3, lv)
 	})
 
+	t.Run("SaveSameBytesChangesVersion", func(t *testing.T) {
+		s := newStore(t)
+		v1, err := s.Save(ctx, []byte("same\n"), "")
+		require.NoError(t, err)
+		v2, err := s.Save(ctx, []byte("same\n"), v1)
+		require.NoError(t, err)
+		assert.NotEqual(t, v1, v2, "the version changes on every successful write, also of identical bytes")
+		_, err = s.Save(ctx, []byte("lost\n"), v1)
+		assert.ErrorIs(t, err, memories.ErrConflict, "a Save based on the version before a rewrite must conflict")
+		data, lv, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "same\n", string(data))
+		assert.Equal(t, v2, lv)
+	})
+
 	t.Run("SaveStaleConflict", func(t *testing.T) {
 		s := newStore(t)
 		v1, err := s.Save(ctx, []byte("one"), "")
@@ -210,20 +225,34 @@ func testAppender(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		s, a := appender(t)
 		_, err := s.Save(ctx, []byte{}, "")
 		require.NoError(t, err)
-		_, _, err = a.Append(ctx, []byte("H\n"), []byte("e\n"))
+		size, v, err := a.Append(ctx, []byte("H\n"), []byte("e\n"))
 		require.NoError(t, err)
-		data, _, err := s.Load(ctx)
+		data, lv, err := s.Load(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, "H\ne\n", string(data))
+		assert.Equal(t, int64(len(data)), size, "Append must return the new size")
+		assert.Equal(t, lv, v, "Append must return the version Load then sees")
 	})
 
 	t.Run("HeaderWithoutNewline", func(t *testing.T) {
 		s, a := appender(t)
-		_, _, err := a.Append(ctx, []byte("H"), []byte("e\n"))
+		size, _, err := a.Append(ctx, []byte("H"), []byte("e\n"))
 		require.NoError(t, err)
 		data, _, err := s.Load(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, "H\ne\n", string(data), "a header without a trailing newline gets one before the entry")
+		assert.Equal(t, int64(len(data)), size)
+	})
+
+	t.Run("MissingWithoutHeader", func(t *testing.T) {
+		s, a := appender(t)
+		_, v, err := a.Append(ctx, nil, []byte("e\n"))
+		require.NoError(t, err)
+		data, lv, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "e\n", string(data), "no header, no newline before the entry")
+		assert.NotEmpty(t, lv, "Append creates the file")
+		assert.Equal(t, lv, v)
 	})
 
 	t.Run("NoHeaderWhenNotEmpty", func(t *testing.T) {
@@ -262,6 +291,17 @@ func testAppender(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		data, _, err := s.Load(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, "x\ny\n", string(data))
+	})
+
+	t.Run("DoesNotRetain", func(t *testing.T) {
+		s, a := appender(t)
+		header, entry := []byte("H\n"), []byte("e\n")
+		_, _, err := a.Append(ctx, header, entry)
+		require.NoError(t, err)
+		header[0], entry[0] = 'X', 'X'
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "H\ne\n", string(data), "changing header or entry afterwards must not change the store")
 	})
 
 	t.Run("Concurrent", func(t *testing.T) {
@@ -353,23 +393,76 @@ func testSizer(t *testing.T, newStore func(t *testing.T) memories.Store) {
 // implement it.
 func testPeeker(t *testing.T, newStore func(t *testing.T) memories.Store) {
 	ctx := context.Background()
+	peek := func(t *testing.T, s memories.Store, n int) string {
+		t.Helper()
+		head, err := s.(memories.Peeker).Peek(ctx, n)
+		require.NoError(t, err)
+		return string(head)
+	}
+
+	t.Run("Missing", func(t *testing.T) {
+		head, err := newStore(t).(memories.Peeker).Peek(ctx, 4)
+		require.NoError(t, err)
+		assert.Nil(t, head, "a missing file peeks as nil")
+	})
 
 	t.Run("Prefix", func(t *testing.T) {
 		s := newStore(t)
-		p := s.(memories.Peeker)
-		head, err := p.Peek(ctx, 4)
+		_, err := s.Save(ctx, []byte("# Memories\n"), "")
 		require.NoError(t, err)
-		assert.Nil(t, head, "a missing file peeks as nil")
-		_, err = s.Save(ctx, []byte("# Memories\n"), "")
-		require.NoError(t, err)
-		head, err = p.Peek(ctx, 4)
-		require.NoError(t, err)
-		assert.Equal(t, "# Me", string(head), "Peek returns the first n bytes")
-		head, err = p.Peek(ctx, 100)
-		require.NoError(t, err)
-		assert.Equal(t, "# Memories\n", string(head), "all of a shorter file")
+		assert.Equal(t, "# Me", peek(t, s, 4), "Peek returns the first n bytes")
+		assert.Equal(t, "# Memories\n", peek(t, s, len("# Memories\n")), "n equal to the size is the whole file")
+		assert.Equal(t, "# Memories\n", peek(t, s, 100), "all of a shorter file")
+		assert.Empty(t, peek(t, s, 0), "n = 0 returns no bytes")
 	})
 
+	t.Run("EmptyFile", func(t *testing.T) {
+		s := newStore(t)
+		_, err := s.Save(ctx, nil, "")
+		require.NoError(t, err)
+		assert.Empty(t, peek(t, s, 4))
+	})
+
+	t.Run("AfterReplace", func(t *testing.T) {
+		s := newStore(t)
+		v, err := s.Save(ctx, []byte("a long first version\n"), "")
+		require.NoError(t, err)
+		_, err = s.Save(ctx, []byte("short"), v)
+		require.NoError(t, err)
+		assert.Equal(t, "short", peek(t, s, 100), "Peek must see the new contents and no tail of the old")
+	})
+
+	t.Run("ReturnsCopy", func(t *testing.T) {
+		s := newStore(t)
+		_, err := s.Save(ctx, []byte("abcdef"), "")
+		require.NoError(t, err)
+		head, err := s.(memories.Peeker).Peek(ctx, 3)
+		require.NoError(t, err)
+		require.Equal(t, "abc", string(head))
+		head[0] = 'X'
+		assert.Equal(t, "abc", peek(t, s, 3), "changing a peeked slice must not change what Peek returns")
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "abcdef", string(data), "changing a peeked slice must not change the store")
+	})
+
+	t.Run("AfterAppend", func(t *testing.T) {
+		s := newStore(t)
+		a, ok := s.(memories.Appender)
+		if !ok {
+			t.Skip("the store does not implement memories.Appender")
+		}
+		_, _, err := a.Append(ctx, []byte("# H\n"), []byte("abc"))
+		require.NoError(t, err)
+		_, _, err = a.Append(ctx, nil, []byte("defghij\n"))
+		require.NoError(t, err)
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		require.Equal(t, "# H\nabc\ndefghij\n", string(data))
+		for _, n := range []int{2, 4, 9, 12, len(data), len(data) + 10} {
+			assert.Equal(t, string(data[:min(n, len(data))]), peek(t, s, n), "Peek(%d) across appended entries", n)
+		}
+	})
 }
 
 // casAppendLine adds line through Load + Save, retrying on ErrConflict: the
