@@ -9,13 +9,25 @@
 //
 // newStore must return a fresh, empty store (no file) each time it is called.
 //
-// The top-level subtests (LoadMissing, SaveCreate, …, ConcurrentSaveCAS)
-// check memories.Store and always run. Each optional capability has a
-// subtest named after its interface, holding the checks of that interface:
-// Appender/… runs when the store implements memories.Appender, Sizer/…
-// when it implements memories.Sizer and Peeker/… when it implements
-// memories.Peeker; otherwise the capability's subtest
-// is skipped with "the store does not implement memories.<Interface>".
+// The subtests, and when they run:
+//
+//   - LoadMissing, SaveCreate, SaveCreateEmpty, SaveCreateConflict,
+//     SaveMissingWithVersion, SaveReplace, SaveSameBytesChangesVersion,
+//     SaveStaleConflict, LoadReturnsCopy, SaveDoesNotRetain and
+//     ConcurrentSaveCAS check memories.Store and always run.
+//   - Appender/… (MissingWritesHeader, EmptyWritesHeader,
+//     HeaderWithoutNewline, MissingWithoutHeader, NoHeaderWhenNotEmpty,
+//     AddsMissingNewline, ChangesVersion, DoesNotRetain, Concurrent,
+//     ConcurrentWithSave) run when the store implements memories.Appender.
+//   - Sizer/… (Missing, AfterSave, AfterAppend) run when it implements
+//     memories.Sizer.
+//   - Peeker/… (Missing, Prefix, EmptyFile, AfterReplace, ReturnsCopy,
+//     AfterAppend) run when it implements memories.Peeker.
+//
+// A capability the store lacks is skipped as a whole, logging "the store
+// does not implement memories.<Interface>"; Sizer/AfterAppend and
+// Peeker/AfterAppend are skipped with the Appender message when the store
+// has the capability but not memories.Appender.
 package storetest
 
 import (
