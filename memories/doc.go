@@ -107,8 +107,11 @@
 // # Testing a Store
 //
 // Run memories/storetest.TestStore against a constructor of empty stores;
-// it checks load, create, replace and conflict, the Append header and
-// newline rules, Peek, and that concurrent Saves and Appends lose nothing.
+// it checks load, create, replace and conflict, that every write changes the
+// version, that slices are copied, the Append header and newline rules,
+// Size, Peek, and that concurrent Saves and Appends lose nothing. Each
+// optional interface's checks run under a subtest named after it (Appender,
+// Sizer, Peeker), skipped when the store does not implement it.
 //
 // The package writes no YAML (the file is Markdown; the CLI prints a table
 // or JSON), so no tag needs YAML quoting.

@@ -8,8 +8,26 @@
 //	}
 //
 // newStore must return a fresh, empty store (no file) each time it is called.
-// The Appender and Peeker subtests run only when the store implements
-// memories.Appender and memories.Peeker.
+//
+// The subtests, and when they run:
+//
+//   - LoadMissing, SaveCreate, SaveCreateEmpty, SaveCreateConflict,
+//     SaveMissingWithVersion, SaveReplace, SaveSameBytesChangesVersion,
+//     SaveStaleConflict, LoadReturnsCopy, SaveDoesNotRetain and
+//     ConcurrentSaveCAS check memories.Store and always run.
+//   - Appender/… (MissingWritesHeader, EmptyWritesHeader,
+//     HeaderWithoutNewline, MissingWithoutHeader, NoHeaderWhenNotEmpty,
+//     AddsMissingNewline, ChangesVersion, DoesNotRetain, Concurrent,
+//     ConcurrentWithSave) run when the store implements memories.Appender.
+//   - Sizer/… (Missing, AfterSave, AfterAppend) run when it implements
+//     memories.Sizer.
+//   - Peeker/… (Missing, Prefix, EmptyFile, AfterReplace, ReturnsCopy,
+//     AfterAppend) run when it implements memories.Peeker.
+//
+// A capability the store lacks is skipped as a whole, logging "the store
+// does not implement memories.<Interface>"; Sizer/AfterAppend and
+// Peeker/AfterAppend are skipped with the Appender message when the store
+// has the capability but not memories.Appender.
 package storetest
 
 import (
@@ -32,30 +50,12 @@ const (
 	opsPerWorker = 25
 )
 
-// TestStore checks the memories.Store contract (and memories.Appender when
-// implemented) against stores made by newStore.
+// TestStore checks the memories.Store contract, and those of
+// memories.Appender, memories.Sizer and memories.Peeker when implemented,
+// against stores made by newStore.
 func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 	t.Helper()
 	ctx := context.Background()
-
-	t.Run("Peek", func(t *testing.T) {
-		s := newStore(t)
-		p, ok := s.(memories.Peeker)
-		if !ok {
-			t.Skip("the store does not implement memories.Peeker")
-		}
-		head, err := p.Peek(ctx, 4)
-		require.NoError(t, err)
-		assert.Nil(t, head, "a missing file peeks as nil")
-		_, err = s.Save(ctx, []byte("# Memories\n"), "")
-		require.NoError(t, err)
-		head, err = p.Peek(ctx, 4)
-		require.NoError(t, err)
-		assert.Equal(t, "# Me", string(head), "Peek returns the first n bytes")
-		head, err = p.Peek(ctx, 100)
-		require.NoError(t, err)
-		assert.Equal(t, "# Memories\n", string(head), "all of a shorter file")
-	})
 
 	t.Run("LoadMissing", func(t *testing.T) {
 		data, version, err := newStore(t).Load(ctx)
@@ -129,6 +129,21 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		assert.Equal(t, v3, lv)
 	})
 
+	t.Run("SaveSameBytesChangesVersion", func(t *testing.T) {
+		s := newStore(t)
+		v1, err := s.Save(ctx, []byte("same\n"), "")
+		require.NoError(t, err)
+		v2, err := s.Save(ctx, []byte("same\n"), v1)
+		require.NoError(t, err)
+		assert.NotEqual(t, v1, v2, "the version changes on every successful write, also of identical bytes")
+		_, err = s.Save(ctx, []byte("lost\n"), v1)
+		assert.ErrorIs(t, err, memories.ErrConflict, "a Save based on the version before a rewrite must conflict")
+		data, lv, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "same\n", string(data))
+		assert.Equal(t, v2, lv)
+	})
+
 	t.Run("SaveStaleConflict", func(t *testing.T) {
 		s := newStore(t)
 		v1, err := s.Save(ctx, []byte("one"), "")
@@ -175,16 +190,38 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		assertEachLineOnce(t, string(data), "save-")
 	})
 
-	if _, ok := newStore(t).(memories.Appender); !ok {
-		t.Log("storetest: store does not implement memories.Appender; Append subtests not run")
-		return
-	}
+	t.Run("Appender", func(t *testing.T) {
+		if _, ok := newStore(t).(memories.Appender); !ok {
+			t.Skip("the store does not implement memories.Appender")
+		}
+		testAppender(t, newStore)
+	})
+
+	t.Run("Sizer", func(t *testing.T) {
+		if _, ok := newStore(t).(memories.Sizer); !ok {
+			t.Skip("the store does not implement memories.Sizer")
+		}
+		testSizer(t, newStore)
+	})
+
+	t.Run("Peeker", func(t *testing.T) {
+		if _, ok := newStore(t).(memories.Peeker); !ok {
+			t.Skip("the store does not implement memories.Peeker")
+		}
+		testPeeker(t, newStore)
+	})
+}
+
+// testAppender checks the memories.Appender contract; newStore's stores
+// implement it.
+func testAppender(t *testing.T, newStore func(t *testing.T) memories.Store) {
+	ctx := context.Background()
 	appender := func(t *testing.T) (memories.Store, memories.Appender) {
 		s := newStore(t)
 		return s, s.(memories.Appender)
 	}
 
-	t.Run("AppendMissingWritesHeader", func(t *testing.T) {
+	t.Run("MissingWritesHeader", func(t *testing.T) {
 		s, a := appender(t)
 		size, v, err := a.Append(ctx, []byte("# Memories\n\n"), []byte("## one\n"))
 		require.NoError(t, err)
@@ -196,27 +233,41 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		assert.NotEmpty(t, v)
 	})
 
-	t.Run("AppendEmptyWritesHeader", func(t *testing.T) {
+	t.Run("EmptyWritesHeader", func(t *testing.T) {
 		s, a := appender(t)
 		_, err := s.Save(ctx, []byte{}, "")
 		require.NoError(t, err)
-		_, _, err = a.Append(ctx, []byte("H\n"), []byte("e\n"))
+		size, v, err := a.Append(ctx, []byte("H\n"), []byte("e\n"))
 		require.NoError(t, err)
-		data, _, err := s.Load(ctx)
+		data, lv, err := s.Load(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, "H\ne\n", string(data))
+		assert.Equal(t, int64(len(data)), size, "Append must return the new size")
+		assert.Equal(t, lv, v, "Append must return the version Load then sees")
 	})
 
-	t.Run("AppendHeaderWithoutNewline", func(t *testing.T) {
+	t.Run("HeaderWithoutNewline", func(t *testing.T) {
 		s, a := appender(t)
-		_, _, err := a.Append(ctx, []byte("H"), []byte("e\n"))
+		size, _, err := a.Append(ctx, []byte("H"), []byte("e\n"))
 		require.NoError(t, err)
 		data, _, err := s.Load(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, "H\ne\n", string(data), "a header without a trailing newline gets one before the entry")
+		assert.Equal(t, int64(len(data)), size)
 	})
 
-	t.Run("AppendNoHeaderWhenNotEmpty", func(t *testing.T) {
+	t.Run("MissingWithoutHeader", func(t *testing.T) {
+		s, a := appender(t)
+		_, v, err := a.Append(ctx, nil, []byte("e\n"))
+		require.NoError(t, err)
+		data, lv, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "e\n", string(data), "no header, no newline before the entry")
+		assert.NotEmpty(t, lv, "Append creates the file")
+		assert.Equal(t, lv, v)
+	})
+
+	t.Run("NoHeaderWhenNotEmpty", func(t *testing.T) {
 		s, a := appender(t)
 		_, err := s.Save(ctx, []byte("existing\n"), "")
 		require.NoError(t, err)
@@ -228,7 +279,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		assert.Equal(t, int64(len("existing\ne\n")), size)
 	})
 
-	t.Run("AppendAddsMissingNewline", func(t *testing.T) {
+	t.Run("AddsMissingNewline", func(t *testing.T) {
 		s, a := appender(t)
 		_, err := s.Save(ctx, []byte("no newline"), "")
 		require.NoError(t, err)
@@ -240,7 +291,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		assert.Equal(t, int64(len(data)), size)
 	})
 
-	t.Run("AppendChangesVersion", func(t *testing.T) {
+	t.Run("ChangesVersion", func(t *testing.T) {
 		s, a := appender(t)
 		v1, err := s.Save(ctx, []byte("x\n"), "")
 		require.NoError(t, err)
@@ -254,7 +305,18 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		assert.Equal(t, "x\ny\n", string(data))
 	})
 
-	t.Run("ConcurrentAppend", func(t *testing.T) {
+	t.Run("DoesNotRetain", func(t *testing.T) {
+		s, a := appender(t)
+		header, entry := []byte("H\n"), []byte("e\n")
+		_, _, err := a.Append(ctx, header, entry)
+		require.NoError(t, err)
+		header[0], entry[0] = 'X', 'X'
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "H\ne\n", string(data), "changing header or entry afterwards must not change the store")
+	})
+
+	t.Run("Concurrent", func(t *testing.T) {
 		s, a := appender(t)
 		runWorkers(t, func(w, i int) error {
 			_, _, err := a.Append(ctx, []byte("# H\n"), fmt.Appendf(nil, "app-%d-%d\n", w, i))
@@ -267,7 +329,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		assertEachLineOnce(t, string(data), "app-")
 	})
 
-	t.Run("ConcurrentAppendAndSave", func(t *testing.T) {
+	t.Run("ConcurrentWithSave", func(t *testing.T) {
 		s, a := appender(t)
 		runWorkers(t, func(w, i int) error {
 			if w%2 == 0 {
@@ -279,6 +341,139 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		data, _, err := s.Load(ctx)
 		require.NoError(t, err)
 		assertEachLineOnce(t, string(data), "mix-")
+	})
+}
+
+// testSizer checks the memories.Sizer contract; newStore's stores
+// implement it.
+func testSizer(t *testing.T, newStore func(t *testing.T) memories.Store) {
+	ctx := context.Background()
+	// assertSize checks that Size is the length of what Load returns.
+	assertSize := func(t *testing.T, s memories.Store, msg string) {
+		t.Helper()
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		size, err := s.(memories.Sizer).Size(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, int64(len(data)), size, "%s: Size must be the length in bytes of Load's data", msg)
+	}
+
+	t.Run("Missing", func(t *testing.T) {
+		size, err := newStore(t).(memories.Sizer).Size(ctx)
+		require.NoError(t, err)
+		assert.Zero(t, size, "a missing file has size 0")
+	})
+
+	t.Run("AfterSave", func(t *testing.T) {
+		s := newStore(t)
+		v, err := s.Save(ctx, []byte("# Mémoires\n"), "")
+		require.NoError(t, err)
+		assertSize(t, s, "after creating the file (bytes, not characters)")
+		v, err = s.Save(ctx, []byte("ab"), v)
+		require.NoError(t, err)
+		assertSize(t, s, "after a shorter Save")
+		_, err = s.Save(ctx, nil, v)
+		require.NoError(t, err)
+		assertSize(t, s, "after emptying the file")
+		_, err = s.Save(ctx, []byte("conflicting"), v)
+		require.ErrorIs(t, err, memories.ErrConflict)
+		assertSize(t, s, "after a conflicting Save")
+	})
+
+	t.Run("AfterAppend", func(t *testing.T) {
+		s := newStore(t)
+		a, ok := s.(memories.Appender)
+		if !ok {
+			t.Skip("the store does not implement memories.Appender")
+		}
+		size, _, err := a.Append(ctx, []byte("# H"), []byte("- é\n"))
+		require.NoError(t, err)
+		assertSize(t, s, "after an Append creating the file")
+		got, err := s.(memories.Sizer).Size(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, size, got, "Size must agree with the size Append returned")
+		_, _, err = a.Append(ctx, []byte("# H\n"), []byte("- two"))
+		require.NoError(t, err)
+		assertSize(t, s, "after a second Append")
+		_, _, err = a.Append(ctx, nil, []byte("- three\n"))
+		require.NoError(t, err)
+		assertSize(t, s, "after an Append adding the missing newline")
+	})
+}
+
+// testPeeker checks the memories.Peeker contract; newStore's stores
+// implement it.
+func testPeeker(t *testing.T, newStore func(t *testing.T) memories.Store) {
+	ctx := context.Background()
+	peek := func(t *testing.T, s memories.Store, n int) string {
+		t.Helper()
+		head, err := s.(memories.Peeker).Peek(ctx, n)
+		require.NoError(t, err)
+		return string(head)
+	}
+
+	t.Run("Missing", func(t *testing.T) {
+		head, err := newStore(t).(memories.Peeker).Peek(ctx, 4)
+		require.NoError(t, err)
+		assert.Nil(t, head, "a missing file peeks as nil")
+	})
+
+	t.Run("Prefix", func(t *testing.T) {
+		s := newStore(t)
+		_, err := s.Save(ctx, []byte("# Memories\n"), "")
+		require.NoError(t, err)
+		assert.Equal(t, "# Me", peek(t, s, 4), "Peek returns the first n bytes")
+		assert.Equal(t, "# Memories\n", peek(t, s, len("# Memories\n")), "n equal to the size is the whole file")
+		assert.Equal(t, "# Memories\n", peek(t, s, 100), "all of a shorter file")
+		assert.Empty(t, peek(t, s, 0), "n = 0 returns no bytes")
+	})
+
+	t.Run("EmptyFile", func(t *testing.T) {
+		s := newStore(t)
+		_, err := s.Save(ctx, nil, "")
+		require.NoError(t, err)
+		assert.Empty(t, peek(t, s, 4))
+	})
+
+	t.Run("AfterReplace", func(t *testing.T) {
+		s := newStore(t)
+		v, err := s.Save(ctx, []byte("a long first version\n"), "")
+		require.NoError(t, err)
+		_, err = s.Save(ctx, []byte("short"), v)
+		require.NoError(t, err)
+		assert.Equal(t, "short", peek(t, s, 100), "Peek must see the new contents and no tail of the old")
+	})
+
+	t.Run("ReturnsCopy", func(t *testing.T) {
+		s := newStore(t)
+		_, err := s.Save(ctx, []byte("abcdef"), "")
+		require.NoError(t, err)
+		head, err := s.(memories.Peeker).Peek(ctx, 3)
+		require.NoError(t, err)
+		require.Equal(t, "abc", string(head))
+		head[0] = 'X'
+		assert.Equal(t, "abc", peek(t, s, 3), "changing a peeked slice must not change what Peek returns")
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "abcdef", string(data), "changing a peeked slice must not change the store")
+	})
+
+	t.Run("AfterAppend", func(t *testing.T) {
+		s := newStore(t)
+		a, ok := s.(memories.Appender)
+		if !ok {
+			t.Skip("the store does not implement memories.Appender")
+		}
+		_, _, err := a.Append(ctx, []byte("# H\n"), []byte("abc"))
+		require.NoError(t, err)
+		_, _, err = a.Append(ctx, nil, []byte("defghij\n"))
+		require.NoError(t, err)
+		data, _, err := s.Load(ctx)
+		require.NoError(t, err)
+		require.Equal(t, "# H\nabc\ndefghij\n", string(data))
+		for _, n := range []int{2, 4, 9, 12, len(data), len(data) + 10} {
+			assert.Equal(t, string(data[:min(n, len(data))]), peek(t, s, n), "Peek(%d) across appended entries", n)
+		}
 	})
 }
 
