@@ -3,6 +3,7 @@ package memories
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 )
@@ -109,6 +110,9 @@ var _ Peeker = (*MemStore)(nil)
 func (s *MemStore) Peek(ctx context.Context, n int) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("%w: Peek of %d bytes: n must be 0 or more", ErrInvalid, n)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -46,7 +46,8 @@ type Sizer interface {
 }
 
 // Peeker is an optional capability of a Store: Peek returns the first n
-// bytes of the file (all of it if it is shorter, nil if it is missing).
+// bytes of the file (all of it if it is shorter, nil if it is missing). A
+// negative n is an error matching ErrInvalid, never a panic.
 // MemoryManager.Add uses it to learn, without reading the whole file,
 // whether the file is in ralph-orchestrator's format, where a new memory
 // goes into its type's section (a rewrite) instead of being appended. A

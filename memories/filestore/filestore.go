@@ -326,6 +326,9 @@ func (s *Store) Peek(ctx context.Context, n int) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if n < 0 {
+		return nil, fmt.Errorf("%w: Peek of %d bytes: n must be 0 or more", memories.ErrInvalid, n)
+	}
 	pl, err := s.locate()
 	if errors.Is(err, fs.ErrNotExist) || err == nil && pl.homeMissing {
 		return nil, nil

@@ -21,7 +21,7 @@
 //     ConcurrentWithSave) run when the store implements memories.Appender.
 //   - Sizer/… (Missing, AfterSave, AfterAppend) run when it implements
 //     memories.Sizer.
-//   - Peeker/… (Missing, Prefix, EmptyFile, AfterReplace, ReturnsCopy,
+//   - Peeker/… (NegativeN, Missing, Prefix, EmptyFile, AfterReplace, ReturnsCopy,
 //     AfterAppend) run when it implements memories.Peeker.
 //
 // A capability the store lacks is skipped as a whole, logging "the store
@@ -411,6 +411,14 @@ func testPeeker(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		require.NoError(t, err)
 		return string(head)
 	}
+
+	t.Run("NegativeN", func(t *testing.T) {
+		s := newStore(t)
+		_, err := s.Save(ctx, []byte("# Memories\n"), "")
+		require.NoError(t, err)
+		_, err = s.(memories.Peeker).Peek(ctx, -1)
+		assert.ErrorIs(t, err, memories.ErrInvalid, "a negative n is invalid input")
+	})
 
 	t.Run("Missing", func(t *testing.T) {
 		head, err := newStore(t).(memories.Peeker).Peek(ctx, 4)

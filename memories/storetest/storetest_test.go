@@ -418,6 +418,9 @@ type aliasesPeek struct {
 }
 
 func (s *aliasesPeek) Peek(ctx context.Context, n int) ([]byte, error) {
+	if n < 0 {
+		return s.MemStore.Peek(ctx, n)
+	}
 	data, v, err := s.MemStore.Load(ctx)
 	if err != nil || v == "" {
 		return nil, err

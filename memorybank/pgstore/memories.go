@@ -281,6 +281,9 @@ func appendEntry(data, header, entry []byte) []byte {
 // Peek returns the first n bytes of the file (nil when it is missing), so
 // Manager.Add learns the file's format without transferring it.
 func (m *MemoriesStore) Peek(ctx context.Context, n int) ([]byte, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("%w: Peek of %d bytes: n must be 0 or more", memories.ErrInvalid, n)
+	}
 	if err := m.begin(ctx, "peek"); err != nil {
 		return nil, err
 	}
