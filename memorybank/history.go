@@ -3,9 +3,12 @@ package memorybank
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,33 +20,31 @@ import (
 // Document history.
 //
 // Every successful write and delete of a document records one entry under
-// the reserved key ".history/<document key>/<version>.json": the version
-// it produced, the time (Options.Clock), the Actor and Reason of the
-// request, the change from the previous version as an RFC 6902 patch and
-// its inverse. A delete consumes a version too, so a re-created document
-// continues after it and versions of a path never repeat; the last version
-// of a deleted document is kept in ".history/<document key>/deleted.json",
-// which a write of an absent document reads (one Get). Entries are keys of
-// the same Store, outside every bank's prefix, so List, ReadContext and
-// search never see them, they work on every Store and they move with it.
+// the reserved key ".history/<bank prefix><hash>/<version>.json", where
+// <hash> is the SHA-256 of the document's path in hexadecimal (64 digits)
+// and <version> the version in 20 digits: the version it produced, the time
+// (Options.Clock), the Actor and Reason of the request, the change from the
+// previous version as an RFC 6902 patch and its inverse. A delete consumes
+// a version too, so a re-created document continues after it and versions
+// of a path never repeat; the last version of a deleted document is kept in
+// ".history/<bank prefix><hash>/deleted.json", which a write of an absent
+// document reads (one Get). Entries are keys of the same Store, outside
+// every bank's prefix, so List, ReadContext and search never see them, they
+// work on every Store and they move with it.
 //
-// Guarantees. The entry is written after the document, with IfAbsent on a
-// key named by the version, so history never shows a write that did not
-// happen and never two entries for one version. A writer that dies (or
-// whose history Put fails) between the two leaves a gap: the write stands,
-// the entry is missing, History shows the others, and rebuilding a version
-// older than the gap fails with ErrVersionUnavailable instead of guessing.
-// Writes in other processes land their entries in any order; versions come
-// from the document's compare-and-swap, so they never collide.
+// Keys. A history key is at most 9+len(bank prefix)+64+1+25 bytes whatever
+// the path (374 with the longest branch directory), so every path a bank
+// accepts has a history, and a path is refused (ErrInvalidPath) only when
+// its own key would be over MaxKeyLen. No document key starts with
+// ".history/" (paths have no segment starting with "."), and a history
+// directory holds only entries, so on a store of files (fsstore) no
+// document, entry or tombstone can be a file where another needs a
+// directory, whatever paths were written and deleted before. Every write
+// checks the keys of its history before the document is written. Paths
+// that differ only in case have distinct histories, as they are distinct
+// documents. Before this scheme (pre-release), entries lived under
+// ".history/<document key>/"; they are no longer read and can be deleted.
 //
-// Cost. A write with history costs one extra Put; once a document has more
-// than Options.HistoryVersions versions, every 16th write also deletes the
-// 16 entries that fell out of retention. Entries are small for patch writes
-// (the request's operations and, as the inverse, the old values of the
-// containers they touched), a diff for full writes; an entry larger than
-// Options.HistoryEntryBytes is kept without its patches (History shows it,
-// versions before it cannot be rebuilt).
-
 // historyPrefix is the root of every document's history.
 const historyPrefix = ".history/"
 
@@ -91,21 +92,40 @@ type RevertRequest struct {
 	Reason    string `json:"reason,omitempty"` // default "revert to version N"
 }
 
-func historyDir(key string) string { return historyPrefix + key + "/" }
-
-func historyKey(key string, version int64) string {
-	return fmt.Sprintf("%s%020d.json", historyDir(key), version)
+// historyDir is the directory of the history of the document at l: its
+// bank's prefix and the hash of its path, so its length is bounded and it
+// holds nothing but the entries and tombstone of that document.
+func historyDir(l loc) string {
+	sum := sha256.Sum256([]byte(l.path))
+	return historyPrefix + l.prefix + hex.EncodeToString(sum[:]) + "/"
 }
 
-func tombstoneKey(key string) string { return historyDir(key) + "deleted.json" }
+func historyKey(l loc, version int64) string {
+	return fmt.Sprintf("%s%020d.json", historyDir(l), version)
+}
+
+func tombstoneKey(l loc) string { return historyDir(l) + "deleted.json" }
+
+// checkHistoryKeys reports, before a document at l is written or deleted,
+// a history key that the store would refuse. By construction there is
+// none; the check keeps a future change of the scheme from writing a
+// document whose history cannot be.
+func checkHistoryKeys(l loc) error {
+	for _, k := range []string{historyKey(l, math.MaxInt64), tombstoneKey(l)} {
+		if err := ValidateKey(k); err != nil {
+			return fmt.Errorf("%w: %q in the %s: its history key is not valid: %w", ErrInvalidPath, l.path, l.describe(), err)
+		}
+	}
+	return nil
+}
 
 type tombstone struct {
 	Version int64 `json:"version"` // the version the delete consumed
 }
 
 // lastDeleted returns the version a delete of key consumed, or 0.
-func (b *Bank) lastDeleted(ctx context.Context, key string) (int64, error) {
-	obj, err := b.store.Get(ctx, tombstoneKey(key))
+func (b *Bank) lastDeleted(ctx context.Context, l loc) (int64, error) {
+	obj, err := b.store.Get(ctx, tombstoneKey(l))
 	if errors.Is(err, ErrNotFound) {
 		return 0, nil
 	}
@@ -114,7 +134,7 @@ func (b *Bank) lastDeleted(ctx context.Context, key string) (int64, error) {
 	}
 	var t tombstone
 	if json.Unmarshal(obj.Data, &t) != nil || t.Version < 0 {
-		return 0, fmt.Errorf("%w: %s is not {\"version\": n}", ErrCorrupt, tombstoneKey(key))
+		return 0, fmt.Errorf("%w: %s (the tombstone of %q) is not {\"version\": n}", ErrCorrupt, tombstoneKey(l), l.path)
 	}
 	return t.Version, nil
 }
@@ -131,7 +151,7 @@ func (b *Bank) putHistory(ctx context.Context, l loc, e HistoryEntry) {
 		e.Patch, e.Inverse, e.Truncated = nil, nil, true
 		data, err = json.Marshal(e)
 	}
-	key := historyKey(l.key, e.Version)
+	key := historyKey(l, e.Version)
 	if err == nil {
 		_, err = b.store.Put(ctx, key, data, Condition{IfAbsent: true})
 	}
@@ -147,11 +167,11 @@ func (b *Bank) putHistory(ctx context.Context, l loc, e HistoryEntry) {
 			if v < 1 {
 				continue
 			}
-			switch err := b.store.Delete(ctx, historyKey(l.key, v), Condition{}); {
+			switch err := b.store.Delete(ctx, historyKey(l, v), Condition{}); {
 			case err == nil:
 				b.own.Add(1)
 			case !errors.Is(err, ErrNotFound):
-				b.opts.Logger.WarnContext(ctx, "memorybank: cannot drop an old history entry", "key", historyKey(l.key, v), "err", err)
+				b.opts.Logger.WarnContext(ctx, "memorybank: cannot drop an old history entry", "key", historyKey(l, v), "err", err)
 			}
 		}
 	}
@@ -453,7 +473,7 @@ func (b *Bank) History(ctx context.Context, req HistoryRequest) ([]HistoryEntry,
 // history reads the retained entries of a document, oldest first.
 func (b *Bank) history(ctx context.Context, l loc) ([]HistoryEntry, error) {
 	var out []HistoryEntry
-	dir := historyDir(l.key)
+	dir := historyDir(l)
 	for obj, err := range b.store.List(ctx, dir) {
 		if err != nil {
 			return nil, err
@@ -553,7 +573,7 @@ func (b *Bank) rebuild(ctx context.Context, l loc, versions ...int64) ([][]byte,
 		}
 		cur = e.version()
 	case errors.Is(err, ErrNotFound):
-		if cur, err = b.lastDeleted(ctx, l.key); err != nil {
+		if cur, err = b.lastDeleted(ctx, l); err != nil {
 			return nil, err
 		}
 		if cur == 0 {
