@@ -199,6 +199,10 @@
 // (one extra Put per write): history never shows a write that did not
 // happen nor a version twice; a writer that stops between the two leaves a
 // gap, and versions before a gap cannot be rebuilt (ErrVersionUnavailable).
+// A reader that meets an entry not yet recorded by a concurrent writer
+// waits for it (about 0.1 s for another process) or retries on the new
+// state, so a retained version is never reported unavailable; a document
+// that keeps changing meanwhile makes the read fail with ErrConflict.
 // Retention: Options.HistoryVersions (default 100) versions per document,
 // each entry at most Options.HistoryEntryBytes (default 256 KiB; a larger
 // change is listed without its patches).

@@ -510,7 +510,11 @@ func (b *Bank) history(ctx context.Context, l loc) ([]HistoryEntry, error) {
 
 // ReadVersion rebuilds a retained version of a document (the one named by
 // req), as Read returned it then. A version that was not retained, never
-// existed, or lies before a gap is ErrVersionUnavailable.
+// existed, or lies before a gap is ErrVersionUnavailable. Concurrent writes
+// never make a retained version look unavailable: an entry not yet
+// recorded by a writer of this Bank is waited for, one not yet recorded by
+// another process for about 0.1 s, and when the document keeps changing
+// meanwhile the read gives up with ErrConflict (retry it).
 func (b *Bank) ReadVersion(ctx context.Context, req ReadRequest, version int64) (*Document, error) {
 	l, err := b.locate(ctx, req.Scope, req.Branch, req.Path, false)
 	if err != nil {
@@ -549,38 +553,139 @@ func (b *Bank) Diff(ctx context.Context, req ReadRequest, from, to int64) (jsonp
 // rebuild returns the canonical documents of the given versions, in that
 // order, walking inverses back once from the current state (the history is
 // read once, however many versions are asked for).
+//
+// Writers change the document and then record its entry, so a reader can
+// see a version whose entry is not there yet. A missing entry is looked up
+// again after this Bank's writers of the document are done; if it is
+// still missing while the document changed, the whole rebuild starts over
+// on the new state (at most Options.MaxRetries times, then ErrConflict);
+// if the document did not change, the entry may still be on its way from
+// another process, so it is looked for again a few times (gapChecks, about
+// 0.1 s in all) before the version is reported unavailable.
 func (b *Bank) rebuild(ctx context.Context, l loc, versions ...int64) ([][]byte, error) {
 	for _, v := range versions {
 		if v < 1 {
 			return nil, invalidRequest("version %d of %q: versions start at 1", v, l.path)
 		}
 	}
-	entries, err := b.history(ctx, l)
-	if err != nil {
-		return nil, err
+	gaps := 0
+	for attempt := 0; ; attempt++ {
+		out, err := b.rebuildOnce(ctx, l, versions, gaps < gapChecks)
+		var m *movedError
+		if !errors.As(err, &m) {
+			return out, err
+		}
+		if m.gap {
+			gaps++
+		}
+		if attempt >= b.opts.MaxRetries {
+			return nil, fmt.Errorf("%w: %q: gave up rebuilding version %d after %d attempts because other writers kept changing the document; retry later",
+				ErrConflict, l.path, slices.Max(versions), attempt+1)
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return nil, err
+		}
 	}
-	var state []byte // nil: absent
-	var cur int64
+}
+
+// gapChecks bounds how often rebuild looks again for an entry missing
+// behind an unchanged document before calling it a gap: with backoff's
+// pauses, about 0.1 s, much longer than a writer takes between its two Puts.
+const gapChecks = 7
+
+// movedError: the document changed while its history was read, or (gap) an
+// entry was missing behind an unchanged document; rebuild again.
+type movedError struct{ gap bool }
+
+func (*movedError) Error() string {
+	return "memorybank: the document changed while its history was read"
+}
+
+// current reads the state of the document at l: its canonical form (nil
+// when absent), its version, and its store version ("" when absent).
+func (b *Bank) current(ctx context.Context, l loc) (state []byte, cur int64, storeVersion string, err error) {
 	obj, err := b.store.Get(ctx, l.key)
 	switch {
 	case err == nil:
 		e, err := decodeStored(formatOf(l.path), l.path, obj.Data)
 		if err != nil {
-			return nil, err
+			return nil, 0, "", err
 		}
 		if state, err = e.canonical(true); err != nil {
-			return nil, corrupt(l.path, err)
+			return nil, 0, "", corrupt(l.path, err)
 		}
-		cur = e.version()
+		return state, e.version(), obj.Version, nil
 	case errors.Is(err, ErrNotFound):
 		if cur, err = b.lastDeleted(ctx, l); err != nil {
-			return nil, err
+			return nil, 0, "", err
 		}
 		if cur == 0 {
-			return nil, fmt.Errorf("%w: %q in the %s has no history", ErrNotFound, l.path, l.describe())
+			return nil, 0, "", fmt.Errorf("%w: %q in the %s has no history", ErrNotFound, l.path, l.describe())
 		}
-	default:
+		return nil, cur, "", nil
+	}
+	return nil, 0, "", err
+}
+
+// entryAt reads the entry of version v directly, or returns nil.
+func (b *Bank) entryAt(ctx context.Context, l loc, v int64) (*HistoryEntry, error) {
+	obj, err := b.store.Get(ctx, historyKey(l, v))
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
 		return nil, err
+	}
+	var e HistoryEntry
+	if json.Unmarshal(obj.Data, &e) != nil || e.Version != v {
+		return nil, nil // unreadable: as good as missing
+	}
+	return &e, nil
+}
+
+// rebuildOnce is one attempt of rebuild, from the document as it is now; a
+// *movedError asks for another. waitGap: a missing entry behind an
+// unchanged document may still be coming.
+func (b *Bank) rebuildOnce(ctx context.Context, l loc, versions []int64, waitGap bool) ([][]byte, error) {
+	// The document first, then the entries: every entry up to its
+	// version is then either listed or missing for a reason found below.
+	state, cur, storeVersion, err := b.current(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	latest := cur
+	entries, err := b.history(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	byVersion := make(map[int64]*HistoryEntry, len(entries))
+	for i := range entries {
+		byVersion[entries[i].Version] = &entries[i]
+	}
+	// missing decides about the absent entry of version v: the entry
+	// itself once this Bank's writers of the document are done, a
+	// *movedError when the document changed (or may still be recorded),
+	// or nil for a gap.
+	missing := func(v int64) (*HistoryEntry, error) {
+		unlock, err := b.locks.lock(ctx, foldKey(l.key))
+		if err != nil {
+			return nil, err
+		}
+		unlock() // this Bank's writers record their entry before unlocking
+		if e, err := b.entryAt(ctx, l, v); e != nil || err != nil {
+			return e, err
+		}
+		_, now, nowStore, err := b.current(ctx, l)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+		if now != latest || nowStore != storeVersion {
+			return nil, &movedError{}
+		}
+		if waitGap {
+			return nil, &movedError{gap: true}
+		}
+		return nil, nil
 	}
 	// v is the highest version still to capture; each is captured when the
 	// walk reaches it.
@@ -611,18 +716,19 @@ func (b *Bank) rebuild(ctx context.Context, l loc, versions ...int64) ([][]byte,
 		}
 		return nil
 	}
-	i := len(entries) - 1
 	for {
 		if err := capture(); err != nil || len(pending) == 0 {
 			return out, err
 		}
-		for i >= 0 && entries[i].Version > cur {
-			i--
+		e := byVersion[cur]
+		if e == nil {
+			if e, err = missing(cur); err != nil {
+				return nil, err
+			}
 		}
-		if i < 0 || entries[i].Version != cur {
+		if e == nil {
 			return nil, unavailable(fmt.Sprintf("the record of version %d is not retained (history keeps the last %d versions; a writer that stopped between a write and its record leaves a gap)", cur, b.opts.HistoryVersions))
 		}
-		e := entries[i]
 		switch {
 		case e.Truncated:
 			return nil, unavailable(fmt.Sprintf("the change that made version %d was too large to keep", cur))
@@ -646,7 +752,10 @@ func (b *Bank) rebuild(ctx context.Context, l loc, versions ...int64) ([][]byte,
 }
 
 // Revert writes version ToVersion of a document as its next version, with
-// a Reason saying so; a deleted document is restored the same way.
+// a Reason saying so; a deleted document is restored the same way. Under
+// concurrent writes it succeeds, or fails with ErrConflict (a
+// *ConflictError when IfVersion is no longer current), never with
+// ErrVersionUnavailable for a retained version (see ReadVersion).
 func (b *Bank) Revert(ctx context.Context, req RevertRequest) (*WriteResult, error) {
 	l, err := b.locate(ctx, req.Scope, req.Branch, req.Path, false)
 	if err != nil {
