@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
-	"golang.org/x/text/cases"
-	"golang.org/x/text/unicode/norm"
+	"github.com/mnemobank/mnemobank/memorybank/internal/docpath"
 )
 
 // Paths and branch names that differ only by letter case or by Unicode
@@ -22,19 +20,7 @@ import (
 // foldKey is the form two names share when a case-insensitive,
 // normalisation-insensitive file system would take them for one: Unicode
 // case folding, then NFC.
-func foldKey(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return strings.ToLower(s)
-	}
-	return norm.NFC.String(cases.Fold().String(norm.NFC.String(s)))
-}
+func foldKey(s string) string { return docpath.Fold(s) }
 
 // pathCollision checks a path about to be created in the bank at l against
 // the paths the bank holds: an error wrapping ErrPathConflict names the
@@ -71,15 +57,14 @@ func (b *Bank) pathCollision(ctx context.Context, l loc) error {
 		if q == l.path {
 			continue
 		}
-		fq := foldKey(q)
-		switch {
-		case fq == fp:
+		switch docpath.Collide(fp, foldKey(q)) {
+		case docpath.SameFile:
 			return fmt.Errorf("%w: %q differs from the existing %q only by letter case or Unicode normalisation, and they would be one file on macOS and Windows; write %q instead",
 				ErrPathConflict, l.path, q, q)
-		case strings.HasPrefix(fp, fq+"/"):
+		case docpath.UnderDocument:
 			return fmt.Errorf("%w: %q would put a document under %q, which is a document, not a folder; choose another path",
 				ErrPathConflict, l.path, q)
-		case strings.HasPrefix(fq, fp+"/"):
+		case docpath.OverDocuments:
 			return fmt.Errorf("%w: %q is a folder holding documents (such as %q), so it cannot also be a document; choose another path",
 				ErrPathConflict, l.path, q)
 		}

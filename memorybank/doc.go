@@ -199,9 +199,24 @@
 // (one extra Put per write): history never shows a write that did not
 // happen nor a version twice; a writer that stops between the two leaves a
 // gap, and versions before a gap cannot be rebuilt (ErrVersionUnavailable).
+// A reader that meets an entry not yet recorded by a concurrent writer
+// waits for it (about 0.1 s for another process) or retries on the new
+// state, so a retained version is never reported unavailable; a document
+// that keeps changing meanwhile makes the read fail with ErrConflict.
 // Retention: Options.HistoryVersions (default 100) versions per document,
 // each entry at most Options.HistoryEntryBytes (default 256 KiB; a larger
 // change is listed without its patches).
+//
+// History keys are ".history/<bank prefix><SHA-256 of the path>/" plus
+// "<version>.json" or "deleted.json": at most 374 bytes whatever the path,
+// in a namespace no document path can reach, so every path a bank accepts
+// has a history, on every Store, whatever was written and deleted before
+// it; each write checks them before writing the document. A path is
+// accepted when it passes [ValidatePath] and its key (bank prefix plus
+// path) is at most [MaxKeyLen] bytes: 1005 bytes in the global bank, less
+// in a branch bank by the length of its directory; a longer one is
+// [ErrInvalidPath]. Pre-release histories kept under ".history/<document
+// key>/" are no longer read.
 //
 // # Testing
 //

@@ -3,9 +3,12 @@ package memorybank
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,33 +20,31 @@ import (
 // Document history.
 //
 // Every successful write and delete of a document records one entry under
-// the reserved key ".history/<document key>/<version>.json": the version
-// it produced, the time (Options.Clock), the Actor and Reason of the
-// request, the change from the previous version as an RFC 6902 patch and
-// its inverse. A delete consumes a version too, so a re-created document
-// continues after it and versions of a path never repeat; the last version
-// of a deleted document is kept in ".history/<document key>/deleted.json",
-// which a write of an absent document reads (one Get). Entries are keys of
-// the same Store, outside every bank's prefix, so List, ReadContext and
-// search never see them, they work on every Store and they move with it.
+// the reserved key ".history/<bank prefix><hash>/<version>.json", where
+// <hash> is the SHA-256 of the document's path in hexadecimal (64 digits)
+// and <version> the version in 20 digits: the version it produced, the time
+// (Options.Clock), the Actor and Reason of the request, the change from the
+// previous version as an RFC 6902 patch and its inverse. A delete consumes
+// a version too, so a re-created document continues after it and versions
+// of a path never repeat; the last version of a deleted document is kept in
+// ".history/<bank prefix><hash>/deleted.json", which a write of an absent
+// document reads (one Get). Entries are keys of the same Store, outside
+// every bank's prefix, so List, ReadContext and search never see them, they
+// work on every Store and they move with it.
 //
-// Guarantees. The entry is written after the document, with IfAbsent on a
-// key named by the version, so history never shows a write that did not
-// happen and never two entries for one version. A writer that dies (or
-// whose history Put fails) between the two leaves a gap: the write stands,
-// the entry is missing, History shows the others, and rebuilding a version
-// older than the gap fails with ErrVersionUnavailable instead of guessing.
-// Writes in other processes land their entries in any order; versions come
-// from the document's compare-and-swap, so they never collide.
+// Keys. A history key is at most 9+len(bank prefix)+64+1+25 bytes whatever
+// the path (374 with the longest branch directory), so every path a bank
+// accepts has a history, and a path is refused (ErrInvalidPath) only when
+// its own key would be over MaxKeyLen. No document key starts with
+// ".history/" (paths have no segment starting with "."), and a history
+// directory holds only entries, so on a store of files (fsstore) no
+// document, entry or tombstone can be a file where another needs a
+// directory, whatever paths were written and deleted before. Every write
+// checks the keys of its history before the document is written. Paths
+// that differ only in case have distinct histories, as they are distinct
+// documents. Before this scheme (pre-release), entries lived under
+// ".history/<document key>/"; they are no longer read and can be deleted.
 //
-// Cost. A write with history costs one extra Put; once a document has more
-// than Options.HistoryVersions versions, every 16th write also deletes the
-// 16 entries that fell out of retention. Entries are small for patch writes
-// (the request's operations and, as the inverse, the old values of the
-// containers they touched), a diff for full writes; an entry larger than
-// Options.HistoryEntryBytes is kept without its patches (History shows it,
-// versions before it cannot be rebuilt).
-
 // historyPrefix is the root of every document's history.
 const historyPrefix = ".history/"
 
@@ -91,21 +92,40 @@ type RevertRequest struct {
 	Reason    string `json:"reason,omitempty"` // default "revert to version N"
 }
 
-func historyDir(key string) string { return historyPrefix + key + "/" }
-
-func historyKey(key string, version int64) string {
-	return fmt.Sprintf("%s%020d.json", historyDir(key), version)
+// historyDir is the directory of the history of the document at l: its
+// bank's prefix and the hash of its path, so its length is bounded and it
+// holds nothing but the entries and tombstone of that document.
+func historyDir(l loc) string {
+	sum := sha256.Sum256([]byte(l.path))
+	return historyPrefix + l.prefix + hex.EncodeToString(sum[:]) + "/"
 }
 
-func tombstoneKey(key string) string { return historyDir(key) + "deleted.json" }
+func historyKey(l loc, version int64) string {
+	return fmt.Sprintf("%s%020d.json", historyDir(l), version)
+}
+
+func tombstoneKey(l loc) string { return historyDir(l) + "deleted.json" }
+
+// checkHistoryKeys reports, before a document at l is written or deleted,
+// a history key that the store would refuse. By construction there is
+// none; the check keeps a future change of the scheme from writing a
+// document whose history cannot be.
+func checkHistoryKeys(l loc) error {
+	for _, k := range []string{historyKey(l, math.MaxInt64), tombstoneKey(l)} {
+		if err := ValidateKey(k); err != nil {
+			return fmt.Errorf("%w: %q in the %s: its history key is not valid: %w", ErrInvalidPath, l.path, l.describe(), err)
+		}
+	}
+	return nil
+}
 
 type tombstone struct {
 	Version int64 `json:"version"` // the version the delete consumed
 }
 
 // lastDeleted returns the version a delete of key consumed, or 0.
-func (b *Bank) lastDeleted(ctx context.Context, key string) (int64, error) {
-	obj, err := b.store.Get(ctx, tombstoneKey(key))
+func (b *Bank) lastDeleted(ctx context.Context, l loc) (int64, error) {
+	obj, err := b.store.Get(ctx, tombstoneKey(l))
 	if errors.Is(err, ErrNotFound) {
 		return 0, nil
 	}
@@ -114,7 +134,7 @@ func (b *Bank) lastDeleted(ctx context.Context, key string) (int64, error) {
 	}
 	var t tombstone
 	if json.Unmarshal(obj.Data, &t) != nil || t.Version < 0 {
-		return 0, fmt.Errorf("%w: %s is not {\"version\": n}", ErrCorrupt, tombstoneKey(key))
+		return 0, fmt.Errorf("%w: %s (the tombstone of %q) is not {\"version\": n}", ErrCorrupt, tombstoneKey(l), l.path)
 	}
 	return t.Version, nil
 }
@@ -131,7 +151,7 @@ func (b *Bank) putHistory(ctx context.Context, l loc, e HistoryEntry) {
 		e.Patch, e.Inverse, e.Truncated = nil, nil, true
 		data, err = json.Marshal(e)
 	}
-	key := historyKey(l.key, e.Version)
+	key := historyKey(l, e.Version)
 	if err == nil {
 		_, err = b.store.Put(ctx, key, data, Condition{IfAbsent: true})
 	}
@@ -147,11 +167,11 @@ func (b *Bank) putHistory(ctx context.Context, l loc, e HistoryEntry) {
 			if v < 1 {
 				continue
 			}
-			switch err := b.store.Delete(ctx, historyKey(l.key, v), Condition{}); {
+			switch err := b.store.Delete(ctx, historyKey(l, v), Condition{}); {
 			case err == nil:
 				b.own.Add(1)
 			case !errors.Is(err, ErrNotFound):
-				b.opts.Logger.WarnContext(ctx, "memorybank: cannot drop an old history entry", "key", historyKey(l.key, v), "err", err)
+				b.opts.Logger.WarnContext(ctx, "memorybank: cannot drop an old history entry", "key", historyKey(l, v), "err", err)
 			}
 		}
 	}
@@ -453,7 +473,7 @@ func (b *Bank) History(ctx context.Context, req HistoryRequest) ([]HistoryEntry,
 // history reads the retained entries of a document, oldest first.
 func (b *Bank) history(ctx context.Context, l loc) ([]HistoryEntry, error) {
 	var out []HistoryEntry
-	dir := historyDir(l.key)
+	dir := historyDir(l)
 	for obj, err := range b.store.List(ctx, dir) {
 		if err != nil {
 			return nil, err
@@ -490,7 +510,11 @@ func (b *Bank) history(ctx context.Context, l loc) ([]HistoryEntry, error) {
 
 // ReadVersion rebuilds a retained version of a document (the one named by
 // req), as Read returned it then. A version that was not retained, never
-// existed, or lies before a gap is ErrVersionUnavailable.
+// existed, or lies before a gap is ErrVersionUnavailable. Concurrent writes
+// never make a retained version look unavailable: an entry not yet
+// recorded by a writer of this Bank is waited for, one not yet recorded by
+// another process for about 0.1 s, and when the document keeps changing
+// meanwhile the read gives up with ErrConflict (retry it).
 func (b *Bank) ReadVersion(ctx context.Context, req ReadRequest, version int64) (*Document, error) {
 	l, err := b.locate(ctx, req.Scope, req.Branch, req.Path, false)
 	if err != nil {
@@ -529,38 +553,139 @@ func (b *Bank) Diff(ctx context.Context, req ReadRequest, from, to int64) (jsonp
 // rebuild returns the canonical documents of the given versions, in that
 // order, walking inverses back once from the current state (the history is
 // read once, however many versions are asked for).
+//
+// Writers change the document and then record its entry, so a reader can
+// see a version whose entry is not there yet. A missing entry is looked up
+// again after this Bank's writers of the document are done; if it is
+// still missing while the document changed, the whole rebuild starts over
+// on the new state (at most Options.MaxRetries times, then ErrConflict);
+// if the document did not change, the entry may still be on its way from
+// another process, so it is looked for again a few times (gapChecks, about
+// 0.1 s in all) before the version is reported unavailable.
 func (b *Bank) rebuild(ctx context.Context, l loc, versions ...int64) ([][]byte, error) {
 	for _, v := range versions {
 		if v < 1 {
 			return nil, invalidRequest("version %d of %q: versions start at 1", v, l.path)
 		}
 	}
-	entries, err := b.history(ctx, l)
-	if err != nil {
-		return nil, err
+	gaps := 0
+	for attempt := 0; ; attempt++ {
+		out, err := b.rebuildOnce(ctx, l, versions, gaps < gapChecks)
+		var m *movedError
+		if !errors.As(err, &m) {
+			return out, err
+		}
+		if m.gap {
+			gaps++
+		}
+		if attempt >= b.opts.MaxRetries {
+			return nil, fmt.Errorf("%w: %q: gave up rebuilding version %d after %d attempts because other writers kept changing the document; retry later",
+				ErrConflict, l.path, slices.Max(versions), attempt+1)
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return nil, err
+		}
 	}
-	var state []byte // nil: absent
-	var cur int64
+}
+
+// gapChecks bounds how often rebuild looks again for an entry missing
+// behind an unchanged document before calling it a gap: with backoff's
+// pauses, about 0.1 s, much longer than a writer takes between its two Puts.
+const gapChecks = 7
+
+// movedError: the document changed while its history was read, or (gap) an
+// entry was missing behind an unchanged document; rebuild again.
+type movedError struct{ gap bool }
+
+func (*movedError) Error() string {
+	return "memorybank: the document changed while its history was read"
+}
+
+// current reads the state of the document at l: its canonical form (nil
+// when absent), its version, and its store version ("" when absent).
+func (b *Bank) current(ctx context.Context, l loc) (state []byte, cur int64, storeVersion string, err error) {
 	obj, err := b.store.Get(ctx, l.key)
 	switch {
 	case err == nil:
 		e, err := decodeStored(formatOf(l.path), l.path, obj.Data)
 		if err != nil {
-			return nil, err
+			return nil, 0, "", err
 		}
 		if state, err = e.canonical(true); err != nil {
-			return nil, corrupt(l.path, err)
+			return nil, 0, "", corrupt(l.path, err)
 		}
-		cur = e.version()
+		return state, e.version(), obj.Version, nil
 	case errors.Is(err, ErrNotFound):
-		if cur, err = b.lastDeleted(ctx, l.key); err != nil {
-			return nil, err
+		if cur, err = b.lastDeleted(ctx, l); err != nil {
+			return nil, 0, "", err
 		}
 		if cur == 0 {
-			return nil, fmt.Errorf("%w: %q in the %s has no history", ErrNotFound, l.path, l.describe())
+			return nil, 0, "", fmt.Errorf("%w: %q in the %s has no history", ErrNotFound, l.path, l.describe())
 		}
-	default:
+		return nil, cur, "", nil
+	}
+	return nil, 0, "", err
+}
+
+// entryAt reads the entry of version v directly, or returns nil.
+func (b *Bank) entryAt(ctx context.Context, l loc, v int64) (*HistoryEntry, error) {
+	obj, err := b.store.Get(ctx, historyKey(l, v))
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
 		return nil, err
+	}
+	var e HistoryEntry
+	if json.Unmarshal(obj.Data, &e) != nil || e.Version != v {
+		return nil, nil // unreadable: as good as missing
+	}
+	return &e, nil
+}
+
+// rebuildOnce is one attempt of rebuild, from the document as it is now; a
+// *movedError asks for another. waitGap: a missing entry behind an
+// unchanged document may still be coming.
+func (b *Bank) rebuildOnce(ctx context.Context, l loc, versions []int64, waitGap bool) ([][]byte, error) {
+	// The document first, then the entries: every entry up to its
+	// version is then either listed or missing for a reason found below.
+	state, cur, storeVersion, err := b.current(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	latest := cur
+	entries, err := b.history(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	byVersion := make(map[int64]*HistoryEntry, len(entries))
+	for i := range entries {
+		byVersion[entries[i].Version] = &entries[i]
+	}
+	// missing decides about the absent entry of version v: the entry
+	// itself once this Bank's writers of the document are done, a
+	// *movedError when the document changed (or may still be recorded),
+	// or nil for a gap.
+	missing := func(v int64) (*HistoryEntry, error) {
+		unlock, err := b.locks.lock(ctx, foldKey(l.key))
+		if err != nil {
+			return nil, err
+		}
+		unlock() // this Bank's writers record their entry before unlocking
+		if e, err := b.entryAt(ctx, l, v); e != nil || err != nil {
+			return e, err
+		}
+		_, now, nowStore, err := b.current(ctx, l)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+		if now != latest || nowStore != storeVersion {
+			return nil, &movedError{}
+		}
+		if waitGap {
+			return nil, &movedError{gap: true}
+		}
+		return nil, nil
 	}
 	// v is the highest version still to capture; each is captured when the
 	// walk reaches it.
@@ -591,18 +716,19 @@ func (b *Bank) rebuild(ctx context.Context, l loc, versions ...int64) ([][]byte,
 		}
 		return nil
 	}
-	i := len(entries) - 1
 	for {
 		if err := capture(); err != nil || len(pending) == 0 {
 			return out, err
 		}
-		for i >= 0 && entries[i].Version > cur {
-			i--
+		e := byVersion[cur]
+		if e == nil {
+			if e, err = missing(cur); err != nil {
+				return nil, err
+			}
 		}
-		if i < 0 || entries[i].Version != cur {
+		if e == nil {
 			return nil, unavailable(fmt.Sprintf("the record of version %d is not retained (history keeps the last %d versions; a writer that stopped between a write and its record leaves a gap)", cur, b.opts.HistoryVersions))
 		}
-		e := entries[i]
 		switch {
 		case e.Truncated:
 			return nil, unavailable(fmt.Sprintf("the change that made version %d was too large to keep", cur))
@@ -626,7 +752,10 @@ func (b *Bank) rebuild(ctx context.Context, l loc, versions ...int64) ([][]byte,
 }
 
 // Revert writes version ToVersion of a document as its next version, with
-// a Reason saying so; a deleted document is restored the same way.
+// a Reason saying so; a deleted document is restored the same way. Under
+// concurrent writes it succeeds, or fails with ErrConflict (a
+// *ConflictError when IfVersion is no longer current), never with
+// ErrVersionUnavailable for a retained version (see ReadVersion).
 func (b *Bank) Revert(ctx context.Context, req RevertRequest) (*WriteResult, error) {
 	l, err := b.locate(ctx, req.Scope, req.Branch, req.Path, false)
 	if err != nil {

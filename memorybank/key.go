@@ -61,7 +61,9 @@ func ValidateKey(key string) error {
 // names for its own records). It returns nil or an error wrapping
 // ErrInvalidPath that says what is wrong. Every method taking a path checks
 // it this way first; ValidatePath lets a caller check paths it will write
-// later, such as the paths of a plan.
+// later, such as the paths of a plan. A bank also refuses (ErrInvalidPath)
+// a path whose key, the bank's prefix followed by the path, would be over
+// MaxKeyLen bytes: over 1005 bytes in the global bank.
 func ValidatePath(p string) error { return validatePath(p) }
 
 func keyProblem(key string) string {

@@ -57,7 +57,18 @@ func (b *Bank) locate(ctx context.Context, scope Scope, branch, p string, claim 
 	if scope != ScopeBranch {
 		branch = ""
 	}
-	return loc{scope: scope, branch: branch, prefix: prefix, path: p, key: prefix + p}, nil
+	return newLoc(scope, branch, prefix, p)
+}
+
+// newLoc places the valid path p in the bank at prefix, refusing it when
+// its key would be longer than a key may be.
+func newLoc(scope Scope, branch, prefix, p string) (loc, error) {
+	l := loc{scope: scope, branch: branch, prefix: prefix, path: p, key: prefix + p}
+	if len(l.key) > MaxKeyLen {
+		return loc{}, fmt.Errorf("%w: %q is %d bytes long; the %s stores it under %q, and a key is at most %d bytes, so a path there is at most %d bytes",
+			ErrInvalidPath, p, len(p), l.describe(), prefix, MaxKeyLen, MaxKeyLen-len(prefix))
+	}
+	return l, nil
 }
 
 // validatePath checks a document path: a valid Store key whose segments do
@@ -118,6 +129,9 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 	if err != nil {
 		return err
 	}
+	if err := checkHistoryKeys(l); err != nil {
+		return err
+	}
 	unlock, err := b.locks.lock(ctx, foldKey(l.key)) // spellings of one name queue together
 	if err != nil {
 		return err
@@ -154,7 +168,7 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 		numbered := cur < math.MaxInt64
 		if numbered {
 			ts, _ := json.Marshal(tombstone{Version: cur + 1})
-			if _, err := b.store.Put(ctx, tombstoneKey(l.key), ts, Condition{}); err != nil {
+			if _, err := b.store.Put(ctx, tombstoneKey(l), ts, Condition{}); err != nil {
 				return err
 			}
 			b.own.Add(1)

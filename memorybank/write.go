@@ -167,6 +167,9 @@ var errRetry = errors.New("memorybank: retry")
 // applies the content or the patches, stamps, validates (decoding the
 // content once), encodes once and swaps it in.
 func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool) (*WriteResult, error) {
+	if err := checkHistoryKeys(l); err != nil {
+		return nil, err
+	}
 	format := formatOf(l.path)
 	obj, err := b.store.Get(ctx, l.key)
 	exists := err == nil
@@ -188,7 +191,7 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 	case !exists:
 		// A document deleted before continues after the version its
 		// delete consumed, so a version never names two documents.
-		if oldVersion, err = b.lastDeleted(ctx, l.key); err != nil {
+		if oldVersion, err = b.lastDeleted(ctx, l); err != nil {
 			return nil, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/internal/docpath"
 	"github.com/mnemobank/mnemobank/memorybank/memorymd"
 )
 
@@ -108,7 +109,12 @@ type planFileState struct {
 // Bank.CheckWrite refuses for the write of a file (front matter that is not
 // YAML, tags that are not a list of one-line strings or over the limit, a
 // document against its schema or over the size limit once stored, a path
-// colliding with another). Content is written as the text of a text
+// colliding with another); and a file created by the plan that collides
+// with another file of the plan by letter case, Unicode normalisation
+// ("é" composed or decomposed) or as file and folder ("a" and "a/b.md"),
+// which the bank would refuse only once the first was written
+// (memorybank.ErrPathConflict, on the later file's first operation).
+// Content is written as the text of a text
 // document, and as the JSON object of a .json document.
 func Apply(ctx context.Context, b *memorybank.Bank, req ApplyRequest) (*ApplyResult, error) {
 	p := req.Plan
@@ -149,6 +155,13 @@ func Apply(ctx context.Context, b *memorybank.Bank, req ApplyRequest) (*ApplyRes
 		}
 		preps[i] = prepared{orig, next, version}
 	}
+	// The files the plan creates against each other: each is checked
+	// below against the bank as it is, which cannot see the others.
+	if err := planCollisions(p, files, func(i int) (created, exists bool) {
+		return !preps[i].orig.exists && preps[i].next.exists, preps[i].next.exists
+	}); err != nil {
+		return nil, err
+	}
 	// Check the write of every file as the Bank would run it (front
 	// matter, tags, schema, stored size, path collisions), still before
 	// anything is written.
@@ -186,6 +199,45 @@ func Apply(ctx context.Context, b *memorybank.Bank, req ApplyRequest) (*ApplyRes
 		}
 	}
 	return res, nil
+}
+
+// planCollisions refuses a plan that creates a file colliding with another
+// file of the plan (one that exists once the plan is applied), by letter
+// case, Unicode normalisation or as file and folder: the Bank would refuse
+// the second write after the first was done. The error names the later
+// file's first operation and wraps memorybank.ErrPathConflict.
+func planCollisions(p *WritePlan, files []*planFileOps, state func(i int) (created, exists bool)) error {
+	folded := make([]string, len(files))
+	for i, f := range files {
+		folded[i] = docpath.Fold(f.path)
+	}
+	for j, g := range files {
+		cj, ej := state(j)
+		if !ej {
+			continue
+		}
+		for i, f := range files[:j] {
+			ci, ei := state(i)
+			if !ei || !ci && !cj {
+				continue
+			}
+			var why string
+			switch docpath.Collide(folded[j], folded[i]) {
+			case docpath.NoCollision:
+				continue
+			case docpath.SameFile:
+				why = fmt.Sprintf("differs from %q, also in the plan, only by letter case or Unicode normalisation, and they would be one file on macOS and Windows; use one spelling, %q, for both", f.path, f.path)
+			case docpath.UnderDocument:
+				why = fmt.Sprintf("would be under %q, which the plan makes a document, not a folder; choose another path", f.path)
+			case docpath.OverDocuments:
+				why = fmt.Sprintf("is a folder holding %q, also in the plan, so it cannot also be a document; choose another path", f.path)
+			}
+			first := g.ops[0]
+			return &OperationError{Index: first, Type: p.Operations[first].Type, Path: g.path,
+				Err: fmt.Errorf("%w: %q %s", memorybank.ErrPathConflict, g.path, why)}
+		}
+	}
+	return nil
 }
 
 // planRetryable: every operation on the file is a machine block update, whose
