@@ -40,8 +40,8 @@ const (
 	Chinese  Language = "zh"
 )
 
-// Languages lists the supported languages.
-var Languages = []Language{English, Japanese, Chinese}
+// Languages returns the supported languages (a new slice on every call).
+func Languages() []Language { return []Language{English, Japanese, Chinese} }
 
 // Store key prefixes of the two scopes. A branch bank lives under
 // BranchPrefix + <branch-dir> + "/".
@@ -73,15 +73,20 @@ const (
 	MaxQueryBytes      = 4096
 )
 
-var (
-	// DefaultBranchCoreFiles are the core files of a branch bank, created
-	// from templates when a branch bank is first read with ReadContext.
-	DefaultBranchCoreFiles = []string{"branchContext.json", "activeContext.json", "systemPatterns.json", "progress.json"}
-	// DefaultGlobalCoreFiles are the core files of the global bank: every
-	// document under core/ (an entry ending in "/" is a prefix), then the
-	// documents a global memory bank usually holds, when present.
-	DefaultGlobalCoreFiles = []string{"core/", "architecture.md", "coding-standards.md", "domain-models.md", "glossary.md", "tech-stack.md", "user-guide.md"}
-)
+// DefaultBranchCoreFiles returns the core files of a branch bank, created
+// from templates when a branch bank is first read with ReadContext (a new
+// slice on every call).
+func DefaultBranchCoreFiles() []string {
+	return []string{"branchContext.json", "activeContext.json", "systemPatterns.json", "progress.json"}
+}
+
+// DefaultGlobalCoreFiles returns the core files of the global bank: every
+// document under core/ (an entry ending in "/" is a prefix), then the
+// documents a global memory bank usually holds, when present (a new slice
+// on every call).
+func DefaultGlobalCoreFiles() []string {
+	return []string{"core/", "architecture.md", "coding-standards.md", "domain-models.md", "glossary.md", "tech-stack.md", "user-guide.md"}
+}
 
 // Options configure a Bank. The zero value, and a nil *Options, give the
 // defaults. Options are copied by New.
@@ -185,10 +190,10 @@ func New(store Store, opts *Options) *Bank {
 		o.Language = Japanese
 	}
 	if o.BranchCoreFiles == nil {
-		o.BranchCoreFiles = DefaultBranchCoreFiles
+		o.BranchCoreFiles = DefaultBranchCoreFiles()
 	}
 	if o.GlobalCoreFiles == nil {
-		o.GlobalCoreFiles = DefaultGlobalCoreFiles
+		o.GlobalCoreFiles = DefaultGlobalCoreFiles()
 	}
 	o.BranchCoreFiles = append([]string(nil), o.BranchCoreFiles...)
 	o.GlobalCoreFiles = append([]string(nil), o.GlobalCoreFiles...)
@@ -224,7 +229,7 @@ func New(store Store, opts *Options) *Bank {
 		o.ContextTokens = DefaultContextTokens
 	}
 	if o.TokenCounter == nil {
-		o.TokenCounter = EstimateTokens
+		o.TokenCounter = TokenCounterFunc(EstimateTokens)
 	}
 	return b
 }
@@ -280,7 +285,7 @@ func newUUID() string {
 func Bool(v bool) *bool { return &v }
 
 func validLanguage(l Language) bool {
-	for _, x := range Languages {
+	for _, x := range Languages() {
 		if l == x {
 			return true
 		}

@@ -33,7 +33,7 @@ func tokensUsed(res *memorybank.ReadContextResult) int {
 	n := 0
 	for _, m := range []map[string]memorybank.ContextFile{res.BranchMemory, res.GlobalMemory} {
 		for p, cf := range m {
-			n += memorybank.EstimateTokens.CountTokens(string(must(json.Marshal(p))) + ":" + string(must(json.Marshal(cf))))
+			n += memorybank.EstimateTokens(string(must(json.Marshal(p))) + ":" + string(must(json.Marshal(cf))))
 		}
 	}
 	return n
@@ -59,7 +59,7 @@ func TestReadContextTokenBudgetWithQuery(t *testing.T) {
 			assert.Greater(t, l.Tokens, 50, "%s: each left out document carries its size", l.Path)
 		}
 		// The listing stays within its share; the rest is counted.
-		assert.LessOrEqual(t, memorybank.EstimateTokens.CountTokens(string(must(json.Marshal(res.LeftOut)))), budget/10+len(res.LeftOut))
+		assert.LessOrEqual(t, memorybank.EstimateTokens(string(must(json.Marshal(res.LeftOut)))), budget/10+len(res.LeftOut))
 		assert.Equal(t, 43, len(res.GlobalMemory)+len(res.LeftOut)+res.More)
 		assert.Positive(t, res.More)
 		assert.Equal(t, fmt.Sprintf("and %d more; use search_documents or list_documents", res.More), res.Note)

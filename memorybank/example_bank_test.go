@@ -114,7 +114,7 @@ func ExampleBank_ReadContext() {
 	if err != nil {
 		panic(err)
 	}
-	for _, f := range memorybank.DefaultBranchCoreFiles {
+	for _, f := range memorybank.DefaultBranchCoreFiles() {
 		fmt.Println("branch:", f, res.BranchMemory[f].Tags)
 	}
 	tech := res.GlobalMemory["tech-stack.md"]

@@ -83,7 +83,7 @@ func TestReadContextOutputShape(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &shape))
 	assert.True(t, strings.HasPrefix(shape.Rules.Content, "# Memory bank rules"))
 	require.Len(t, shape.BranchMemory, 4)
-	for _, f := range memorybank.DefaultBranchCoreFiles {
+	for _, f := range memorybank.DefaultBranchCoreFiles() {
 		cf, ok := shape.BranchMemory[f]
 		require.True(t, ok, f)
 		assert.Equal(t, f, cf.Path)
@@ -154,7 +154,7 @@ func TestRulesOverride(t *testing.T) {
 	assert.Equal(t, "team rules\n", res.Rules.Content, "the stored rules document wins")
 	_, err = b.Rules(ctx, "de")
 	assert.ErrorIs(t, err, memorybank.ErrInvalidRequest)
-	for _, l := range memorybank.Languages {
+	for _, l := range memorybank.Languages() {
 		assert.NotEmpty(t, memorybank.BuiltinRules(l))
 	}
 }
@@ -250,9 +250,9 @@ func TestOptionsDefaults(t *testing.T) {
 	assert.Equal(t, memorybank.DefaultMaxPatchOps, o.MaxPatchOps)
 	assert.Equal(t, memorybank.DefaultMaxTags, o.MaxTags)
 	assert.Equal(t, memorybank.DefaultMaxRetries, o.MaxRetries)
-	assert.Equal(t, memorybank.DefaultBranchCoreFiles, o.BranchCoreFiles)
+	assert.Equal(t, memorybank.DefaultBranchCoreFiles(), o.BranchCoreFiles)
 	o.BranchCoreFiles[0] = "changed"
-	assert.Equal(t, "branchContext.json", memorybank.DefaultBranchCoreFiles[0], "options are copies")
+	assert.Equal(t, "branchContext.json", memorybank.DefaultBranchCoreFiles()[0], "options are copies")
 }
 
 // The first ReadContext of a fresh Bank (a new process) on a large bank

@@ -31,8 +31,8 @@ func TestSchemasExported(t *testing.T) {
 // the content schemas reject what they should.
 func TestTemplatesAndContentSchemas(t *testing.T) {
 	b := newBank(&memorybank.MemStore{})
-	for _, lang := range memorybank.Languages {
-		for _, f := range memorybank.DefaultBranchCoreFiles {
+	for _, lang := range memorybank.Languages() {
+		for _, f := range memorybank.DefaultBranchCoreFiles() {
 			doc, ok := memorybank.Template(f, lang, `feature/"quoted"`)
 			require.True(t, ok, "%s/%s", lang, f)
 			res, err := b.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "t-" + string(lang), Path: f, Content: doc})

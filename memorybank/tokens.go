@@ -16,7 +16,8 @@ type TokenCounterFunc func(text string) int
 // CountTokens returns f(text).
 func (f TokenCounterFunc) CountTokens(text string) int { return f(text) }
 
-// EstimateTokens is the default TokenCounter: an estimate of the count of
+// EstimateTokens is the default token count (Options.TokenCounter): an
+// estimate of the count of
 // the o200k_base BPE tokenizer (GPT-4o and later) without its vocabulary,
 // within 15% on English, Japanese and Chinese prose, source code and JSON
 // of a hundred tokens or more (cl100k_base, of GPT-4, counts Chinese and
@@ -25,4 +26,4 @@ func (f TokenCounterFunc) CountTokens(text string) int { return f(text) }
 // of white space, and each Han character, kana and full-width mark, with
 // weights fitted to counts of the real tokenizer (testdata/tokens; the
 // memories package budgets its injection with the same estimate).
-var EstimateTokens TokenCounter = TokenCounterFunc(tokens.Estimate)
+func EstimateTokens(text string) int { return tokens.Estimate(text) }

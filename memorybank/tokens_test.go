@@ -50,7 +50,7 @@ func checkEstimates(t *testing.T, dir string, samples []tokenSample, kinds []str
 	for _, s := range samples {
 		text, err := os.ReadFile(filepath.Join(dir, s.Name))
 		require.NoError(t, err)
-		est := memorybank.EstimateTokens.CountTokens(string(text))
+		est := memorybank.EstimateTokens(string(text))
 		k := byKind[s.Kind]
 		if k == nil {
 			k = &sum{}

@@ -217,7 +217,7 @@ func versionString() string {
 }
 
 func validLanguage(l memorybank.Language) bool {
-	for _, x := range memorybank.Languages {
+	for _, x := range memorybank.Languages() {
 		if l == x {
 			return true
 		}

@@ -113,7 +113,7 @@ func TestBankToolsOverStdio(t *testing.T) {
 		rules, _ := out["rules"].(map[string]any)
 		assert.Equal(t, memorybank.BuiltinRules(memorybank.English), rules["content"], "--language en")
 		branch, _ := out["branchMemory"].(map[string]any)
-		for _, core := range memorybank.DefaultBranchCoreFiles {
+		for _, core := range memorybank.DefaultBranchCoreFiles() {
 			assert.Contains(t, branch, core)
 		}
 	})

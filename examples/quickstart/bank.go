@@ -33,7 +33,7 @@ func tourBank(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "read_context(%q): rules %d bytes, branch files:", branch, len(rc.Rules.Content))
-	for _, f := range memorybank.DefaultBranchCoreFiles {
+	for _, f := range memorybank.DefaultBranchCoreFiles() {
 		fmt.Fprintf(w, " %s", f)
 	}
 	fmt.Fprintln(w)

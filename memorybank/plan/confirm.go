@@ -49,7 +49,7 @@ func (p *WritePlan) Confirmation(lang memorybank.Language) (string, error) {
 	}
 	t, ok := planConfirmTexts[lang]
 	if !ok {
-		return "", invalidRequest("confirmation language %q is not one of %q", lang, memorybank.Languages)
+		return "", invalidRequest("confirmation language %q is not one of %q", lang, memorybank.Languages())
 	}
 	var b strings.Builder
 	b.WriteString(t.title + "\n")

@@ -247,7 +247,7 @@ func TestToolReadContext(t *testing.T) {
 	out := e.ok(t, tools.ReadContext, `{"branch":"feature/x","language":"en"}`)
 	assert.Equal(t, memorybank.BuiltinRules(memorybank.English), out["rules"].(map[string]any)["content"])
 	branch := out["branchMemory"].(map[string]any)
-	for _, core := range memorybank.DefaultBranchCoreFiles {
+	for _, core := range memorybank.DefaultBranchCoreFiles() {
 		require.Contains(t, branch, core, "a new branch bank is initialised with its core files")
 		file := branch[core].(map[string]any)
 		assert.Equal(t, core, file["path"])
