@@ -25,7 +25,7 @@
 //
 // No I/O: nothing here reads or writes files, talks to a model or stores a
 // graph; every function is pure and takes no context. Persisting a graph and
-// guarding concurrent writers is the host's job; Options.BaseVersion gives it
+// guarding concurrent writers is the host's job; Editor.ApplyAt gives it
 // the precondition (ErrVersionConflict) to build compare-and-swap on. Apply
 // is pure, so a dry run is Apply without storing the result.
 //

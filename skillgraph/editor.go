@@ -33,11 +33,6 @@ type Options struct {
 	NewID func(prefix string) string
 	// Now stamps UpdatedAt on success. Default: time.Now.
 	Now func() time.Time
-	// BaseVersion, when set, is the graph version the operations were made
-	// for: Apply refuses any other with *VersionConflictError
-	// (ErrVersionConflict). Editors are cheap; build one per request when
-	// the base version comes with the request.
-	BaseVersion *int
 	// RejectDuplicateEdges makes addEdge on an already connected pair fail
 	// with DUPLICATE_EDGE instead of overwriting that edge's metadata.
 	RejectDuplicateEdges bool
@@ -125,16 +120,31 @@ type Editor struct {
 var _ GraphEditor = (*Editor)(nil)
 
 // NewEditor returns an editor; opts is copied and may be nil.
-func NewEditor(opts *Options) GraphEditor {
+func NewEditor(opts *Options) *Editor {
 	e := &Editor{}
 	if opts != nil {
 		e.opts = *opts
-		if opts.BaseVersion != nil {
-			v := *opts.BaseVersion
-			e.opts.BaseVersion = &v
-		}
 	}
 	return e
+}
+
+// ApplyAt is Apply with a precondition of the request: the operations were
+// made for the graph at version base (the version the model was shown), so
+// a graph at any other version is refused with *VersionConflictError
+// (ErrVersionConflict) before anything is applied. A host builds its
+// compare-and-swap on it.
+func (ed *Editor) ApplyAt(g *Graph, base int, ops []Operation) (*Graph, *Result, error) {
+	if ed == nil {
+		return nil, nil, ErrNotInitialized
+	}
+	current := 0
+	if g != nil {
+		current = g.Version
+	}
+	if base != current {
+		return nil, nil, &VersionConflictError{Base: base, Current: current}
+	}
+	return ed.Apply(g, ops)
 }
 
 // Apply implements GraphEditor. A successful non-empty batch returns the
@@ -153,9 +163,6 @@ func (ed *Editor) Apply(g *Graph, ops []Operation) (*Graph, *Result, error) {
 	}
 	if g == nil {
 		g = &Graph{}
-	}
-	if ed.opts.BaseVersion != nil && *ed.opts.BaseVersion != g.Version {
-		return nil, nil, &VersionConflictError{Base: *ed.opts.BaseVersion, Current: g.Version}
 	}
 	s, err := newState(ed, g, ops)
 	if err != nil {

@@ -64,24 +64,25 @@ func TestVersionAndClock(t *testing.T) {
 	op := []Operation{{OperationID: "op1", Kind: KindUpdateNode, NodeID: "a", Label: ptr("A")}}
 	clock := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 
-	out, res, err := NewEditor(&Options{BaseVersion: ptr(7), Now: func() time.Time { return clock }}).Apply(g, op)
+	out, res, err := NewEditor(&Options{Now: func() time.Time { return clock }}).ApplyAt(g, 7, op)
 	require.NoError(t, err)
 	assert.Equal(t, 8, out.Version)
 	assert.Equal(t, clock, out.UpdatedAt)
 	assert.Contains(t, res.Summary, "version 7 → 8")
 
-	_, _, err = NewEditor(&Options{BaseVersion: ptr(6)}).Apply(g, op)
+	_, _, err = NewEditor(nil).ApplyAt(g, 6, op)
 	require.ErrorIs(t, err, ErrVersionConflict)
 	var vc *VersionConflictError
 	require.ErrorAs(t, err, &vc)
 	assert.Equal(t, VersionConflictError{Base: 6, Current: 7}, *vc)
 
-	// Options are copied: changing the caller's value later has no effect.
-	base := 7
-	ed := NewEditor(&Options{BaseVersion: &base})
-	base = 1
-	_, _, err = ed.Apply(g, op)
+	// A nil graph is the empty graph at version 0.
+	_, _, err = NewEditor(nil).ApplyAt(nil, 1, nil)
+	assert.ErrorIs(t, err, ErrVersionConflict)
+	_, _, err = NewEditor(nil).ApplyAt(nil, 0, nil)
 	assert.NoError(t, err)
+	_, _, err = (*Editor)(nil).ApplyAt(g, 7, op)
+	assert.ErrorIs(t, err, ErrNotInitialized)
 }
 
 func TestNilGraphIsEmpty(t *testing.T) {

@@ -24,7 +24,7 @@ var (
 
 	// ErrInvalidGraph: the graph given to Apply cannot be indexed (*GraphError).
 	ErrInvalidGraph = errors.New("skillgraph: invalid graph")
-	// ErrVersionConflict: the graph is not at Options.BaseVersion (*VersionConflictError).
+	// ErrVersionConflict: the graph is not at ApplyAt's base version (*VersionConflictError).
 	ErrVersionConflict = errors.New("skillgraph: version conflict")
 
 	// ErrLimit: an input or a batch would go past one of the limits of
@@ -218,7 +218,7 @@ func (e *GraphError) Unwrap() error { return ErrInvalidGraph }
 
 // VersionConflictError says the graph moved on since the edit was prepared.
 type VersionConflictError struct {
-	Base    int // Options.BaseVersion
+	Base    int // ApplyAt's base
 	Current int // the graph's Version
 }
 

@@ -37,11 +37,11 @@ func ExampleEditor_Apply() {
 		return
 	}
 	editor := skillgraph.NewEditor(&skillgraph.Options{
-		BaseVersion: ptr(3), // the version the model was shown
-		Now:         func() time.Time { return time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC) },
+		Now: func() time.Time { return time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC) },
 	})
 	g := reviewSkill()
-	next, res, err := editor.Apply(g, ops)
+	next, res, err := editor.ApplyAt(g, 3, ops) // 3: the version the model was shown
+
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -233,8 +233,14 @@ func (s *server) applySkillGraph(ctx context.Context, _ *mcp.CallToolRequest, a 
 	if err != nil {
 		return nil, toolError(tools.CodeInvalidArgument, err, nil, "operations: %v. Nothing was stored.", err)
 	}
-	ed := skillgraph.NewEditor(&skillgraph.Options{BaseVersion: a.BaseVersion})
-	ng, res, err := ed.Apply(g, ops)
+	ed := skillgraph.NewEditor(nil)
+	apply := ed.Apply
+	if a.BaseVersion != nil {
+		apply = func(g *skillgraph.Graph, ops []skillgraph.Operation) (*skillgraph.Graph, *skillgraph.Result, error) {
+			return ed.ApplyAt(g, *a.BaseVersion, ops)
+		}
+	}
+	ng, res, err := apply(g, ops)
 	if err != nil {
 		return nil, skillApplyError(err)
 	}

@@ -33,10 +33,9 @@ func tourSkillGraph(_ context.Context, w io.Writer) error {
 		return err
 	}
 	editor := skillgraph.NewEditor(&skillgraph.Options{
-		BaseVersion: &g.Version,
-		Now:         func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) },
+		Now: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) },
 	})
-	next, res, err := editor.Apply(g, ops)
+	next, res, err := editor.ApplyAt(g, g.Version, ops)
 	if err != nil {
 		return err
 	}

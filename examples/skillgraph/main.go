@@ -72,10 +72,9 @@ func run(w io.Writer) error {
 
 	base := g.Version // the version the model was shown
 	editor := skillgraph.NewEditor(&skillgraph.Options{
-		BaseVersion: &base,
-		Now:         func() time.Time { return time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC) },
+		Now: func() time.Time { return time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC) },
 	})
-	next, res, err := editor.Apply(g, env.Operations) // stage 3: apply + invariants
+	next, res, err := editor.ApplyAt(g, base, env.Operations) // stage 3: apply + invariants
 	if err != nil {
 		return err
 	}
@@ -94,7 +93,7 @@ func run(w io.Writer) error {
 
 	// A stale or faulty reply changes nothing and says why.
 	fmt.Fprintln(w, "\n## Refused edits")
-	_, _, err = editor.Apply(next, env.Operations)
+	_, _, err = editor.ApplyAt(next, base, env.Operations)
 	fmt.Fprintln(w, "same reply on the new version:", errors.Is(err, skillgraph.ErrVersionConflict))
 	bad := []byte(`[{"operationId": "op1", "kind": "addEdge", "source": "review", "target": "read"},
 	                {"operationId": "op2", "kind": "deleteEdge", "source": "read", "target": "reviews"}]`)
