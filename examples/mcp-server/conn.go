@@ -31,6 +31,8 @@ const (
 //     it is decoded;
 //   - JSON that is not a request, notification or response (a scalar, {},
 //     an id that is an object, a missing "jsonrpc":"2.0"): -32600;
+//   - a numeric id the SDK cannot echo exactly (a fraction, an exponent, an
+//     integer past 2^53-1 in magnitude): -32600 carrying the id as sent;
 //   - an array: -32600, since MCP has no batches since 2025-06-18.
 //
 // The reply carries the request's id when it could be read, null otherwise.
@@ -165,10 +167,19 @@ func (c *lineConn) decode(line []byte) jsonrpc.Message {
 		c.reject(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: a message is a JSON object")
 		return nil
 	}
-	if id := requestID(line); id != nil && id[0] != '"' && bytes.ContainsAny(id, ".eE") {
-		// The SDK would answer 1.5 as 1: refuse what it cannot echo.
-		c.reject(id, jsonrpc.CodeInvalidRequest, "Invalid Request: a numeric id must be an integer written in digits, e.g. 7")
-		return nil
+	if id := requestID(line); id != nil && id[0] != '"' {
+		// The SDK reads a numeric id as a float64 and answers it as an
+		// int64: 1.5 would come back as 1 and 9007199254740993 as
+		// 9007199254740992. Refuse what it cannot echo exactly.
+		if bytes.ContainsAny(id, ".eE") {
+			c.reject(id, jsonrpc.CodeInvalidRequest, "Invalid Request: a numeric id must be an integer written in digits, e.g. 7")
+			return nil
+		}
+		if !safeInteger(id) {
+			c.reject(id, jsonrpc.CodeInvalidRequest, "Invalid Request: a numeric id must be between -9007199254740991 and 9007199254740991 (2^53-1), "+
+				"the integers a JSON number holds exactly; send a larger id as a string")
+			return nil
+		}
 	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
@@ -217,6 +228,19 @@ func requestID(line []byte) json.RawMessage {
 		return m.ID
 	}
 	return nil
+}
+
+// maxSafeID is 2^53-1, the largest integer every JSON reader holds exactly.
+const maxSafeID = "9007199254740991"
+
+// safeInteger reports whether the JSON integer id (digits, maybe a leading
+// minus, no leading zeros) is at most maxSafeID in magnitude.
+func safeInteger(id []byte) bool {
+	digits := string(bytes.TrimPrefix(id, []byte("-")))
+	if len(digits) != len(maxSafeID) {
+		return len(digits) < len(maxSafeID)
+	}
+	return digits <= maxSafeID
 }
 
 // readLine reads one line without its ending. A line longer than max is
