@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mnemobank/mnemobank/internal/jsontext"
 )
 
 // Limits of one inbound JSON-RPC line, checked before it is decoded.
@@ -26,7 +28,10 @@ const (
 // does not end the session. Such a line gets an error reply and the next
 // line is read:
 //
-//   - not JSON: -32700 (parse error);
+//   - not JSON, or not UTF-8 (a byte that is not UTF-8): -32700 (parse
+//     error);
+//   - a \u escape of half a surrogate pair ("\ud800"), which decoding
+//     would read as U+FFFD: -32600;
 //   - over maxLineBytes or nested deeper than maxLineDepth: -32600, before
 //     it is decoded;
 //   - JSON that is not a request, notification or response (a scalar, {},
@@ -156,6 +161,21 @@ func (c *lineConn) decode(line []byte) jsonrpc.Message {
 	}
 	if !json.Valid(line) {
 		c.reject(nil, jsonrpc.CodeParseError, "Parse error: the line is not valid JSON")
+		return nil
+	}
+	if at, reason := jsontext.Check(line); at >= 0 {
+		// encoding/json would read it as U+FFFD: a path would name another
+		// document, a text would lose what was sent.
+		code := int64(jsonrpc.CodeInvalidRequest)
+		msg := "Invalid Request: "
+		if line[at] != '\\' {
+			code, msg = jsonrpc.CodeParseError, "Parse error: "
+		}
+		id := requestID(line)
+		if at, _ := jsontext.Check(id); at >= 0 {
+			id = nil
+		}
+		c.reject(id, code, msg+reason+"; a message is UTF-8 text, and a string cannot hold such bytes without changing")
 		return nil
 	}
 	switch line[0] {

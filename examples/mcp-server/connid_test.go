@@ -47,3 +47,36 @@ func TestRequestIDsEchoedExactly(t *testing.T) {
 		})
 	}
 }
+
+// A line that decoding would change (bytes that are not UTF-8, an escape of
+// half a surrogate pair) is refused with its id, never read as U+FFFD; the
+// server goes on.
+func TestLinesThatAreNotUTF8TextAreRefused(t *testing.T) {
+	r := startRaw(t)
+	r.send([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`))
+	require.Nil(t, r.reply().Error)
+	r.send([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	cases := []struct {
+		name string
+		line string
+		code int64
+		id   string
+	}{
+		{"a byte that is not UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"add_memory\",\"arguments\":{\"content\":\"a\xffb\"}}}", -32700, "3"},
+		{"a lone surrogate", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add_memory","arguments":{"content":"a\udc80b"}}}`, -32600, "4"},
+		{"in the id", "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"ping\"}", -32700, "null"},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r.t = t
+			r.send([]byte(c.line))
+			rep := r.reply()
+			require.NotNil(t, rep.Error, "an error reply")
+			assert.Equal(t, c.code, rep.Error.Code)
+			assert.Equal(t, c.id, string(rep.ID))
+			assert.Contains(t, rep.Error.Message, "UTF-8")
+			r.send(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, 100+i))
+			assert.Nil(t, r.reply().Error, "the server still serves")
+		})
+	}
+}
