@@ -114,3 +114,40 @@ func TestErrorsQuoteShortPrefix(t *testing.T) {
 	assert.NotContains(t, err.Error(), long, "the id is cut to a prefix")
 	assert.Contains(t, err.Error(), long[:64])
 }
+
+// Whatever the sizes, Add and Search refuse exactly the inputs over a
+// limit, with a *LimitError naming the field, and never quote more than a
+// short prefix.
+func FuzzInputLimits(f *testing.F) {
+	f.Add(uint32(10), uint8(1), uint8(5), uint16(3))
+	f.Add(uint32(memories.MaxContentBytes), uint8(memories.MaxTags), uint8(memories.MaxTagBytes), uint16(memories.MaxQueryBytes))
+	f.Add(uint32(memories.MaxContentBytes+1), uint8(memories.MaxTags+1), uint8(memories.MaxTagBytes+1), uint16(memories.MaxQueryBytes+1))
+	f.Fuzz(func(t *testing.T, contentBytes uint32, ntags, tagBytes uint8, queryBytes uint16) {
+		contentBytes %= 2 * memories.MaxContentBytes
+		ctx := context.Background()
+		m := newManager(t, new(memories.MemStore), nil)
+		content := strings.Repeat("c", max(int(contentBytes), 1))
+		tags := make([]string, ntags%64)
+		for i := range tags {
+			tags[i] = strings.Repeat(string(rune('a'+i%26)), max(int(tagBytes), 1))
+		}
+		_, err := m.Add(ctx, content, tags...)
+		var le *memories.LimitError
+		over := len(content) > memories.MaxContentBytes || len(tags) > memories.MaxTags ||
+			(len(tags) > 0 && len(tags[0]) > memories.MaxTagBytes)
+		if over {
+			require.ErrorAs(t, err, &le)
+			assert.Less(t, len(err.Error()), 400)
+		} else if err != nil {
+			assert.NotErrorIs(t, err, memories.ErrLimit)
+		}
+		query := strings.Repeat("q", int(queryBytes))
+		_, err = m.Search(ctx, query)
+		if len(query) > memories.MaxQueryBytes {
+			require.ErrorAs(t, err, &le)
+			assert.Equal(t, "query", le.Field)
+		} else {
+			require.NoError(t, err)
+		}
+	})
+}
