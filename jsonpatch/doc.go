@@ -40,9 +40,12 @@
 //     that changes nothing (no operations, or only tests) returns the
 //     document byte for byte, without the white space around it.
 //   - A member name that occurs more than once in an object the patch goes
-//     into is ErrInvalidDocument, naming it: which copy was meant cannot be
-//     known, and changing one would let the other resurface. Objects the
-//     patch does not go into are copied as they are.
+//     into (adding, replacing, removing, testing, moving or copying a
+//     member of it, or going through it to a deeper path) is
+//     ErrInvalidDocument, naming the member's pointer, whatever the name the
+//     operation uses: which copy was meant cannot be known, and changing
+//     one, or adding beside them, would keep both in the result. Objects
+//     the patch does not go into are copied as they are.
 //   - Limits (Options): operations per patch (10,000), bytes added by copy
 //     operations (1 MiB), document size in and out (16 MiB). Exceeding one is
 //     ErrLimitExceeded; so are documents and values of 4 GiB or more, even
@@ -60,8 +63,12 @@
 //     missing object member, or a member of a scalar, is ErrPathNotFound.
 //   - "move" with from equal to path is a no-op (the location must exist) and
 //     keeps member order; evanphx would move the member to the end.
-//   - Duplicate member names in a document are not rejected; the last one
-//     wins, as in encoding/json.
+//   - Duplicate member names are refused only in the objects a patch goes
+//     into (see above: every operation whose path or from names a member
+//     of such an object, or goes through it, is ErrInvalidDocument naming
+//     the member's pointer). Elsewhere they are kept as they are, and Get
+//     and "test" comparisons of values holding them take the last one, as
+//     encoding/json does.
 //   - Member names keep their spelling ("\u00e9" stays "\u00e9"); a
 //     member added by the patch is written with only the escapes JSON
 //     requires ("é", not "\u00e9"; "<" as is).

@@ -212,7 +212,7 @@ func (t *tree) find(c *container, key string, at []string) (int, error) {
 		}
 	}
 	if count > 1 {
-		return -1, errorf(ErrInvalidDocument, "%s has %d members named %q; a document a patch applies to must not repeat a member name (write the document again without the extra copies)", where(at), count, key)
+		return -1, repeatedName(at, key, count)
 	}
 	return found, nil
 }
@@ -311,8 +311,10 @@ func (t *tree) spend(n int) error {
 	return nil
 }
 
-// expand turns n's text into a container of nodes sharing that text.
-func (t *tree) expand(n *node) error {
+// expand turns n's text into a container of nodes sharing that text. at
+// is n's location: an object whose members repeat a name is refused there
+// (see unique).
+func (t *tree) expand(n *node, at []string) error {
 	if n.c != nil {
 		return nil
 	}
@@ -361,7 +363,61 @@ func (t *tree) expand(n *node) error {
 	t.used = max(t.used, len(members), len(elems))
 	c.live = int32(len(c.members))
 	n.c = c
+	return t.unique(c, at)
+}
+
+// unique refuses an object, at, that a patch goes into when two of its
+// members share a name (however spelled): which copy the patch meant
+// cannot be known, and changing or adding beside one would keep the other
+// in the result.
+func (t *tree) unique(c *container, at []string) error {
+	if !c.obj || len(c.members) < 2 {
+		return nil
+	}
+	if len(c.members) <= indexFrom {
+		for k := 1; k < len(c.members); k++ {
+			name := t.name(&c.members[k])
+			for j := range k {
+				if bytes.Equal(t.name(&c.members[j]), name) {
+					return t.repeated(c, string(name), at)
+				}
+			}
+		}
+		return nil
+	}
+	if c.index == nil {
+		t.rebuildIndex(c)
+	}
+	slots := c.index.slots
+	mask := len(slots) - 1
+	for k := range c.members {
+		name := t.name(&c.members[k])
+		for h := int(maphash.Bytes(hashSeed, name)) & mask; ; h = (h + 1) & mask {
+			e := int(slots[h]) - 1
+			if e < 0 {
+				break
+			}
+			if e != k && bytes.Equal(t.name(&c.members[e]), name) {
+				return t.repeated(c, string(name), at)
+			}
+		}
+	}
 	return nil
+}
+
+// repeated is the error for the object at whose live members repeat key.
+func (t *tree) repeated(c *container, key string, at []string) error {
+	count := 0
+	for k := range c.members {
+		if m := &c.members[k]; !m.dead && t.is(m, key) {
+			count++
+		}
+	}
+	return repeatedName(at, key, count)
+}
+
+func repeatedName(at []string, key string, count int) error {
+	return errorf(ErrInvalidDocument, "%s names %d members of %s (the name %q repeats); a patch cannot go into an object that repeats a member name: write the document again without the extra copies", where(joinTokens(at, []string{key})), count, where(at), key)
 }
 
 // skipIndexed is skipValue, looking large containers up in spans first.
@@ -383,7 +439,7 @@ func (t *tree) resolve(tokens []string) (*node, error) {
 		if k != '{' && k != '[' {
 			return nil, errorf(ErrPathNotFound, "%s is %s, not an object or array, so it has no member %q", where(tokens[:i]), kindName(k), tok)
 		}
-		if err := t.expand(n); err != nil {
+		if err := t.expand(n, tokens[:i]); err != nil {
 			return nil, err
 		}
 		c := n.c
@@ -417,7 +473,7 @@ func (t *tree) parent(path []string) (*container, error) {
 	if k := t.kindOf(n); k != '{' && k != '[' {
 		return nil, errorf(ErrPathNotFound, "%s is %s, not an object or array, so it has no member %q", where(up), kindName(k), path[len(path)-1])
 	}
-	if err := t.expand(n); err != nil {
+	if err := t.expand(n, up); err != nil {
 		return nil, err
 	}
 	return n.c, nil

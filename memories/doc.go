@@ -90,6 +90,13 @@
 //     with ErrTooLarge. With Appender it is checked through the optional
 //     Sizer before appending (concurrent adders may overshoot by their own
 //     entries); stores without Sizer use the exact Load + Save path.
+//   - Every input has a limit, checked before any other work and counted
+//     in bytes of UTF-8 (not characters): content MaxContentBytes (64 KiB),
+//     at most MaxTags (20) tags of MaxTagBytes (64) each, a query of
+//     MaxQueryBytes (1 KiB), an id of MaxIDBytes (1 KiB). Past one, the
+//     call fails with a *LimitError (ErrLimit, also ErrInvalid) and reads
+//     and writes nothing. Error messages quote at most QuotePrefixBytes
+//     (100) of an input.
 //   - Tags are trimmed, empty and repeated tags dropped; a tag with a comma
 //     or line break is rejected (ErrInvalid), since tags are stored
 //     comma-separated. Content is trimmed and line endings normalised.

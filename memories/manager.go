@@ -20,9 +20,12 @@ import (
 // render memories for the prompt. Manager implements it over a Store.
 type MemoryManager interface {
 	// Add stores a new memory and returns it with its ID. Errors: ErrDisabled,
-	// ErrInvalid (empty content, bad tag), ErrTooLarge, or the Store's.
+	// ErrInvalid (empty content, bad tag), a *LimitError (ErrLimit: content
+	// over MaxContentBytes, more than MaxTags tags, a tag over MaxTagBytes),
+	// ErrTooLarge, or the Store's.
 	Add(ctx context.Context, content string, tags ...string) (Memory, error)
-	// Search returns the memories matching query, best first (see Match).
+	// Search returns the memories matching query, best first (see Match);
+	// a query over MaxQueryBytes is a *LimitError.
 	Search(ctx context.Context, query string) ([]Memory, error)
 	// List returns every memory in file order.
 	List(ctx context.Context) ([]Memory, error)
@@ -203,6 +206,9 @@ func (m *Manager) indexed(ctx context.Context, op string) (*index, error) {
 // are dropped. With a Store that implements Appender the entry is appended
 // without reading the file.
 func (m *Manager) Add(ctx context.Context, content string, tags ...string) (Memory, error) {
+	if err := checkAdd(content, tags); err != nil {
+		return Memory{}, err
+	}
 	if !m.cfg.Enabled {
 		return Memory{}, &OpError{Op: "add", Err: ErrDisabled, Detail: "Config.Enabled is false; nothing was written"}
 	}
@@ -383,6 +389,9 @@ func (m *Manager) rewriteIn(ctx context.Context, s Store, op, id string, change 
 // Store.Save (compare-and-swap, retried on conflict); see Document.Delete
 // for what else changes.
 func (m *Manager) Delete(ctx context.Context, id string) error {
+	if err := checkLen("delete", "id", id, MaxIDBytes); err != nil {
+		return err
+	}
 	if !m.cfg.Enabled {
 		return &OpError{Op: "delete", ID: id, Err: ErrDisabled, Detail: "Config.Enabled is false; nothing was changed"}
 	}
@@ -433,6 +442,9 @@ func (m *Manager) notFound(op, id string, d *Document) error {
 
 // Get implements MemoryManager. With memories disabled nothing is found.
 func (m *Manager) Get(ctx context.Context, id string) (Memory, error) {
+	if err := checkLen("get", "id", id, MaxIDBytes); err != nil {
+		return Memory{}, err
+	}
 	if !m.cfg.Enabled {
 		return Memory{}, &OpError{Op: "get", ID: id, Err: ErrNotFound, Detail: "memories are disabled (Config.Enabled is false)"}
 	}
@@ -463,6 +475,9 @@ func (m *Manager) List(ctx context.Context) ([]Memory, error) {
 // disabled. The file is parsed and folded only when it changed since the
 // last search.
 func (m *Manager) Search(ctx context.Context, query string) ([]Memory, error) {
+	if err := checkLen("search", "query", query, MaxQueryBytes); err != nil {
+		return nil, err
+	}
 	if !m.cfg.Enabled {
 		return nil, nil
 	}

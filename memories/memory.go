@@ -145,7 +145,8 @@ func (e *OpError) Error() string {
 	b.WriteString("memories: ")
 	b.WriteString(e.Op)
 	if e.ID != "" {
-		fmt.Fprintf(&b, " %q", e.ID)
+		b.WriteString(" ")
+		b.WriteString(quote(e.ID))
 	}
 	b.WriteString(": ")
 	b.WriteString(strings.TrimPrefix(e.Err.Error(), "memories: "))

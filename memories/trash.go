@@ -42,6 +42,9 @@ func (m *Manager) toTrash(ctx context.Context, mem Memory) error {
 // removes it from the trash. It returns ErrNotFound when the trash does not
 // hold it (never deleted, dropped as too old, or no Trash configured).
 func (m *Manager) Restore(ctx context.Context, id string) (Memory, error) {
+	if err := checkLen("restore", "id", id, MaxIDBytes); err != nil {
+		return Memory{}, err
+	}
 	if !m.cfg.Enabled {
 		return Memory{}, &OpError{Op: "restore", ID: id, Err: ErrDisabled, Detail: "Config.Enabled is false; nothing was changed"}
 	}

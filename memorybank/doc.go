@@ -189,7 +189,10 @@
 //
 // Every write and delete records an entry in the document's history
 // ([Bank.History]): the version it produced, the time, the request's Actor
-// and Reason, and the change as an RFC 6902 patch with its inverse.
+// and Reason, and the change as an RFC 6902 patch with its inverse. An
+// Actor is one line of printable UTF-8 of at most MaxActorBytes (256)
+// bytes: one with a control character or line separator, or that is not
+// UTF-8, is refused before any I/O (ErrInvalidRequest; see ValidateActor).
 // [Bank.ReadVersion] rebuilds a retained version, [Bank.Diff] gives the
 // patch between two, [Bank.Revert] writes an old version as the next one
 // (also restoring a deleted document). A delete consumes a version, so a

@@ -125,6 +125,9 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 	if req.IfVersion < 0 {
 		return invalidRequest("delete %q: ifVersion %d must be a positive version, or 0 for none", req.Path, req.IfVersion)
 	}
+	if err := ValidateActor(req.Actor); err != nil {
+		return err
+	}
 	l, err := b.locate(ctx, req.Scope, req.Branch, req.Path, false)
 	if err != nil {
 		return err

@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mnemobank/mnemobank/jsonpatch"
 )
@@ -83,6 +86,9 @@ func (r *WriteResult) Document() (*Document, error) {
 // See WriteRequest and the package documentation for the rules.
 func (b *Bank) Write(ctx context.Context, req WriteRequest) (*WriteResult, error) {
 	if err := b.ready(); err != nil {
+		return nil, err
+	}
+	if err := ValidateActor(req.Actor); err != nil {
 		return nil, err
 	}
 	if err := b.check(req); err != nil {
@@ -305,4 +311,46 @@ func contentEnvelope(format Format, p string, content json.RawMessage) (*envelop
 		e.extra[k] = bytes.Clone(v)
 	}
 	return e, nil
+}
+
+// MaxActorBytes bounds the Actor of a request, in bytes of UTF-8.
+const MaxActorBytes = 256
+
+// ValidateActor reports whether actor can be recorded in a document's
+// history: at most MaxActorBytes of UTF-8 text without control characters
+// (C0, DEL, C1, tab and line breaks included) or the line and paragraph
+// separators U+2028 and U+2029, so that an actor can never forge or garble
+// a line of the history. An error wraps ErrInvalidRequest and quotes at
+// most a short prefix of actor. Write, Delete and Revert check their Actor
+// this way before any I/O.
+func ValidateActor(actor string) error {
+	if len(actor) > MaxActorBytes {
+		return invalidRequest("the actor is %d bytes, over the limit of %d (it starts %s); give a short name, such as the client's",
+			len(actor), MaxActorBytes, quotePrefix(actor, 64))
+	}
+	for i, r := range actor {
+		switch {
+		case r == utf8.RuneError:
+			if _, size := utf8.DecodeRuneInString(actor[i:]); size == 1 { // not a U+FFFD written out
+				return invalidRequest("the actor %s is not UTF-8 (byte %#x at byte %d); an actor is one line of UTF-8 text, such as \"Claude Code\"",
+					quotePrefix(actor, 64), actor[i], i)
+			}
+		case unicode.IsControl(r), r == '\u2028', r == '\u2029':
+			return invalidRequest("the actor %s has the control character %U at byte %d; an actor is one line of printable text, such as \"Claude Code\"",
+				quotePrefix(actor, 64), r, i)
+		}
+	}
+	return nil
+}
+
+// quotePrefix quotes at most n bytes of s, cut at a character boundary,
+// with "..." after the quote when cut.
+func quotePrefix(s string, n int) string {
+	if len(s) <= n {
+		return strconv.Quote(s)
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strconv.Quote(s[:n]) + "..."
 }

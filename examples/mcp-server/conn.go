@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mnemobank/mnemobank/internal/jsontext"
 )
 
 // Limits of one inbound JSON-RPC line, checked before it is decoded.
@@ -26,11 +28,16 @@ const (
 // does not end the session. Such a line gets an error reply and the next
 // line is read:
 //
-//   - not JSON: -32700 (parse error);
+//   - not JSON, or not UTF-8 (a byte that is not UTF-8): -32700 (parse
+//     error);
+//   - a \u escape of half a surrogate pair ("\ud800"), which decoding
+//     would read as U+FFFD: -32600;
 //   - over maxLineBytes or nested deeper than maxLineDepth: -32600, before
 //     it is decoded;
 //   - JSON that is not a request, notification or response (a scalar, {},
 //     an id that is an object, a missing "jsonrpc":"2.0"): -32600;
+//   - a numeric id the SDK cannot echo exactly (a fraction, an exponent, an
+//     integer past 2^53-1 in magnitude): -32600 carrying the id as sent;
 //   - an array: -32600, since MCP has no batches since 2025-06-18.
 //
 // The reply carries the request's id when it could be read, null otherwise.
@@ -156,6 +163,21 @@ func (c *lineConn) decode(line []byte) jsonrpc.Message {
 		c.reject(nil, jsonrpc.CodeParseError, "Parse error: the line is not valid JSON")
 		return nil
 	}
+	if at, reason := jsontext.Check(line); at >= 0 {
+		// encoding/json would read it as U+FFFD: a path would name another
+		// document, a text would lose what was sent.
+		code := int64(jsonrpc.CodeInvalidRequest)
+		msg := "Invalid Request: "
+		if line[at] != '\\' {
+			code, msg = jsonrpc.CodeParseError, "Parse error: "
+		}
+		id := requestID(line)
+		if at, _ := jsontext.Check(id); at >= 0 {
+			id = nil
+		}
+		c.reject(id, code, msg+reason+"; a message is UTF-8 text, and a string cannot hold such bytes without changing")
+		return nil
+	}
 	switch line[0] {
 	case '[':
 		c.reject(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: batches (JSON arrays) are not supported; send one message per line")
@@ -165,10 +187,19 @@ func (c *lineConn) decode(line []byte) jsonrpc.Message {
 		c.reject(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: a message is a JSON object")
 		return nil
 	}
-	if id := requestID(line); id != nil && id[0] != '"' && bytes.ContainsAny(id, ".eE") {
-		// The SDK would answer 1.5 as 1: refuse what it cannot echo.
-		c.reject(id, jsonrpc.CodeInvalidRequest, "Invalid Request: a numeric id must be an integer written in digits, e.g. 7")
-		return nil
+	if id := requestID(line); id != nil && id[0] != '"' {
+		// The SDK reads a numeric id as a float64 and answers it as an
+		// int64: 1.5 would come back as 1 and 9007199254740993 as
+		// 9007199254740992. Refuse what it cannot echo exactly.
+		if bytes.ContainsAny(id, ".eE") {
+			c.reject(id, jsonrpc.CodeInvalidRequest, "Invalid Request: a numeric id must be an integer written in digits, e.g. 7")
+			return nil
+		}
+		if !safeInteger(id) {
+			c.reject(id, jsonrpc.CodeInvalidRequest, "Invalid Request: a numeric id must be between -9007199254740991 and 9007199254740991 (2^53-1), "+
+				"the integers a JSON number holds exactly; send a larger id as a string")
+			return nil
+		}
 	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
@@ -217,6 +248,19 @@ func requestID(line []byte) json.RawMessage {
 		return m.ID
 	}
 	return nil
+}
+
+// maxSafeID is 2^53-1, the largest integer every JSON reader holds exactly.
+const maxSafeID = "9007199254740991"
+
+// safeInteger reports whether the JSON integer id (digits, maybe a leading
+// minus, no leading zeros) is at most maxSafeID in magnitude.
+func safeInteger(id []byte) bool {
+	digits := string(bytes.TrimPrefix(id, []byte("-")))
+	if len(digits) != len(maxSafeID) {
+		return len(digits) < len(maxSafeID)
+	}
+	return digits <= maxSafeID
 }
 
 // readLine reads one line without its ending. A line longer than max is

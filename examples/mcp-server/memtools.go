@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemobank/mnemobank/memories"
@@ -14,25 +16,53 @@ import (
 // The learned-memory tools, over the --memories file.
 
 type addMemoryArgs struct {
-	Content string   `json:"content" jsonschema:"What was learned, in one or a few sentences; the first line becomes its title."`
-	Tags    []string `json:"tags,omitempty" jsonschema:"Tags to find it by, e.g. [\"go\", \"testing\"]."`
-	Type    string   `json:"type,omitempty" jsonschema:"Kind of memory, e.g. \"preference\", \"fact\" or \"lesson\"; stored as its first tag."`
+	Content string   `json:"content" jsonschema:"What was learned, in one or a few sentences; the first line becomes its title. At most 65536 bytes of UTF-8 (64 KiB; a character may take up to 4 bytes)."`
+	Tags    []string `json:"tags,omitempty" jsonschema:"Tags to find it by, e.g. [\"go\", \"testing\"]. At most 20 tags, the type counting as one, each at most 64 bytes of UTF-8."`
+	Type    string   `json:"type,omitempty" jsonschema:"Kind of memory, e.g. \"preference\", \"fact\" or \"lesson\"; stored as its first tag (at most 64 bytes of UTF-8)."`
+}
+
+// memorySummary is what add_memory answers: the new memory without its
+// content, which the client has just sent.
+type memorySummary struct {
+	ID           string   `json:"id" jsonschema:"The memory's id, for delete_memory."`
+	Title        string   `json:"title" jsonschema:"The first line of the content, cut at 50 characters."`
+	Tags         []string `json:"tags" jsonschema:"The tags as stored (trimmed, repeats dropped)."`
+	Date         string   `json:"date" jsonschema:"The day it was added, YYYY-MM-DD."`
+	ContentBytes int      `json:"contentBytes" jsonschema:"The size of the stored content in bytes (trimmed, line endings normalised)."`
+}
+
+type addMemoryResult struct {
+	Memory memorySummary `json:"memory"`
 }
 
 type memoryResult struct {
 	Memory memories.Memory `json:"memory"`
 }
 
+// The most memories search_memories and list_memories return in one
+// answer, by default and at most.
+const (
+	defaultMemoryResults = 10
+	maxMemoryResults     = 100
+)
+
 type searchMemoriesArgs struct {
-	Query string `json:"query" jsonschema:"Words to look for in the content, title and tags; case-insensitive."`
+	Query string `json:"query" jsonschema:"Words to look for in the content, title and tags; case-insensitive; every word must match. Not empty (list_memories lists every memory); at most 1024 bytes of UTF-8."`
+	Limit int    `json:"limit,omitempty" jsonschema:"The most memories to return, best first: 1 to 100, 10 by default."`
+}
+
+type listMemoriesArgs struct {
+	Offset int `json:"offset,omitempty" jsonschema:"How many memories to skip, in file order; 0 by default."`
+	Limit  int `json:"limit,omitempty" jsonschema:"The most memories to return: 1 to 100, 10 by default."`
 }
 
 type memoriesResult struct {
 	Memories []memories.Memory `json:"memories"`
+	More     int               `json:"more" jsonschema:"How many more memories matched but were not returned (past limit)."`
 }
 
 type deleteMemoryArgs struct {
-	ID string `json:"id" jsonschema:"The id of the memory, as add_memory, search_memories and list_memories return it (mem-...)."`
+	ID string `json:"id" jsonschema:"The id of the memory, as add_memory, search_memories and list_memories return it (mem-...); at most 1024 bytes."`
 }
 
 type deleteMemoryResult struct {
@@ -40,13 +70,41 @@ type deleteMemoryResult struct {
 	ID      string `json:"id"`
 }
 
+// pageSchema bounds a limit property to 1..maxMemoryResults, default
+// defaultMemoryResults, and an offset property (if any) to 0 and more.
+func pageSchema(s *jsonschema.Schema) {
+	if p := s.Properties["limit"]; p != nil {
+		lo, hi := 1.0, float64(maxMemoryResults)
+		p.Minimum, p.Maximum = &lo, &hi
+	}
+	setDefault(s, "limit", defaultMemoryResults)
+	if p := s.Properties["offset"]; p != nil {
+		zero := 0.0
+		p.Minimum = &zero
+	}
+}
+
+// page returns ms[offset:offset+limit] and how many follow it.
+func page(ms []memories.Memory, offset, limit int) *memoriesResult {
+	if limit <= 0 {
+		limit = defaultMemoryResults
+	}
+	offset = min(max(offset, 0), len(ms))
+	end := min(offset+limit, len(ms))
+	return &memoriesResult{Memories: nonNil(ms[offset:end]), More: len(ms) - end}
+}
+
 func (s *server) memoryTools() []toolDef {
 	return []toolDef{
 		define(&mcp.Tool{Name: "add_memory", Annotations: additive,
 			Description: `Remember something learned (a user preference, a fact about the project, a lesson from a mistake) in the memories file, ` +
-				`which outlives the conversation and every branch. Returns the memory with its id.`},
-			nil,
-			func(ctx context.Context, _ *mcp.CallToolRequest, a addMemoryArgs) (*memoryResult, error) {
+				`which outlives the conversation and every branch. Returns its id, title, tags and date (not the content). ` +
+				`Limits: content 64 KiB, at most 20 tags (the type counting as one) of 64 bytes each, counted in bytes of UTF-8.`},
+			func(in *jsonschema.Schema) {
+				n := memories.MaxTags
+				in.Properties["tags"].MaxItems = &n
+			},
+			func(ctx context.Context, _ *mcp.CallToolRequest, a addMemoryArgs) (*addMemoryResult, error) {
 				tags := a.Tags
 				if a.Type != "" {
 					tags = append([]string{a.Type}, tags...)
@@ -55,27 +113,34 @@ func (s *server) memoryTools() []toolDef {
 				if err != nil {
 					return nil, memoriesError(err)
 				}
-				return &memoryResult{m}, nil
+				return &addMemoryResult{memorySummary{ID: m.ID, Title: m.Title, Tags: nonNil(m.Tags), Date: m.Date, ContentBytes: len(m.Content)}}, nil
 			}),
 		define(&mcp.Tool{Name: "search_memories", Annotations: readOnly,
-			Description: `Find learned memories whose content, title or tags match the query, best first.`},
-			nil,
+			Description: `Find learned memories whose content, title or tags match the query, best first: ` +
+				`at most limit of them (10 by default, 100 at most), with the number of further matches in "more". ` +
+				`The query must not be empty (list_memories lists every memory) and is at most 1 KiB.`},
+			pageSchema,
 			func(ctx context.Context, _ *mcp.CallToolRequest, a searchMemoriesArgs) (*memoriesResult, error) {
+				if strings.TrimSpace(a.Query) == "" {
+					return nil, toolError(tools.CodeInvalidArgument, nil, map[string]any{"field": "query"},
+						"search_memories: the query is empty; give a few words to look for, or use list_memories to list every memory.")
+				}
 				ms, err := s.mem.Search(ctx, a.Query)
 				if err != nil {
 					return nil, memoriesError(err)
 				}
-				return &memoriesResult{nonNil(ms)}, nil
+				return page(ms, 0, a.Limit), nil
 			}),
 		define(&mcp.Tool{Name: "list_memories", Annotations: readOnly,
-			Description: `List every learned memory, in the order of the memories file.`},
-			nil,
-			func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*memoriesResult, error) {
+			Description: `List the learned memories in the order of the memories file, a page at a time: ` +
+				`limit of them (10 by default, 100 at most) after skipping offset, with the number of further memories in "more".`},
+			pageSchema,
+			func(ctx context.Context, _ *mcp.CallToolRequest, a listMemoriesArgs) (*memoriesResult, error) {
 				ms, err := s.mem.List(ctx)
 				if err != nil {
 					return nil, memoriesError(err)
 				}
-				return &memoriesResult{nonNil(ms)}, nil
+				return page(ms, a.Offset, a.Limit), nil
 			}),
 		define(&mcp.Tool{Name: "delete_memory", Annotations: replacing,
 			Description: `Forget one learned memory by its id.`},
@@ -115,6 +180,8 @@ func nonNil[T any](s []T) []T {
 // memoriesError maps the memories package's errors to tool error codes.
 func memoriesError(err error) error {
 	switch {
+	case errors.Is(err, memories.ErrLimit):
+		return toolError(tools.CodeLimitExceeded, err, nil, "%v", err)
 	case errors.Is(err, memories.ErrNotFound):
 		return toolError(tools.CodeNotFound, err, nil, "%v. list_memories shows the ids of every memory.", err)
 	case errors.Is(err, memories.ErrInvalid):

@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/mnemobank/mnemobank/memorybank"
 )
 
@@ -20,21 +23,29 @@ const BankPrefix = "memories/"
 // BankFiles returns Files over the global bank of b. A file is a text
 // document whose text is the file's text (the bank's metadata block is
 // not part of it), and a version is the document's metadata.version.
-// Paths ending in ".json" are refused: the bank keeps those as JSON
-// documents, not text.
+// Paths ending in ".json", in any letter case (".JSON", ".Json"), are
+// JSON documents of the bank, not text: they are not listed, and viewing,
+// writing or deleting one is ErrInvalidPath. A name that the bank refuses
+// because it collides with another (differing only by letter case or
+// Unicode normalisation, or a file where a directory would be) is
+// ErrExists or ErrNotFile, naming the other file by its /memories path.
 //
-// The bank's API offers compare-and-swap on metadata.version only, so two
-// cases slip past it: a file deleted and created again between a read and
-// a write starts again at version 1 and may be taken for the one read, and
-// an edit made outside any Bank (a person editing the file) does not
-// change metadata.version. Writes through Banks, in any number of
+// The bank's API offers compare-and-swap on metadata.version only. A file
+// deleted and created again keeps counting its versions from where the
+// deleted one stopped, so a version read before the delete never matches
+// it; but an edit made outside any Bank (a person editing the file) does
+// not change metadata.version. Writes through Banks, in any number of
 // processes, are all seen.
 func BankFiles(b *memorybank.Bank) Files { return bankFiles{b} }
 
 type bankFiles struct{ b *memorybank.Bank }
 
+// isJSON is the bank's rule for JSON documents: the path ends in ".json"
+// in any letter case.
+func isJSON(p string) bool { return strings.HasSuffix(strings.ToLower(p), ".json") }
+
 func (f bankFiles) check(p string) error {
-	if strings.HasSuffix(p, ".json") {
+	if isJSON(p) {
 		return &ToolError{Path: display(p), Err: ErrInvalidPath, Text: fmt.Sprintf(
 			"The path %s is not allowed: the memory bank keeps .json files as JSON documents; name memory files .md or .txt.", display(p))}
 	}
@@ -83,6 +94,9 @@ func (f bankFiles) WriteText(ctx context.Context, p, text string, cond memoryban
 	if errors.Is(err, memorybank.ErrExists) {
 		return "", fmt.Errorf("%w: %w", memorybank.ErrConflict, err)
 	}
+	if errors.Is(err, memorybank.ErrPathConflict) {
+		return "", f.collision(ctx, p, err)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -117,7 +131,7 @@ func (f bankFiles) List(ctx context.Context, prefix string) ([]Entry, error) {
 	out := make([]Entry, 0, len(docs))
 	for _, d := range docs {
 		p := strings.TrimPrefix(d.Path, BankPrefix)
-		if strings.HasSuffix(p, ".json") {
+		if isJSON(p) {
 			continue // a JSON document of the bank, not a memory tool file
 		}
 		out = append(out, Entry{Path: p, Size: int64(d.Size), Version: strconv.FormatInt(d.Version, 10)})
@@ -145,4 +159,44 @@ func lineTags(text string) []string {
 		return tags
 	}
 	return nil
+}
+
+// collision explains, with /memories paths and the tool's words, a write of
+// p the bank refused with err (ErrPathConflict): the file or directory
+// whose name p collides with once letter case and Unicode normalisation
+// are set aside, as on macOS and Windows.
+func (f bankFiles) collision(ctx context.Context, p string, err error) error {
+	docs, lerr := f.b.List(ctx, memorybank.ListRequest{Scope: memorybank.ScopeGlobal, Prefix: BankPrefix})
+	if lerr == nil {
+		fp := fold(p)
+		n := strings.Count(p, "/") + 1
+		for _, d := range docs {
+			q := strings.TrimPrefix(d.Path, BankPrefix)
+			if q == p {
+				continue
+			}
+			switch fq := fold(q); {
+			case fq == fp:
+				return &ToolError{Path: display(p), Err: ErrExists, Text: fmt.Sprintf(
+					"File %s already exists as %s: the names differ only by letter case or Unicode normalisation, and would be one file on macOS and Windows. Edit %s, or choose another name.",
+					display(p), display(q), display(q))}
+			case strings.HasPrefix(fp, fq+"/"):
+				return &ToolError{Path: display(p), Err: ErrNotFile, Text: fmt.Sprintf(
+					"Cannot create %s: %s is a file, not a directory.", display(p), display(q))}
+			case strings.HasPrefix(fq, fp+"/"):
+				dir := strings.Join(strings.SplitN(q, "/", n+1)[:n], "/")
+				return &ToolError{Path: display(p), Err: ErrExists, Text: fmt.Sprintf(
+					"Cannot create %s: %s is a directory (the names differ only by letter case or Unicode normalisation, one name on macOS and Windows). Choose another name.",
+					display(p), display(dir))}
+			}
+		}
+	}
+	return &ToolError{Path: display(p), Err: ErrExists, Text: fmt.Sprintf(
+		"Cannot create %s: its name collides with another document of the memory bank that differs only by letter case or Unicode normalisation. Choose another name.", display(p))}
+}
+
+// fold is the bank's collision form of a name: Unicode case folding and
+// NFC, as a case-insensitive, normalising file system compares names.
+func fold(s string) string {
+	return norm.NFC.String(cases.Fold().String(norm.NFC.String(s)))
 }

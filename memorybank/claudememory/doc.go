@@ -32,7 +32,11 @@
 // PostgreSQL). Directories are implicit: a directory exists while a file
 // lies under it, so a directory emptied by delete or rename disappears, and
 // a listed directory's size is the total size of its files. BankFiles
-// refuses paths ending in .json, which the bank keeps as JSON documents.
+// neither lists nor touches paths ending in .json in any letter case
+// (".JSON" too), which the bank keeps as JSON documents (ErrInvalidPath),
+// and reports a name that collides with another file's up to letter case
+// or Unicode normalisation as ErrExists (ErrNotFile for a file where a
+// directory would be), naming the other by its /memories path.
 //
 // # Concurrency
 //
@@ -56,6 +60,9 @@
 // separators, backslashes and paths elsewhere are refused, never
 // normalised, so no name reaches outside /memories and one file has one
 // name. There are no links in Files, so nothing can point outside either.
+// Handle refuses input that is not UTF-8 text (a byte that is not UTF-8, a
+// \u escape of half a surrogate pair) as ErrInvalidInput: decoding would
+// read it as U+FFFD, and the path would name another file.
 // Limits (Options): a file holds at most 256 KiB; a directory at most 1000
 // entries; /memories at most 10000 files; a path at most 512 bytes after
 // "/memories/"; a tool input at most 4 times the file limit. A view result

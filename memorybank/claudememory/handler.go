@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/mnemobank/mnemobank/internal/jsontext"
 )
 
 // Default limits (see Options).
@@ -116,6 +118,10 @@ func (h *Handler) Handle(ctx context.Context, input json.RawMessage) (string, er
 		return "", &ToolError{Err: ErrLimit, Text: fmt.Sprintf(
 			"The tool input is %d bytes; the limit is %d bytes (files hold at most %d bytes). Split the content into several smaller files.",
 			n, h.maxInputBytes(), h.opts.MaxFileBytes)}
+	}
+	if at, reason := jsontext.Check(input); at >= 0 {
+		return "", &ToolError{Err: ErrInvalidInput, Text: fmt.Sprintf(
+			"The tool input is not UTF-8 text: %s. Decoding would read it as U+FFFD, so a path would name another file; send paths and text as UTF-8.", reason)}
 	}
 	var in Input
 	dec := json.NewDecoder(bytes.NewReader(input))

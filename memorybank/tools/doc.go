@@ -24,7 +24,11 @@
 // as an envelope's content), empty patches beside content are dropped, and
 // a content string for a text path (any path not ending in .json) is the
 // document's text. An argument given twice is refused, since JSON decoders
-// disagree on which one counts.
+// disagree on which one counts. Arguments that are not UTF-8 text (a byte
+// that is not UTF-8, or a \u escape of half a surrogate pair such as
+// "\ud800") are refused as INVALID_ARGUMENT before anything is read:
+// decoding would turn them into U+FFFD, so a path would name another
+// document.
 //
 // Rules where the tool protocol leaves a choice:
 //

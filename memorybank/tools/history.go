@@ -19,7 +19,10 @@ type actorKey struct{}
 
 // WithActor returns a context under which the tools record actor (for
 // example the MCP client's name) as the Actor of every write, delete and
-// revert, so a document's history says who changed it.
+// revert, so a document's history says who changed it. An actor the Bank
+// refuses (see memorybank.ValidateActor: control characters, not UTF-8,
+// over memorybank.MaxActorBytes) makes those calls fail with
+// INVALID_ARGUMENT; check it where it comes in.
 func WithActor(ctx context.Context, actor string) context.Context {
 	return context.WithValue(ctx, actorKey{}, actor)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/xeipuuv/gojsonschema"
 
+	"github.com/mnemobank/mnemobank/internal/jsontext"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/internal/pointer"
 )
@@ -264,6 +265,12 @@ func (ts *toolSchema) prepare(tool string, args json.RawMessage, lenient func(ma
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`)
+	}
+	if at, reason := jsontext.Check(args); at >= 0 {
+		// Decoding would read it as U+FFFD: a path would name another
+		// document, a content would lose the bytes.
+		return nil, &Error{Code: CodeInvalidArgument, Details: map[string]any{"byteOffset": at},
+			Message: fmt.Sprintf("%s: invalid arguments: %s; the arguments must be UTF-8 text (a string cannot hold such bytes, and reading them as U+FFFD would change it). Nothing was read or written.", tool, reason)}
 	}
 	obj, dup := members(args)
 	if dup != "" {
