@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
@@ -84,9 +87,24 @@ func clientName(req *mcp.CallToolRequest) string {
 		return ""
 	}
 	if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
-		return p.ClientInfo.Name
+		return actorName(p.ClientInfo.Name)
 	}
 	return ""
+}
+
+// actorName makes a client's name an actor the bank records: as it is when
+// the bank accepts it, else its first bytes quoted in Go syntax (control
+// characters and invalid UTF-8 escaped), so a client with an odd name can
+// still write, and its history still says who it was.
+func actorName(name string) string {
+	if memorybank.ValidateActor(name) == nil {
+		return name
+	}
+	const keep = 48 // a quoted byte is at most 4 characters: 2 + 4*48 < MaxActorBytes
+	if len(name) > keep {
+		name = strings.ToValidUTF8(name[:keep], "") + "..."
+	}
+	return strconv.QuoteToASCII(name)
 }
 
 func branchNote(roots bool) string {

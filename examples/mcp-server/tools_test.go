@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mnemobank/mnemobank/memorybank"
 )
 
 func TestMemoryTools(t *testing.T) {
@@ -98,4 +100,19 @@ func TestSkillGraphTools(t *testing.T) {
 
 	created := ok(t, s, "apply_skill_graph_operations", `{"skillId":"new-skill","operations":[{"operationId":"a","kind":"addNode","node":{"type":"instruction","label":"Start"}}]}`)
 	assert.EqualValues(t, 1, created["version"], "operations on a new skill start from an empty graph")
+}
+
+// A client's name becomes the actor of its writes; a name the bank would
+// refuse (control characters, invalid UTF-8, too long) is recorded quoted
+// instead of failing every write of that client.
+func TestActorFromAnyClientName(t *testing.T) {
+	for _, name := range []string{"claude-code", "bad\nname", "tab\there", "\xff\xfe", strings.Repeat("ñ", 300), "line\u2028sep"} {
+		got := actorName(name)
+		require.NoError(t, memorybank.ValidateActor(got), "%q -> %q", name, got)
+		if memorybank.ValidateActor(name) == nil {
+			assert.Equal(t, name, got)
+		} else {
+			assert.NotEqual(t, name, got)
+		}
+	}
 }
