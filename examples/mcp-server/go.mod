@@ -1,4 +1,4 @@
-module github.com/mnemobank/mnemobank/examples/mcp-server/mnemobank
+module github.com/mnemobank/mnemobank/examples/mcp-server
 
 go 1.25.0
 

@@ -262,7 +262,8 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-// go install names the binary after the module path's last element.
+// go install names the binary after the last element of the package's
+// import path, cmd/mnemobank.
 func TestInstalledBinaryIsNamedMnemobank(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {

@@ -7,7 +7,7 @@
 // Install it from a clone of the repository (the binary is named
 // mnemobank) and register it with an MCP client:
 //
-//	go -C examples/mcp-server install .
+//	go -C examples/mcp-server install ./cmd/mnemobank
 //	claude mcp add mnemobank -- mnemobank --root ./docs --language en
 //
 // Every memory bank tool of memorybank/tools keeps its name and behaviour;

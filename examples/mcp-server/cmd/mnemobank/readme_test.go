@@ -18,7 +18,7 @@ import (
 // list is run with the built command (paths and workspace variables
 // replaced by a temporary project) and must answer tools/list.
 func TestReadmeConfigsStartTheServer(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../../../../README.md")
 	require.NoError(t, err)
 	text := string(data)
 	start := strings.Index(text, "## Use it from an agent")
