@@ -144,6 +144,13 @@ func gitBranch(uri string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return parseHEAD(head)
+}
+
+// parseHEAD returns the branch a git HEAD file names ("ref: refs/heads/<branch>"),
+// errDetachedHead for anything else (a commit id, another ref), and an
+// error for a branch name the bank cannot use.
+func parseHEAD(head []byte) (string, error) {
 	ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref:")
 	if !ok {
 		return "", errDetachedHead
@@ -151,6 +158,9 @@ func gitBranch(uri string) (string, error) {
 	branch, ok := strings.CutPrefix(strings.TrimSpace(ref), "refs/heads/")
 	if !ok || branch == "" {
 		return "", errDetachedHead
+	}
+	if err := memorybank.ValidateBranch(branch); err != nil {
+		return "", err
 	}
 	return branch, nil
 }

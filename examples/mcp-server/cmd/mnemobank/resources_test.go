@@ -103,11 +103,9 @@ func TestSubscriptionsAcrossProcesses(t *testing.T) {
 
 			ok(t, writer, "write_global_memory_bank", `{"path":"other.json","content":{"x":1}}`)
 			ok(t, writer, "write_branch_memory_bank", `{"branch":"feature/login","path":"progress.json","patches":[{"op":"add","path":"/content/done/-","value":"form"}]}`)
-			start := time.Now()
 			select {
 			case got := <-updated:
 				assert.Equal(t, uri, got, "only the subscribed document")
-				assert.Less(t, time.Since(start), 2*time.Second)
 			case <-time.After(10 * time.Second):
 				t.Fatal("no notifications/resources/updated for a write by another process")
 			}
