@@ -40,7 +40,7 @@ func TestTeamLoad(t *testing.T) {
 	require.NoError(t, build.Run())
 
 	ns := fmt.Sprintf("load-%d", time.Now().UnixNano())
-	const token = "load-test-token"
+	const token = "load-test-token-of-at-least-32-characters"
 	urls := []string{startTeamServer(t, bin, dsn, ns, token), startTeamServer(t, bin, dsn, ns, token)}
 
 	const docs, writes, adds = 4, 100, 100
@@ -114,14 +114,25 @@ func TestTeamLoad(t *testing.T) {
 		}
 	}
 	assert.Equal(t, (1+8)*writes, total, "every patch write is in its document")
-	res := teamCall(t, check, "list_memories", map[string]any{})
-	var list struct {
-		Memories []struct {
-			Content string `json:"content"`
-		} `json:"memories"`
+	var listed []string
+	for offset := 0; ; {
+		res := teamCall(t, check, "list_memories", map[string]any{"limit": 100, "offset": offset})
+		var page struct {
+			Memories []struct {
+				Content string `json:"content"`
+			} `json:"memories"`
+			More int `json:"more"`
+		}
+		require.NoError(t, json.Unmarshal(res, &page))
+		for _, m := range page.Memories {
+			listed = append(listed, m.Content)
+		}
+		offset += len(page.Memories)
+		if page.More == 0 || len(page.Memories) == 0 {
+			break
+		}
 	}
-	require.NoError(t, json.Unmarshal(res, &list))
-	assert.Len(t, list.Memories, (1+8)*adds, "every memory add is listed")
+	assert.Len(t, listed, (1+8)*adds, "every memory add is listed")
 }
 
 var listening = regexp.MustCompile(`listening on (http://\S+/mcp)`)
