@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	github.com/evanphx/json-patch/v5 v5.9.11
+	github.com/google/jsonschema-go v0.4.3
 	github.com/stretchr/testify v1.12.1
 	github.com/xeipuuv/gojsonschema v1.2.0
 	go.yaml.in/yaml/v3 v3.0.5

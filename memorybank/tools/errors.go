@@ -52,9 +52,9 @@ const (
 // unwraps to the error it was made from, so errors.Is(err,
 // memorybank.ErrConflict) still works on it.
 type Error struct {
-	Code    Code           `json:"code"`
-	Message string         `json:"message"`
-	Details map[string]any `json:"details,omitempty"`
+	Code    Code           `json:"code" jsonschema:"NOT_FOUND, INVALID_ARGUMENT, INVALID_PATCH, PATCH_TEST_FAILED, CONFLICT, VALIDATION_FAILED, LIMIT_EXCEEDED or INTERNAL."`
+	Message string         `json:"message" jsonschema:"What was wrong and how to fix the call."`
+	Details map[string]any `json:"details,omitempty" jsonschema:"The facts: problems, the current version, the documents that exist, ..."`
 	Err     error          `json:"-"` // the cause; nil for errors found by the tool layer itself
 }
 

@@ -2,8 +2,9 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mnemobank/mnemobank/jsonpatch"
 	"github.com/mnemobank/mnemobank/memorybank"
@@ -32,51 +33,33 @@ func actorFrom(ctx context.Context) string {
 	return a
 }
 
-var historySpecs = []toolSpec{
-	{
-		name: DocumentHistory,
-		description: `List the recorded changes of one document (scope "global", or scope "branch" with branch: branch is required when scope is "branch"), newest first: version, time, who (actor) and why (reason) when known, ` +
-			`and the change as an RFC 6902 patch from the previous version (a deleted document keeps its history). ` +
-			`Use it to see who changed what before undoing it with revert_document.`,
-		schema: objectSchema([]string{"scope", "path"}, jsonObj{
-			"scope":  scopeProp(false, ""),
-			"branch": branchProp(`Required when scope is "branch".`),
-			"path":   pathProp(`"activeContext.json"`),
-			"limit":  withDefault(prop("integer", "At most this many entries, newest first."), 20),
-		}),
-		run: runHistory,
-	},
-	{
-		name: RevertDocument,
-		description: `Undo changes to one document (scope "global", or scope "branch" with branch: branch is required when scope is "branch"): write the content of an earlier version (toVersion, from document_history) as its ` +
-			`next version; history is kept, never rewritten. Also restores a deleted document. Pass ifVersion (the current version) ` +
-			`to revert only if nobody wrote since you looked.`,
-		schema: objectSchema([]string{"scope", "path", "toVersion"}, jsonObj{
-			"scope":     scopeProp(false, ""),
-			"branch":    branchProp(`Required when scope is "branch".`),
-			"path":      pathProp(`"activeContext.json"`),
-			"toVersion": withMinimum(prop("integer", "The version to bring back."), 1),
-			"ifVersion": ifVersionProp("revert"),
-		}),
-		run: runRevert,
-	},
-}
+var historyDecl = declare(DocumentHistory,
+	`List the recorded changes of one document (scope "global", or scope "branch" with branch: branch is required when scope is "branch"), newest first: version, time, who (actor) and why (reason) when known, `+
+		`and the change as an RFC 6902 patch from the previous version (a deleted document keeps its history). `+
+		`Use it to see who changed what before undoing it with revert_document.`,
+	ReadOnly, adjustHistory, nil, runHistory)
 
-// allSpecs is every tool, in the order For returns them.
-func allSpecs() []toolSpec {
-	return append(append([]toolSpec(nil), toolSpecs...), historySpecs...)
-}
-
-func withMinimum(p jsonObj, min int) jsonObj {
-	p["minimum"] = min
-	return p
-}
+var revertDecl = declare(RevertDocument,
+	`Undo changes to one document (scope "global", or scope "branch" with branch: branch is required when scope is "branch"): write the content of an earlier version (toVersion, from document_history) as its `+
+		`next version; history is kept, never rewritten. Also restores a deleted document. Pass ifVersion (the current version) `+
+		`to revert only if nobody wrote since you looked.`,
+	Overwriting, adjustRevert, nil, runRevert)
 
 type historyArgs struct {
-	Scope  memorybank.Scope `json:"scope"`
-	Branch string           `json:"branch"`
-	Path   string           `json:"path"`
-	Limit  int              `json:"limit"`
+	scopedArgs
+	Path  string `json:"path" jsonschema:"Document path relative to its bank, e.g. \"activeContext.json\". Paths ending in .json hold JSON documents (memory_document_v2); any other path holds text."`
+	Limit int    `json:"limit,omitempty" jsonschema:"At most this many entries, newest first."`
+}
+
+func adjustHistory(s *jsonschema.Schema) {
+	adjustScoped(s)
+	setMinLength(s, "path", 1)
+	setDefault(s, "limit", 20)
+}
+
+// historyResult is the result of document_history.
+type historyResult struct {
+	Entries []historyEntry `json:"entries"`
 }
 
 // historyEntry is one entry as the tool shows it.
@@ -91,11 +74,7 @@ type historyEntry struct {
 	Note string `json:"note,omitempty"`
 }
 
-func runHistory(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
-	var a historyArgs
-	if err := decodeArgs(DocumentHistory, args, &a); err != nil {
-		return nil, err
-	}
+func runHistory(ctx context.Context, b *memorybank.Bank, a *historyArgs) (*historyResult, error) {
 	entries, err := b.History(ctx, memorybank.HistoryRequest{Scope: a.Scope, Branch: a.Branch, Path: a.Path, Limit: a.Limit})
 	if err != nil {
 		return nil, err
@@ -114,22 +93,24 @@ func runHistory(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (
 		}
 		out = append(out, he)
 	}
-	return map[string]any{"entries": out}, nil
+	return &historyResult{out}, nil
 }
 
 type revertArgs struct {
-	Scope     memorybank.Scope `json:"scope"`
-	Branch    string           `json:"branch"`
-	Path      string           `json:"path"`
-	ToVersion int64            `json:"toVersion"`
-	IfVersion int64            `json:"ifVersion"`
+	scopedArgs
+	Path      string `json:"path" jsonschema:"Document path relative to its bank, e.g. \"activeContext.json\". Paths ending in .json hold JSON documents (memory_document_v2); any other path holds text."`
+	ToVersion int64  `json:"toVersion" jsonschema:"The version to bring back."`
+	IfVersion int64  `json:"ifVersion,omitempty" jsonschema:"Optional optimistic lock: revert only if the document's current metadata.version equals this number (the version you last read); otherwise the call fails with CONFLICT and the current version. 0 or absent: no check."`
 }
 
-func runRevert(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
-	var a revertArgs
-	if err := decodeArgs(RevertDocument, args, &a); err != nil {
-		return nil, err
-	}
+func adjustRevert(s *jsonschema.Schema) {
+	adjustScoped(s)
+	setMinLength(s, "path", 1)
+	setBounds(s, "toVersion", 1, 0)
+	setBounds(s, "ifVersion", 0, maxSafeInteger)
+}
+
+func runRevert(ctx context.Context, b *memorybank.Bank, a *revertArgs) (*memorybank.WriteResult, error) {
 	return b.Revert(ctx, memorybank.RevertRequest{Scope: a.Scope, Branch: a.Branch, Path: a.Path,
 		ToVersion: a.ToVersion, IfVersion: a.IfVersion, Actor: actorFrom(ctx)})
 }

@@ -3,7 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"maps"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,17 +12,10 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank"
 )
 
-// callSpec validates args against a spec's schema and runs it, as For's
-// tools do.
-func callSpec(t *testing.T, spec toolSpec, b *memorybank.Bank, args string) (any, error) {
+// callSpec runs a declared tool as For's tools do.
+func callSpec(t *testing.T, d decl, b *memorybank.Bank, args string) (any, error) {
 	t.Helper()
-	ts, err := compileToolSchema(spec.schema)
-	require.NoError(t, err)
-	prepared, verr := ts.prepare(spec.name, json.RawMessage(args), spec.lenient)
-	if verr != nil {
-		return nil, verr
-	}
-	res, err := spec.run(context.Background(), b, prepared)
+	res, err := d.handle(context.Background(), b, json.RawMessage(args))
 	if err != nil {
 		return nil, AsError(err)
 	}
@@ -40,7 +33,7 @@ func TestSearchDocumentsTool(t *testing.T) {
 		_, err := b.Write(ctx, w)
 		require.NoError(t, err)
 	}
-	res, err := callSpec(t, searchDocumentsSpec, b, `{"query":"token expiry"}`)
+	res, err := callSpec(t, searchDocumentsDecl, b, `{"query":"token expiry"}`)
 	require.NoError(t, err)
 	out, err := json.Marshal(res)
 	require.NoError(t, err)
@@ -55,37 +48,36 @@ func TestSearchDocumentsTool(t *testing.T) {
 	}
 	assert.Equal(t, "feature/x", got.Results[1]["branch"])
 
-	res, err = callSpec(t, searchDocumentsSpec, b, `{"query":"token","tags":["auth"],"limit":1}`)
+	res, err = callSpec(t, searchDocumentsDecl, b, `{"query":"token","tags":["auth"],"limit":1}`)
 	require.NoError(t, err)
 	assert.Len(t, res.(*searchResults).Results, 1)
-	res, err = callSpec(t, searchDocumentsSpec, b, `{"query":"nothing like this"}`)
+	res, err = callSpec(t, searchDocumentsDecl, b, `{"query":"nothing like this"}`)
 	require.NoError(t, err)
 	out, _ = json.Marshal(res)
 	assert.JSONEq(t, `{"results":[]}`, string(out))
 
 	for _, bad := range []string{`{}`, `{"query":""}`, `{"query":"x","limit":0}`, `{"query":"x","limit":101}`, `{"query":"x","scope":"every"}`, `{"query":"x","extra":1}`} {
-		_, err := callSpec(t, searchDocumentsSpec, b, bad)
+		_, err := callSpec(t, searchDocumentsDecl, b, bad)
 		var te *Error
 		require.ErrorAs(t, err, &te, bad)
 		assert.Equal(t, CodeInvalidArgument, te.Code, bad)
 	}
-	_, err = callSpec(t, searchDocumentsSpec, b, `{"query":"x","scope":"branch"}`)
+	_, err = callSpec(t, searchDocumentsDecl, b, `{"query":"x","scope":"branch"}`)
 	var te *Error
 	require.ErrorAs(t, err, &te)
 	assert.Equal(t, CodeInvalidArgument, te.Code)
 	assert.Contains(t, te.Message, "branch")
 }
 
-// read_context with query and maxTokens, its schema extended by
-// readContextBudgetProps.
+// read_context with query and maxTokens (readContextBudget).
 func TestReadContextBudgetArguments(t *testing.T) {
 	ctx := context.Background()
 	b := memorybank.New(&memorybank.MemStore{}, nil)
 	_, err := b.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "notes/pay.md", Text: "Refunds need a manager.\n"})
 	require.NoError(t, err)
-	spec := toolSpec{name: ReadContext, schema: readContextSchema(), run: runReadContext}
-	props := spec.schema["properties"].(jsonObj)
-	maps.Copy(props, readContextBudgetProps())
+	i := slices.IndexFunc(decls, func(d decl) bool { return d.name == ReadContext })
+	require.GreaterOrEqual(t, i, 0)
+	spec := decls[i]
 	res, err := callSpec(t, spec, b, `{"includeBranchMemory":false,"includeRules":false,"query":"refunds","maxTokens":2000}`)
 	require.NoError(t, err)
 	rc := res.(*memorybank.ReadContextResult)

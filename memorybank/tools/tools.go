@@ -1,34 +1,47 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mnemobank/mnemobank/jsonpatch"
 	"github.com/mnemobank/mnemobank/memorybank"
 )
 
 // Tool is one agent tool over a Bank, independent of any transport: a host
-// registers Name, Description and InputSchema with its tool protocol (MCP's
-// tools/list, a function-calling API, ...) and calls Handle with the
-// arguments the model sent.
+// registers Name, Description, InputSchema, OutputSchema and Annotations
+// with its tool protocol (MCP's tools/list, a function-calling API, ...) as
+// they are, and calls Handle with the arguments the model sent.
 //
-// Handle validates args against InputSchema before anything runs (unknown
-// properties and wrong types are refused), fills in the schema's defaults,
-// and runs the operation on the Bank. Its result is a value that marshals to
-// a JSON object, documents included as JSON values (never JSON in a string).
-// Its error is always an *Error whose Code is stable and whose Message
-// tells the model how to fix its call; nothing was written when a write
-// tool fails. Handle is safe for concurrent use.
+// The schemas are derived from the Go types the arguments decode into and
+// the result marshals from (InputType and OutputType), so they cannot
+// disagree with what Handle does. Handle decodes the arguments once into
+// InputType, refusing unknown properties, wrong types and values outside
+// the schema, fills in the schema's defaults, and runs the operation on
+// the Bank. Its result is a value that marshals to a JSON object,
+// documents included as JSON values (never JSON in a string). Its error is
+// always an *Error whose Code is stable and whose Message tells the model
+// how to fix its call; nothing was written when a write tool fails. Handle
+// is safe for concurrent use.
 type Tool struct {
-	Name        string                                                       `json:"name"`
-	Description string                                                       `json:"description"`
-	InputSchema json.RawMessage                                              `json:"inputSchema"` // JSON Schema (draft-07), type object
-	Handle      func(ctx context.Context, args json.RawMessage) (any, error) `json:"-"`
+	Name        string             `json:"name"`
+	Description string             `json:"description"`
+	InputSchema *jsonschema.Schema `json:"inputSchema"`
+	// OutputSchema describes the result, or (for a failed call) the
+	// Error. The result's object is open: a host may add members.
+	OutputSchema *jsonschema.Schema `json:"outputSchema"`
+	Annotations  Annotations        `json:"annotations"`
+	// InputType and OutputType are the Go types the schemas are derived
+	// from.
+	InputType  reflect.Type                                                 `json:"-"`
+	OutputType reflect.Type                                                 `json:"-"`
+	Handle     func(ctx context.Context, args json.RawMessage) (any, error) `json:"-"`
 }
 
 // Tool names, as the memory-bank MCP server names its tools.
@@ -44,17 +57,6 @@ const (
 	DeleteDocument        = "delete_document"
 )
 
-// toolSpec defines one tool: run gets arguments already validated and
-// completed with defaults. lenient, when set, rewrites the top-level
-// arguments a model wrote loosely before they are validated.
-type toolSpec struct {
-	name        string
-	description string
-	schema      jsonObj
-	lenient     func(args map[string]json.RawMessage)
-	run         func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error)
-}
-
 const writeText = ` Give exactly one of content (full overwrite) or patches (RFC 6902 JSON Patch, partial update of an existing document): ` +
 	`content and patches are mutually exclusive. Paths ending in .json hold memory_document_v2 JSON documents, validated against ` +
 	`the schema of their metadata.documentType (branch_context, active_context, progress, system_patterns; any other type: a non-empty object); ` +
@@ -63,139 +65,104 @@ const writeText = ` Give exactly one of content (full overwrite) or patches (RFC
 	`A failed write changes nothing; the error code (INVALID_ARGUMENT, INVALID_PATCH, PATCH_TEST_FAILED, VALIDATION_FAILED, CONFLICT, ` +
 	`NOT_FOUND, LIMIT_EXCEEDED) and message say what to fix. Returns the new version.`
 
-var toolSpecs = []toolSpec{
-	{
-		name: WriteBranchMemoryBank,
-		description: `Write a document to the memory bank of a git branch. branch is required: the current git branch name ` +
-			`(the bank does not detect it).` + writeText,
-		schema:  writeSchema(true),
-		lenient: lenientWrite,
-		run: func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
-			return runWrite(ctx, b, memorybank.ScopeBranch, args)
-		},
-	},
-	{
-		name:        WriteGlobalMemoryBank,
-		description: `Write a document to the global memory bank, shared by all branches (no branch parameter).` + writeText,
-		schema:      writeSchema(false),
-		lenient:     lenientWrite,
-		run: func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
-			return runWrite(ctx, b, memorybank.ScopeGlobal, args)
-		},
-	},
-	{
-		name: ReadBranchMemoryBank,
-		description: `Read one document of the memory bank of a git branch (branch is required). Returns its metadata, version and ` +
+// decls is every tool, in the order For returns them.
+var decls = []decl{
+	declare(WriteBranchMemoryBank,
+		`Write a document to the memory bank of a git branch. branch is required: the current git branch name `+
+			`(the bank does not detect it).`+writeText,
+		Overwriting, adjustWrite, lenientWrite,
+		func(ctx context.Context, b *memorybank.Bank, a *writeBranchArgs) (*writeToolResult, error) {
+			return runWrite(ctx, b, memorybank.ScopeBranch, a.Branch, &a.writeArgs)
+		}),
+	declare(WriteGlobalMemoryBank,
+		`Write a document to the global memory bank, shared by all branches (no branch parameter).`+writeText,
+		Overwriting, adjustWrite, lenientWrite,
+		func(ctx context.Context, b *memorybank.Bank, a *writeArgs) (*writeToolResult, error) {
+			return runWrite(ctx, b, memorybank.ScopeGlobal, "", a)
+		}),
+	declare(ReadBranchMemoryBank,
+		`Read one document of the memory bank of a git branch (branch is required). Returns its metadata, version and `+
 			`content: for a JSON document the whole envelope {schema, metadata, content} as a JSON object (the value patches apply to), for a text document its text.`,
-		schema: readSchema(true),
-		run: func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
-			return runRead(ctx, b, memorybank.ScopeBranch, args)
-		},
-	},
-	{
-		name: ReadGlobalMemoryBank,
-		description: `Read one document of the global memory bank (no branch parameter). Returns its metadata, version and ` +
+		ReadOnly, adjustRead, nil,
+		func(ctx context.Context, b *memorybank.Bank, a *readBranchArgs) (*memorybank.Document, error) {
+			return runRead(ctx, b, memorybank.ScopeBranch, a.Branch, a.Path)
+		}),
+	declare(ReadGlobalMemoryBank,
+		`Read one document of the global memory bank (no branch parameter). Returns its metadata, version and `+
 			`content: for a JSON document the whole envelope {schema, metadata, content} as a JSON object, for a text document its text.`,
-		schema: readSchema(false),
-		run: func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
-			return runRead(ctx, b, memorybank.ScopeGlobal, args)
-		},
-	},
-	{
-		name: ReadContext,
-		description: `Read all context information at once: the rules, the branch memory bank (core files) and the global memory bank ` +
-			`(core files), plus the paths of the other documents. branch is required when includeBranchMemory is true (the default); ` +
-			`a branch bank without documents is first initialised with the core files. Call this at the start of a task. ` +
-			`It keeps to a token budget (maxTokens, default the server's); with query, the documents most relevant to it fill the rest of the budget, ` +
+		ReadOnly, adjustRead, nil,
+		func(ctx context.Context, b *memorybank.Bank, a *readArgs) (*memorybank.Document, error) {
+			return runRead(ctx, b, memorybank.ScopeGlobal, "", a.Path)
+		}),
+	declare(ReadContext,
+		`Read all context information at once: the rules, the branch memory bank (core files) and the global memory bank `+
+			`(core files), plus the paths of the other documents. branch is required when includeBranchMemory is true (the default); `+
+			`a branch bank without documents is first initialised with the core files. Call this at the start of a task. `+
+			`It keeps to a token budget (maxTokens, default the server's); with query, the documents most relevant to it fill the rest of the budget, `+
 			`and what was left out is listed by path.`,
-		schema: readContextSchema(),
-		run:    runReadContext,
-	},
-	{
-		name:        ReadRules,
-		description: `Read the memory bank rules (Markdown): how to use and maintain the memory bank.`,
-		schema:      readRulesSchema(),
-		run:         runReadRules,
-	},
-	{
-		name: SearchDocumentsByTags,
-		description: `Find documents by tags in the global memory bank and, when branch is given, the branch memory bank. ` +
+		// read_context initialises a new branch bank with the core files.
+		Initialising, adjustReadContext, nil, runReadContext),
+	declare(ReadRules, `Read the memory bank rules (Markdown): how to use and maintain the memory bank.`,
+		ReadOnly, adjustLanguage, nil, runReadRules),
+	declare(SearchDocumentsByTags,
+		`Find documents by tags in the global memory bank and, when branch is given, the branch memory bank. `+
 			`branch is required when scope is "branch". Returns path, title, documentType, tags and version of each match, without content.`,
-		schema: searchSchema(),
-		run:    runSearch,
-	},
-	searchDocumentsSpec,
-	{
-		name: ListDocuments,
-		description: `List the documents of one memory bank, with title, tags, version and size, sorted by path: scope "global", ` +
+		ReadOnly, adjustSearchByTags, nil, runSearch),
+	searchDocumentsDecl,
+	declare(ListDocuments,
+		`List the documents of one memory bank, with title, tags, version and size, sorted by path: scope "global", `+
 			`or scope "branch" with branch (branch is required when scope is "branch").`,
-		schema: listSchema(),
-		run:    runList,
-	},
-	{
-		name: DeleteDocument,
-		description: `Delete one document of a memory bank: scope "global", or scope "branch" with branch ` +
+		ReadOnly, adjustList, nil, runList),
+	declare(DeleteDocument,
+		`Delete one document of a memory bank: scope "global", or scope "branch" with branch `+
 			`(branch is required when scope is "branch"). Pass ifVersion to delete only the version you read.`,
-		schema: deleteSchema(),
-		run:    runDelete,
-	},
+		Replacing, adjustDelete, nil, runDelete),
+	historyDecl,
+	revertDecl,
 }
+
+// Option configures the tools For returns.
+type Option func(*options)
+
+type options struct{ branchNote string }
+
+// BranchNote appends text to the description of every tool with a branch
+// argument, and of that argument: for a host that supplies an omitted
+// branch (see WithBranchResolver) and says how.
+func BranchNote(text string) Option { return func(o *options) { o.branchNote = text } }
 
 // For returns the agent tools of the memory bank b, in a fixed order:
 // write_branch_memory_bank, write_global_memory_bank,
 // read_branch_memory_bank, read_global_memory_bank, read_context,
 // read_rules, search_documents_by_tags, search_documents, list_documents,
 // delete_document, document_history, revert_document.
-// The input schemas are compiled once per process; each call returns new
-// Tool values (their InputSchema may be modified by the caller).
-func For(b *memorybank.Bank) []Tool {
-	schemas, err := toolSchemas()
-	specs := allSpecs()
-	tools := make([]Tool, 0, len(specs))
-	for _, spec := range specs {
-		var ts *toolSchema
-		if err == nil {
-			ts = schemas[spec.name]
-		}
-		t := Tool{Name: spec.name, Description: spec.description}
-		if ts != nil {
-			t.InputSchema = bytes.Clone(ts.text)
-		} else {
-			t.InputSchema, _ = json.Marshal(spec.schema)
+// The schemas are derived once per process; each call returns new Tool
+// values whose schemas the caller may modify.
+func For(b *memorybank.Bank, opts ...Option) []Tool {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	tools := make([]Tool, 0, len(decls))
+	for _, d := range decls {
+		t := Tool{Name: d.name, Description: d.description, InputSchema: d.inSchema.CloneSchemas(),
+			OutputSchema: d.outSchema.CloneSchemas(), Annotations: d.effect.Annotations(), InputType: d.in, OutputType: d.out}
+		if d.branch && o.branchNote != "" {
+			t.Description += o.branchNote
+			if p := t.InputSchema.Properties["branch"]; p != nil {
+				p.Description += o.branchNote
+			}
 		}
 		t.Handle = func(ctx context.Context, args json.RawMessage) (any, error) {
-			if ts == nil {
+			res, err := d.handle(ctx, b, args)
+			if err != nil {
 				return nil, AsError(err)
-			}
-			args, verr := ts.prepare(spec.name, args, spec.lenient)
-			if verr != nil {
-				return nil, verr
-			}
-			res, rerr := spec.run(ctx, b, args)
-			if rerr != nil {
-				return nil, AsError(rerr)
 			}
 			return res, nil
 		}
 		tools = append(tools, t)
 	}
 	return tools
-}
-
-// decodeArgs decodes validated arguments into v. The schema has already
-// refused unknown properties and wrong types, so an error here comes from a
-// value the schema cannot judge, such as an invalid patch operation.
-func decodeArgs(tool string, args json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		if te := patchArgError(err); te != nil {
-			return te
-		}
-		return &Error{Code: CodeInvalidArgument, Err: err,
-			Message: fmt.Sprintf("%s: invalid arguments: %v", tool, err)}
-	}
-	return nil
 }
 
 // patchArgError reports a patches argument that does not decode as an RFC
@@ -224,15 +191,54 @@ func patchArgError(err error) *Error {
 	return nil
 }
 
+// Descriptions shared by several argument types' tags.
+const (
+	languageText = `Language of the rules and of the templates a new branch bank is initialised with: "en", "ja" or "zh". Default: the server's configured language.`
+)
+
 type writeArgs struct {
-	Branch        string          `json:"branch"`
-	Path          string          `json:"path"`
-	Content       json.RawMessage `json:"content"`
-	Patches       jsonpatch.Patch `json:"patches"`
-	Tags          []string        `json:"tags"`
-	Mode          memorybank.Mode `json:"mode"`
-	IfVersion     int64           `json:"ifVersion"`
-	ReturnContent bool            `json:"returnContent"`
+	Path          string          `json:"path" jsonschema:"Document path relative to its bank, e.g. \"activeContext.json\" or \"notes/db.md\". Paths ending in .json hold JSON documents (memory_document_v2); any other path holds text."`
+	Content       json.RawMessage `json:"content,omitempty" jsonschema:"Full new document (overwrites it). For .json paths: the memory_document_v2 envelope {\"schema\":\"memory_document_v2\",\"metadata\":{\"title\":...,\"documentType\":...,\"tags\":[...]},\"content\":{...}} or just the content object (a string holding that JSON is accepted). For other paths: the text. Mutually exclusive with patches."`
+	Patches       jsonpatch.Patch `json:"patches,omitempty" jsonschema:"RFC 6902 JSON Patch operations applied, in order and all or nothing, to the existing document as read_*_memory_bank returns its \"content\" (the whole envelope {schema, metadata, content}), e.g. [{\"op\":\"add\",\"path\":\"/content/nextSteps/-\",\"value\":\"write tests\"}]. Mutually exclusive with content. The document must already exist."`
+	Tags          []string        `json:"tags,omitempty" jsonschema:"Replaces the document's tags (applied after content or patches). Absent: tags come from the content or patches, else stay as stored."`
+	Mode          memorybank.Mode `json:"mode,omitempty" jsonschema:"\"upsert\" creates or overwrites; \"create\" fails with CONFLICT if the document exists; \"update\" fails with NOT_FOUND if it does not."`
+	IfVersion     int64           `json:"ifVersion,omitempty" jsonschema:"Optional optimistic lock: write only if the document's current metadata.version equals this number (the version you last read); otherwise the call fails with CONFLICT and the current version. 0 or absent: no check."`
+	ReturnContent bool            `json:"returnContent,omitempty" jsonschema:"Also return the stored document (as read_*_memory_bank would)."`
+}
+
+type writeBranchArgs struct {
+	Branch string `json:"branch,omitempty" jsonschema:"Git branch name, e.g. \"main\" or \"feature/login\" (the bank does not detect it; pass the current branch). Required."`
+	writeArgs
+}
+
+func (a *writeBranchArgs) branchRef() *string { return &a.Branch }
+func (a *writeBranchArgs) needsBranch() bool  { return true }
+
+func adjustWrite(s *jsonschema.Schema) {
+	setMinLength(s, "path", 1)
+	if _, ok := s.Properties["branch"]; ok {
+		setMinLength(s, "branch", 1)
+	}
+	content := property(s, "content")
+	content.Types = []string{"string", "object"}
+	patches := property(s, "patches")
+	patches.Types, patches.Type = nil, "array"
+	one := 1
+	patches.MinItems = &one
+	op := patches.Items
+	op.AdditionalProperties = nil // RFC 6902: other members are ignored
+	setEnum(op, "op", jsonpatch.OpAdd, jsonpatch.OpRemove, jsonpatch.OpReplace, jsonpatch.OpMove, jsonpatch.OpCopy, jsonpatch.OpTest)
+	property(op, "op").Description = "Operation type"
+	property(op, "path").Description = "JSON Pointer path (e.g. /metadata/title)"
+	property(op, "value").Description = "Value for add, replace, test operations"
+	property(op, "from").Description = "Source path for move, copy operations"
+	tags := property(s, "tags")
+	tags.Types, tags.Type = nil, "array"
+	tags.Items.MinLength = &one
+	setEnum(s, "mode", string(memorybank.ModeUpsert), string(memorybank.ModeCreate), string(memorybank.ModeUpdate))
+	setDefault(s, "mode", memorybank.ModeUpsert)
+	setBounds(s, "ifVersion", 0, maxSafeInteger)
+	setDefault(s, "returnContent", false)
 }
 
 // writeToolResult is the WriteResult, plus the stored document when
@@ -242,23 +248,15 @@ type writeToolResult struct {
 	Document *memorybank.Document `json:"document,omitempty"`
 }
 
-func runWrite(ctx context.Context, b *memorybank.Bank, scope memorybank.Scope, args json.RawMessage) (any, error) {
-	tool := WriteGlobalMemoryBank
-	if scope == memorybank.ScopeBranch {
-		tool = WriteBranchMemoryBank
-	}
-	var a writeArgs
-	if err := decodeArgs(tool, args, &a); err != nil {
-		return nil, err
-	}
-	req := memorybank.WriteRequest{Scope: scope, Branch: a.Branch, Path: a.Path, Patches: a.Patches, Actor: actorFrom(ctx),
+func runWrite(ctx context.Context, b *memorybank.Bank, scope memorybank.Scope, branch string, a *writeArgs) (*writeToolResult, error) {
+	req := memorybank.WriteRequest{Scope: scope, Branch: branch, Path: a.Path, Patches: a.Patches, Actor: actorFrom(ctx),
 		Tags: a.Tags, Mode: a.Mode, IfVersion: a.IfVersion}
 	if err := setContent(&req, a.Content); err != nil {
 		return nil, err
 	}
 	res, err := b.Write(ctx, req)
 	if err != nil {
-		return nil, withAvailable(ctx, b, err, scope, a.Branch)
+		return nil, withAvailable(ctx, b, err, scope, branch)
 	}
 	out := &writeToolResult{WriteResult: res}
 	if a.ReturnContent {
@@ -270,32 +268,71 @@ func runWrite(ctx context.Context, b *memorybank.Bank, scope memorybank.Scope, a
 }
 
 type readArgs struct {
-	Branch string `json:"branch"`
-	Path   string `json:"path"`
+	Path string `json:"path" jsonschema:"Document path relative to its bank, e.g. \"activeContext.json\". Paths ending in .json hold JSON documents (memory_document_v2); any other path holds text."`
 }
 
-func runRead(ctx context.Context, b *memorybank.Bank, scope memorybank.Scope, args json.RawMessage) (any, error) {
-	tool := ReadGlobalMemoryBank
-	if scope == memorybank.ScopeBranch {
-		tool = ReadBranchMemoryBank
+type readBranchArgs struct {
+	Branch string `json:"branch,omitempty" jsonschema:"Git branch name, e.g. \"main\" or \"feature/login\" (the bank does not detect it; pass the current branch). Required."`
+	readArgs
+}
+
+func (a *readBranchArgs) branchRef() *string { return &a.Branch }
+func (a *readBranchArgs) needsBranch() bool  { return true }
+
+func adjustRead(s *jsonschema.Schema) {
+	setMinLength(s, "path", 1)
+	if _, ok := s.Properties["branch"]; ok {
+		setMinLength(s, "branch", 1)
 	}
-	var a readArgs
-	if err := decodeArgs(tool, args, &a); err != nil {
-		return nil, err
-	}
-	doc, err := b.Read(ctx, memorybank.ReadRequest{Scope: scope, Branch: a.Branch, Path: a.Path})
+}
+
+func runRead(ctx context.Context, b *memorybank.Bank, scope memorybank.Scope, branch, path string) (*memorybank.Document, error) {
+	doc, err := b.Read(ctx, memorybank.ReadRequest{Scope: scope, Branch: branch, Path: path})
 	if err != nil {
-		return nil, withAvailable(ctx, b, err, scope, a.Branch)
+		return nil, withAvailable(ctx, b, err, scope, branch)
 	}
 	return doc, nil
 }
 
-func runReadContext(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
-	var req memorybank.ReadContextRequest
-	if err := decodeArgs(ReadContext, args, &req); err != nil {
-		return nil, err
+type readContextArgs struct {
+	Branch              string              `json:"branch,omitempty" jsonschema:"Git branch name, e.g. \"main\" or \"feature/login\" (the bank does not detect it; pass the current branch). Required when includeBranchMemory is true (the default)."`
+	Language            memorybank.Language `json:"language,omitempty" jsonschema:"Language of the rules and of the templates a new branch bank is initialised with: \"en\", \"ja\" or \"zh\". Default: the server's configured language."`
+	IncludeRules        *bool               `json:"includeRules,omitempty" jsonschema:"Whether to include the rules (default: true)."`
+	IncludeBranchMemory *bool               `json:"includeBranchMemory,omitempty" jsonschema:"Whether to include the branch memory bank (default: true)."`
+	IncludeGlobalMemory *bool               `json:"includeGlobalMemory,omitempty" jsonschema:"Whether to include the global memory bank (default: true)."`
+	MaxBytes            int                 `json:"maxBytes,omitempty" jsonschema:"Optional budget in bytes for the memory sections, counting the JSON of each included file entry and each listed path: core files are included in order while they fit, then the paths of core files left out, then the paths of the other documents; \"truncated\" says something was left out. 0 or absent: the server's default (unlimited unless configured)."`
+	readContextBudget
+}
+
+func (a *readContextArgs) branchRef() *string { return &a.Branch }
+func (a *readContextArgs) needsBranch() bool {
+	return a.IncludeBranchMemory == nil || *a.IncludeBranchMemory
+}
+
+func adjustLanguage(s *jsonschema.Schema) {
+	setEnum(s, "language", string(memorybank.English), string(memorybank.Japanese), string(memorybank.Chinese))
+}
+
+func adjustReadContext(s *jsonschema.Schema) {
+	setMinLength(s, "branch", 1)
+	adjustLanguage(s)
+	for _, name := range []string{"includeRules", "includeBranchMemory", "includeGlobalMemory"} {
+		p := property(s, name)
+		p.Types, p.Type = nil, "boolean"
+		setDefault(s, name, true)
 	}
-	return b.ReadContext(ctx, req)
+	setBounds(s, "maxBytes", 0, maxSafeInteger)
+	adjustReadContextBudget(s)
+}
+
+func runReadContext(ctx context.Context, b *memorybank.Bank, a *readContextArgs) (*memorybank.ReadContextResult, error) {
+	return b.ReadContext(ctx, memorybank.ReadContextRequest{Branch: a.Branch, Language: a.Language,
+		IncludeRules: a.IncludeRules, IncludeBranchMemory: a.IncludeBranchMemory, IncludeGlobalMemory: a.IncludeGlobalMemory,
+		MaxBytes: a.MaxBytes, Query: a.Query, MaxTokens: a.MaxTokens})
+}
+
+type readRulesArgs struct {
+	Language memorybank.Language `json:"language,omitempty" jsonschema:"Language of the rules and of the templates a new branch bank is initialised with: \"en\", \"ja\" or \"zh\". Default: the server's configured language."`
 }
 
 // rulesResult is the result of the read_rules tool.
@@ -304,13 +341,7 @@ type rulesResult struct {
 	Content  string              `json:"content"`
 }
 
-func runReadRules(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
-	var a struct {
-		Language memorybank.Language `json:"language"`
-	}
-	if err := decodeArgs(ReadRules, args, &a); err != nil {
-		return nil, err
-	}
+func runReadRules(ctx context.Context, b *memorybank.Bank, a *readRulesArgs) (*rulesResult, error) {
 	if a.Language == "" {
 		a.Language = b.Options().Language
 	}
@@ -321,57 +352,110 @@ func runReadRules(ctx context.Context, b *memorybank.Bank, args json.RawMessage)
 	return &rulesResult{Language: a.Language, Content: text}, nil
 }
 
-func runSearch(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
-	var req memorybank.SearchRequest
-	if err := decodeArgs(SearchDocumentsByTags, args, &req); err != nil {
-		return nil, err
-	}
-	hits, err := b.SearchByTags(ctx, req)
+type searchByTagsArgs struct {
+	Tags   []string         `json:"tags" jsonschema:"Tags to look for, e.g. [\"core\", \"auth\"]."`
+	Match  memorybank.Match `json:"match,omitempty" jsonschema:"\"or\": documents with any of the tags; \"and\": documents with all of them."`
+	Scope  memorybank.Scope `json:"scope,omitempty" jsonschema:"\"branch\": the branch bank only; \"global\": the global bank only; \"all\": the global bank and, when branch is given, the branch bank."`
+	Branch string           `json:"branch,omitempty" jsonschema:"Git branch name, e.g. \"main\" or \"feature/login\" (the bank does not detect it; pass the current branch). Required when scope is \"branch\"; with scope \"all\" it adds that branch's bank to the search."`
+}
+
+func (a *searchByTagsArgs) branchRef() *string { return &a.Branch }
+func (a *searchByTagsArgs) needsBranch() bool  { return a.Scope == memorybank.ScopeBranch }
+
+func adjustSearchByTags(s *jsonschema.Schema) {
+	tags := property(s, "tags")
+	tags.Types, tags.Type = nil, "array"
+	one := 1
+	tags.MinItems = &one
+	tags.Items.MinLength = &one
+	setEnum(s, "match", string(memorybank.MatchAny), string(memorybank.MatchAll))
+	setDefault(s, "match", memorybank.MatchAny)
+	setEnum(s, "scope", string(memorybank.ScopeBranch), string(memorybank.ScopeGlobal), string(memorybank.ScopeAll))
+	setDefault(s, "scope", memorybank.ScopeAll)
+	setMinLength(s, "branch", 1)
+}
+
+// tagResults is the result of search_documents_by_tags.
+type tagResults struct {
+	Documents []memorybank.SearchHit `json:"documents"`
+}
+
+func runSearch(ctx context.Context, b *memorybank.Bank, a *searchByTagsArgs) (*tagResults, error) {
+	hits, err := b.SearchByTags(ctx, memorybank.SearchRequest{Tags: a.Tags, Match: a.Match, Scope: a.Scope, Branch: a.Branch})
 	if err != nil {
 		return nil, err
 	}
 	if hits == nil {
 		hits = []memorybank.SearchHit{}
 	}
-	return &struct {
-		Documents []memorybank.SearchHit `json:"documents"`
-	}{hits}, nil
+	return &tagResults{hits}, nil
 }
 
-func runList(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
-	var req memorybank.ListRequest
-	if err := decodeArgs(ListDocuments, args, &req); err != nil {
-		return nil, err
-	}
-	entries, err := b.List(ctx, req)
+// scopedArgs are the scope and branch of a tool on one bank.
+type scopedArgs struct {
+	Scope  memorybank.Scope `json:"scope" jsonschema:"\"branch\" (the memory bank of one git branch; then branch is required) or \"global\" (shared by all branches)."`
+	Branch string           `json:"branch,omitempty" jsonschema:"Git branch name, e.g. \"main\" or \"feature/login\" (the bank does not detect it; pass the current branch). Required when scope is \"branch\"."`
+}
+
+func (a *scopedArgs) branchRef() *string { return &a.Branch }
+func (a *scopedArgs) needsBranch() bool  { return a.Scope == memorybank.ScopeBranch }
+
+func adjustScoped(s *jsonschema.Schema) {
+	setEnum(s, "scope", string(memorybank.ScopeBranch), string(memorybank.ScopeGlobal))
+	setMinLength(s, "branch", 1)
+}
+
+type listArgs struct {
+	scopedArgs
+	Prefix string `json:"prefix,omitempty" jsonschema:"Only documents whose path starts with this, e.g. \"notes/\". Absent: all."`
+}
+
+func adjustList(s *jsonschema.Schema) { adjustScoped(s) }
+
+// listResult is the result of list_documents.
+type listResult struct {
+	Scope     memorybank.Scope       `json:"scope"`
+	Branch    string                 `json:"branch,omitempty"`
+	Documents []memorybank.ListEntry `json:"documents"`
+}
+
+func runList(ctx context.Context, b *memorybank.Bank, a *listArgs) (*listResult, error) {
+	entries, err := b.List(ctx, memorybank.ListRequest{Scope: a.Scope, Branch: a.Branch, Prefix: a.Prefix})
 	if err != nil {
 		return nil, err
 	}
 	if entries == nil {
 		entries = []memorybank.ListEntry{}
 	}
-	return &struct {
-		Scope     memorybank.Scope       `json:"scope"`
-		Branch    string                 `json:"branch,omitempty"`
-		Documents []memorybank.ListEntry `json:"documents"`
-	}{req.Scope, req.Branch, entries}, nil
+	return &listResult{a.Scope, a.Branch, entries}, nil
 }
 
-func runDelete(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
-	var req memorybank.DeleteRequest
-	if err := decodeArgs(DeleteDocument, args, &req); err != nil {
-		return nil, err
-	}
-	req.Actor = actorFrom(ctx)
+type deleteArgs struct {
+	scopedArgs
+	Path      string `json:"path" jsonschema:"Document path relative to its bank, e.g. \"notes/old.md\". Paths ending in .json hold JSON documents (memory_document_v2); any other path holds text."`
+	IfVersion int64  `json:"ifVersion,omitempty" jsonschema:"Optional optimistic lock: delete only if the document's current metadata.version equals this number (the version you last read); otherwise the call fails with CONFLICT and the current version. 0 or absent: no check."`
+}
+
+func adjustDelete(s *jsonschema.Schema) {
+	adjustScoped(s)
+	setMinLength(s, "path", 1)
+	setBounds(s, "ifVersion", 0, maxSafeInteger)
+}
+
+// deleteResult is the result of delete_document.
+type deleteResult struct {
+	Deleted bool             `json:"deleted"`
+	Scope   memorybank.Scope `json:"scope"`
+	Branch  string           `json:"branch,omitempty"`
+	Path    string           `json:"path"`
+}
+
+func runDelete(ctx context.Context, b *memorybank.Bank, a *deleteArgs) (*deleteResult, error) {
+	req := memorybank.DeleteRequest{Scope: a.Scope, Branch: a.Branch, Path: a.Path, IfVersion: a.IfVersion, Actor: actorFrom(ctx)}
 	if err := b.Delete(ctx, req); err != nil {
 		return nil, withAvailable(ctx, b, err, req.Scope, req.Branch)
 	}
-	return &struct {
-		Deleted bool             `json:"deleted"`
-		Scope   memorybank.Scope `json:"scope"`
-		Branch  string           `json:"branch,omitempty"`
-		Path    string           `json:"path"`
-	}{true, req.Scope, req.Branch, req.Path}, nil
+	return &deleteResult{true, req.Scope, req.Branch, req.Path}, nil
 }
 
 // maxAvailable caps the document paths a NOT_FOUND error lists.

@@ -100,9 +100,9 @@ func TestToolsDefinitions(t *testing.T) {
 		props    []string
 		required []string
 	}{
-		{tools.WriteBranchMemoryBank, []string{"branch", "content", "ifVersion", "mode", "patches", "path", "returnContent", "tags"}, []string{"branch", "path"}},
+		{tools.WriteBranchMemoryBank, []string{"branch", "content", "ifVersion", "mode", "patches", "path", "returnContent", "tags"}, []string{"path"}},
 		{tools.WriteGlobalMemoryBank, []string{"content", "ifVersion", "mode", "patches", "path", "returnContent", "tags"}, []string{"path"}},
-		{tools.ReadBranchMemoryBank, []string{"branch", "path"}, []string{"branch", "path"}},
+		{tools.ReadBranchMemoryBank, []string{"branch", "path"}, []string{"path"}},
 		{tools.ReadGlobalMemoryBank, []string{"path"}, []string{"path"}},
 		{tools.ReadContext, []string{"branch", "includeBranchMemory", "includeGlobalMemory", "includeRules", "language", "maxBytes", "maxTokens", "query"}, nil},
 		{tools.ReadRules, []string{"language"}, nil},
@@ -126,7 +126,9 @@ func TestToolsDefinitions(t *testing.T) {
 				Required             []string                   `json:"required"`
 				AdditionalProperties *bool                      `json:"additionalProperties"`
 			}
-			require.NoError(t, json.Unmarshal(tool.InputSchema, &s))
+			data, err := json.Marshal(tool.InputSchema)
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(data, &s))
 			assert.Equal(t, "object", s.Type)
 			props := slices.Sorted(func(yield func(string) bool) {
 				for k := range s.Properties {
@@ -161,9 +163,11 @@ func TestToolsDefinitions(t *testing.T) {
 			}
 		})
 	}
-	// Each call gives the caller its own schema bytes.
-	all[0].InputSchema[0] = 'X'
-	assert.Equal(t, byte('{'), tools.For(e.bank)[0].InputSchema[0])
+	// Each call gives the caller its own schemas.
+	all[0].InputSchema.Description = "changed"
+	all[0].OutputSchema.Description = "changed"
+	assert.Empty(t, tools.For(e.bank)[0].InputSchema.Description)
+	assert.Empty(t, tools.For(e.bank)[0].OutputSchema.Description)
 }
 
 func TestToolsRefuseBadArguments(t *testing.T) {
@@ -182,7 +186,6 @@ func TestToolsRefuseBadArguments(t *testing.T) {
 		{"bad enum", tools.ReadRules, `{"language":"fr"}`, "/language", `"en", "ja", "zh"`},
 		{"content of a wrong type", tools.WriteGlobalMemoryBank, `{"path":"a.json","content":[1]}`, "/content", "Expected: [string,object]"},
 		{"patch op unknown", tools.WriteGlobalMemoryBank, `{"path":"a.json","patches":[{"op":"merge","path":"/content/x"}]}`, "/patches/0/op", "must be one of"},
-		{"patch op without path", tools.WriteGlobalMemoryBank, `{"path":"a.json","patches":[{"op":"remove"}]}`, "/patches/0/path", "path is required"},
 		{"empty patch list", tools.WriteGlobalMemoryBank, `{"path":"a.json","patches":[]}`, "/patches", "at least 1"},
 		{"negative ifVersion", tools.WriteGlobalMemoryBank, `{"path":"a.json","content":{"x":2},"ifVersion":-1}`, "/ifVersion", "greater than or equal to 0"},
 		{"huge ifVersion", tools.WriteGlobalMemoryBank, `{"path":"a.json","content":{"x":2},"ifVersion":1e30}`, "/ifVersion", "less than or equal to"},
@@ -202,6 +205,12 @@ func TestToolsRefuseBadArguments(t *testing.T) {
 				"a problem at %q in %v", tt.pointer, problems)
 		})
 	}
+	t.Run("patch op without path", func(t *testing.T) {
+		// Decoding the patch finds it: the operation is named.
+		te := e.fail(t, tools.WriteGlobalMemoryBank, `{"path":"a.json","patches":[{"op":"remove"}]}`, tools.CodeInvalidPatch)
+		assert.Contains(t, te.Message, `missing member "path"`)
+		assert.Equal(t, 0, te.Details["operation"].(map[string]any)["index"])
+	})
 	t.Run("invalid JSON", func(t *testing.T) {
 		te := e.fail(t, tools.ReadGlobalMemoryBank, `{"path":`, tools.CodeInvalidArgument)
 		assert.Contains(t, te.Message, "not valid JSON")

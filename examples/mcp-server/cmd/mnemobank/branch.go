@@ -3,9 +3,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -57,28 +55,50 @@ var errBranchRequiredRemote = fmt.Errorf("%w: branch is required over HTTP", mem
 // errDetachedHead: the client's work tree has no current branch.
 var errDetachedHead = errors.New("the git work tree is on a detached HEAD")
 
-// branchFromRoots fills in args' branch when need(args) says the call needs
-// one and it is omitted. It returns the arguments to use, what it used, or
-// the input requests to send first (the client's roots, once per session
-// until they change).
-func (s *server) branchFromRoots(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage, need func(map[string]json.RawMessage) bool) (json.RawMessage, *branchUsed, mcp.InputRequestMap, error) {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(args, &m) != nil {
-		return args, nil, nil, nil // the tool reports what is wrong with them
+// branchUsedKey holds, in a call's context, where rootsBranch records the
+// branch it took from the roots (a **branchUsed set by the handler).
+type branchUsedKey struct{}
+
+// branchArgs is the argument type of a server tool whose branch may come
+// from the roots.
+type branchArgs interface {
+	branchRef() *string
+	needsBranch() bool
+}
+
+// fillBranch fills in the omitted branch of decoded arguments that need
+// one, from the client's roots.
+func fillBranch(ctx context.Context, req *mcp.CallToolRequest, in any) error {
+	ba, ok := in.(branchArgs)
+	if !ok || *ba.branchRef() != "" || !ba.needsBranch() {
+		return nil
 	}
-	if m == nil {
-		m = map[string]json.RawMessage{}
+	s, _ := ctx.Value(serverKey{}).(*server)
+	if s == nil {
+		return nil
 	}
-	if b, ok := m["branch"]; ok && !bytes.Equal(b, []byte(`""`)) && !bytes.Equal(b, []byte("null")) {
-		return args, nil, nil, nil
+	branch, err := s.rootsBranch(ctx, req)
+	if err != nil {
+		return err
 	}
-	if !need(m) {
-		return args, nil, nil, nil
-	}
+	*ba.branchRef() = branch
+	return nil
+}
+
+// serverKey holds the server in a call's context, for fillBranch.
+type serverKey struct{}
+
+// rootsBranch returns the branch of a call that needs one and omitted it:
+// the current branch of the client's single root, or "" (the tool then
+// reports the missing branch as it always did). It records what it used
+// for the result's branchFromRoots. The error is a *needInput when the
+// client's roots must be asked for first (once per session until they
+// change), or a *tools.Error.
+func (s *server) rootsBranch(ctx context.Context, req *mcp.CallToolRequest) (string, error) {
 	if s.remote {
 		// The roots name the client's machine; read on this one they
 		// would let a remote client probe the server's disk.
-		return nil, nil, nil, &tools.Error{Code: tools.CodeInvalidArgument, Err: errBranchRequiredRemote,
+		return "", &tools.Error{Code: tools.CodeInvalidArgument, Err: errBranchRequiredRemote,
 			Message: "branch is required: over HTTP the server does not read the client's roots (they name paths on the client's machine, not the server's); pass branch"}
 	}
 	roots, ok := s.roots.get(req.Session)
@@ -89,10 +109,10 @@ func (s *server) branchFromRoots(ctx context.Context, req *mcp.CallToolRequest, 
 	}
 	if !ok {
 		if caps := req.ClientCapabilities(); caps == nil || caps.RootsV2 == nil {
-			return args, nil, nil, nil
+			return "", nil
 		}
 		if req.ProtocolVersion() >= multiRoundTripProtocol {
-			return nil, nil, mcp.InputRequestMap{rootsRequestID: &mcp.ListRootsParams{}}, nil
+			return "", &needInput{mcp.InputRequestMap{rootsRequestID: &mcp.ListRootsParams{}}}
 		}
 		// Earlier protocols: ask now. A client that declares roots but
 		// cannot list them (some answer "method not found") is taken as
@@ -110,22 +130,20 @@ func (s *server) branchFromRoots(ctx context.Context, req *mcp.CallToolRequest, 
 		s.track(req.Session)
 	}
 	if len(roots) != 1 {
-		return args, nil, nil, nil
+		return "", nil
 	}
 	branch, err := gitBranch(roots[0].URI)
 	if errors.Is(err, errDetachedHead) {
-		return nil, nil, nil, &tools.Error{Code: tools.CodeInvalidArgument, Err: memorybank.ErrInvalidRequest,
+		return "", &tools.Error{Code: tools.CodeInvalidArgument, Err: memorybank.ErrInvalidRequest,
 			Message: fmt.Sprintf("branch is required: the client's root %s is a git work tree on a detached HEAD, so it has no current branch; pass branch", roots[0].URI)}
 	}
 	if err != nil || memorybank.ValidateBranch(branch) != nil {
-		return args, nil, nil, nil
+		return "", nil
 	}
-	m["branch"], _ = json.Marshal(branch)
-	out, err := json.Marshal(m)
-	if err != nil {
-		return args, nil, nil, nil
+	if used, _ := ctx.Value(branchUsedKey{}).(**branchUsed); used != nil {
+		*used = &branchUsed{Branch: branch, Root: roots[0].URI}
 	}
-	return out, &branchUsed{Branch: branch, Root: roots[0].URI}, nil, nil
+	return branch, nil
 }
 
 // gitBranch returns the current branch of the git work tree holding the
@@ -243,25 +261,4 @@ func (c *rootsCache) forget(s *mcp.ServerSession) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.m, s)
-}
-
-// Rules for when a tool needs a branch.
-
-func alwaysBranch(map[string]json.RawMessage) bool { return true }
-
-// branchScope: the call is on the branch bank (scope "branch").
-func branchScope(m map[string]json.RawMessage) bool {
-	return bytes.Equal(bytes.TrimSpace(m["scope"]), []byte(`"branch"`))
-}
-
-// branchScopeDefault: scope "branch", which is the default.
-func branchScopeDefault(m map[string]json.RawMessage) bool {
-	s, ok := m["scope"]
-	return !ok || bytes.Equal(bytes.TrimSpace(s), []byte(`"branch"`))
-}
-
-// readContextBranch: read_context needs a branch unless includeBranchMemory
-// is false.
-func readContextBranch(m map[string]json.RawMessage) bool {
-	return !bytes.Equal(bytes.TrimSpace(m["includeBranchMemory"]), []byte("false"))
 }

@@ -96,10 +96,10 @@ func page(ms []memories.Memory, offset, limit int) *memoriesResult {
 
 func (s *server) memoryTools() []toolDef {
 	return []toolDef{
-		define(&mcp.Tool{Name: "add_memory", Annotations: additive,
-			Description: `Remember something learned (a user preference, a fact about the project, a lesson from a mistake) in the memories file, ` +
-				`which outlives the conversation and every branch. Returns its id, title, tags and date (not the content). ` +
-				`Limits: content 64 KiB, at most 20 tags (the type counting as one) of 64 bytes each, counted in bytes of UTF-8.`},
+		define("add_memory", tools.Additive,
+			`Remember something learned (a user preference, a fact about the project, a lesson from a mistake) in the memories file, `+
+				`which outlives the conversation and every branch. Returns its id, title, tags and date (not the content). `+
+				`Limits: content 64 KiB, at most 20 tags (the type counting as one) of 64 bytes each, counted in bytes of UTF-8.`,
 			func(in *jsonschema.Schema) {
 				n := memories.MaxTags
 				in.Properties["tags"].MaxItems = &n
@@ -115,10 +115,10 @@ func (s *server) memoryTools() []toolDef {
 				}
 				return &addMemoryResult{memorySummary{ID: m.ID, Title: m.Title, Tags: nonNil(m.Tags), Date: m.Date, ContentBytes: len(m.Content)}}, nil
 			}),
-		define(&mcp.Tool{Name: "search_memories", Annotations: readOnly,
-			Description: `Find learned memories whose content, title or tags match the query, best first: ` +
-				`at most limit of them (10 by default, 100 at most), with the number of further matches in "more". ` +
-				`The query must not be empty (list_memories lists every memory) and is at most 1 KiB.`},
+		define("search_memories", tools.ReadOnly,
+			`Find learned memories whose content, title or tags match the query, best first: `+
+				`at most limit of them (10 by default, 100 at most), with the number of further matches in "more". `+
+				`The query must not be empty (list_memories lists every memory) and is at most 1 KiB.`,
 			pageSchema,
 			func(ctx context.Context, _ *mcp.CallToolRequest, a searchMemoriesArgs) (*memoriesResult, error) {
 				if strings.TrimSpace(a.Query) == "" {
@@ -131,9 +131,9 @@ func (s *server) memoryTools() []toolDef {
 				}
 				return page(ms, 0, a.Limit), nil
 			}),
-		define(&mcp.Tool{Name: "list_memories", Annotations: readOnly,
-			Description: `List the learned memories in the order of the memories file, a page at a time: ` +
-				`limit of them (10 by default, 100 at most) after skipping offset, with the number of further memories in "more".`},
+		define("list_memories", tools.ReadOnly,
+			`List the learned memories in the order of the memories file, a page at a time: `+
+				`limit of them (10 by default, 100 at most) after skipping offset, with the number of further memories in "more".`,
 			pageSchema,
 			func(ctx context.Context, _ *mcp.CallToolRequest, a listMemoriesArgs) (*memoriesResult, error) {
 				ms, err := s.mem.List(ctx)
@@ -142,8 +142,8 @@ func (s *server) memoryTools() []toolDef {
 				}
 				return page(ms, a.Offset, a.Limit), nil
 			}),
-		define(&mcp.Tool{Name: "delete_memory", Annotations: replacing,
-			Description: `Forget one learned memory by its id.`},
+		define("delete_memory", tools.Replacing,
+			`Forget one learned memory by its id.`,
 			nil,
 			func(ctx context.Context, _ *mcp.CallToolRequest, a deleteMemoryArgs) (*deleteMemoryResult, error) {
 				if err := s.mem.Delete(ctx, a.ID); err != nil {
@@ -151,8 +151,8 @@ func (s *server) memoryTools() []toolDef {
 				}
 				return &deleteMemoryResult{true, a.ID}, nil
 			}),
-		define(&mcp.Tool{Name: "restore_memory", Annotations: additive,
-			Description: `Undo a delete_memory: put a deleted memory back, with its id, date and tags (the most recent 100 deletions are kept).`},
+		define("restore_memory", tools.Additive,
+			`Undo a delete_memory: put a deleted memory back, with its id, date and tags (the most recent 100 deletions are kept).`,
 			nil,
 			func(ctx context.Context, _ *mcp.CallToolRequest, a deleteMemoryArgs) (*memoryResult, error) {
 				r, ok := s.mem.(interface {

@@ -69,6 +69,9 @@ type checkSelectionArgs struct {
 	Branch    string          `json:"branch,omitempty" jsonschema:"Git branch of the branch bank (scope branch)."`
 }
 
+func (a *checkSelectionArgs) branchRef() *string { return &a.Branch }
+func (a *checkSelectionArgs) needsBranch() bool  { return a.Scope != string(memorybank.ScopeGlobal) }
+
 type checkSelectionResult struct {
 	OK       bool                 `json:"ok"`
 	Problems []memorybank.Problem `json:"problems" jsonschema:"Every problem, located by a JSON Pointer into the selection."`
@@ -80,6 +83,9 @@ type applyOpsArgs struct {
 	Scope     string          `json:"scope,omitempty" jsonschema:"The bank the paths are relative to: branch (default) or global."`
 	Branch    string          `json:"branch,omitempty" jsonschema:"Git branch of the branch bank (scope branch)."`
 }
+
+func (a *applyOpsArgs) branchRef() *string { return &a.Branch }
+func (a *applyOpsArgs) needsBranch() bool  { return a.Scope != string(memorybank.ScopeGlobal) }
 
 type applyOpsResult struct {
 	Applied      bool               `json:"applied"`
@@ -95,17 +101,15 @@ func scopeSchema(s *jsonschema.Schema) {
 }
 
 func (s *server) planTools() []toolDef {
-	check := define(&mcp.Tool{Name: "check_file_selection", Annotations: readOnly,
-		Description: `Check a select_files output (which memory bank files to load for a task, within a budget of files and lines) against the bank: ` +
-			`valid, every file exists, the counts are the true ones, within the limits. Returns ok and every problem.`},
+	check := define("check_file_selection", tools.ReadOnly,
+		`Check a select_files output (which memory bank files to load for a task, within a budget of files and lines) against the bank: `+
+			`valid, every file exists, the counts are the true ones, within the limits. Returns ok and every problem.`,
 		scopeSchema, s.checkSelection)
-	check.branch = branchScopeDefault
-	apply := define(&mcp.Tool{Name: "apply_memory_ops", Annotations: overwriting,
-		Description: `Apply a memory_ops write plan (create, update, delete of Markdown and JSON files) to a memory bank, all files checked before any is written. ` +
-			`Every plan is shown to the user first (the server's policy; requiresConfirmation cannot turn it off): through the client's confirmation dialog when it has one, ` +
-			`otherwise this call returns the confirmation text; show it to the user and call again with confirmed true only if they agree.`},
+	apply := define("apply_memory_ops", tools.Overwriting,
+		`Apply a memory_ops write plan (create, update, delete of Markdown and JSON files) to a memory bank, all files checked before any is written. `+
+			`Every plan is shown to the user first (the server's policy; requiresConfirmation cannot turn it off): through the client's confirmation dialog when it has one, `+
+			`otherwise this call returns the confirmation text; show it to the user and call again with confirmed true only if they agree.`,
 		scopeSchema, s.applyOps)
-	apply.branch = branchScopeDefault
 	return []toolDef{check, apply}
 }
 

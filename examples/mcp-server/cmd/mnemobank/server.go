@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"reflect"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -60,9 +61,8 @@ func newServer(bank *memorybank.Bank, mem memories.MemoryManager, logger *slog.L
 	s.watcher.notify = func(uri string) {
 		_ = s.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
 	}
-	outputs := bankOutputSchemas()
-	for _, t := range tools.For(bank) {
-		s.addBankTool(t, outputs)
+	for _, t := range tools.For(bank, tools.BranchNote(rootsBranchText)) {
+		s.addBankTool(t)
 	}
 	for _, d := range s.toolDefs() {
 		s.AddTool(d.tool, s.handler(d))
@@ -79,14 +79,15 @@ func (s *server) toolDefs() []toolDef {
 // Close stops watching the bank for subscribed documents.
 func (s *server) Close() { s.watcher.stop() }
 
-// toolDef is one tool: its MCP description (schemas included) and how it
-// runs. branch says when an omitted branch argument is taken from the
-// client's roots (nil: never). run gets the arguments with the branch
-// filled in; its result marshals to a JSON object, or is a *needInput.
+// toolDef is one tool: its MCP description (schemas included), the Go
+// types they are derived from, and how it runs. run gets the arguments as
+// the client sent them and decodes them once; an omitted branch it needs
+// comes from rootsBranch. Its result marshals to a JSON object; its error
+// may be a *needInput.
 type toolDef struct {
-	tool   *mcp.Tool
-	branch func(args map[string]json.RawMessage) bool
-	run    func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (any, error)
+	tool    *mcp.Tool
+	in, out reflect.Type
+	run     func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (any, error)
 }
 
 // needInput is returned as an error by a tool that needs the client's
@@ -102,25 +103,12 @@ func (*needInput) Error() string { return "the tool needs the client's input fir
 // call; the Go error is nil.
 func (s *server) handler(d toolDef) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		args := req.Params.Arguments
 		var used *branchUsed
-		if d.branch != nil {
-			var (
-				ask mcp.InputRequestMap
-				err error
-			)
-			args, used, ask, err = s.branchFromRoots(ctx, req, args, d.branch)
-			if err != nil {
-				return errorResult(tools.AsError(err)), nil
-			}
-			if ask != nil {
-				return &mcp.CallToolResult{InputRequests: ask}, nil
-			}
-		}
+		ctx = context.WithValue(context.WithValue(ctx, branchUsedKey{}, &used), serverKey{}, s)
 		if err := ctx.Err(); err != nil {
 			return errorResult(cancelled(err)), nil
 		}
-		res, err := d.run(ctx, req, args)
+		res, err := d.run(ctx, req, req.Params.Arguments)
 		var ni *needInput
 		if errors.As(err, &ni) {
 			return &mcp.CallToolResult{InputRequests: ni.requests}, nil

@@ -76,21 +76,21 @@ type skillGraphApplyResult struct {
 
 func (s *server) skillTools() []toolDef {
 	return []toolDef{
-		define(&mcp.Tool{Name: "write_skill_graph", Annotations: replacing,
-			Description: `Store a skill graph (the steps behind an agent skill as a directed acyclic graph) as a whole, replacing the stored one. ` +
-				`The graph is validated first (ids, edges, no cycles, a start node); a graph with errors is refused with VALIDATION_FAILED listing them. ` +
-				`Prefer apply_skill_graph_operations to change part of a stored graph.`},
+		define("write_skill_graph", tools.Replacing,
+			`Store a skill graph (the steps behind an agent skill as a directed acyclic graph) as a whole, replacing the stored one. `+
+				`The graph is validated first (ids, edges, no cycles, a start node); a graph with errors is refused with VALIDATION_FAILED listing them. `+
+				`Prefer apply_skill_graph_operations to change part of a stored graph.`,
 			nil, s.writeSkillGraph),
-		define(&mcp.Tool{Name: "read_skill_graph", Annotations: readOnly,
-			Description: `Read a stored skill graph as JSON, or render it as Mermaid, Graphviz DOT or an Agent Skills SKILL.md.`},
+		define("read_skill_graph", tools.ReadOnly,
+			`Read a stored skill graph as JSON, or render it as Mermaid, Graphviz DOT or an Agent Skills SKILL.md.`,
 			func(sc *jsonschema.Schema) {
 				setEnum(sc, "format", "json", "mermaid", "dot", "skill_md")
 				setDefault(sc, "format", "json")
 			}, s.readSkillGraph),
-		define(&mcp.Tool{Name: "apply_skill_graph_operations", Annotations: overwriting,
-			Description: `Apply a batch of operations to a stored skill graph, all or nothing (a new skillId starts from an empty graph). ` +
-				`A stale baseVersion is a CONFLICT; a failing operation is INVALID_ARGUMENT naming its index, operationId and code, and nothing is stored. ` +
-				`dryRun returns the change summary and stores nothing.`},
+		define("apply_skill_graph_operations", tools.Overwriting,
+			`Apply a batch of operations to a stored skill graph, all or nothing (a new skillId starts from an empty graph). `+
+				`A stale baseVersion is a CONFLICT; a failing operation is INVALID_ARGUMENT naming its index, operationId and code, and nothing is stored. `+
+				`dryRun returns the change summary and stores nothing.`,
 			nil, s.applySkillGraph),
 	}
 }

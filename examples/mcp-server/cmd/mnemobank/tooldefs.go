@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,88 +12,45 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
-// The tools this server adds to the memory bank tools are defined by Go
-// types: the input schema comes from the argument struct (field names from
-// the json tags, descriptions from the jsonschema tags, required unless
-// omitempty) and the output schema from the result type, so the schema the
-// client sees and the value the handler decodes cannot drift apart.
-// Arguments are checked against the input schema, with unknown properties
-// refused, before the handler runs; a failure is INVALID_ARGUMENT.
-
-// schemaOptions: a json.RawMessage is any JSON value. Its schema has a
-// description because an empty schema marshals as true, which some clients
-// refuse as a property schema.
-var schemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[json.RawMessage](): {Description: "Any JSON value."},
-}}
+// The tools this server adds to the memory bank tools are declared as the
+// memory bank tools are (see package tools): the input schema comes from
+// the argument struct (field names from the json tags, descriptions from
+// the jsonschema tags, required unless omitempty), the output schema from
+// the result type, and the annotations from the tools.Effect every
+// declaration names, so the schema the client sees and the value the
+// handler decodes cannot drift apart, and a tool without annotations does
+// not compile (a zero Effect panics when the server is built). Arguments
+// are decoded once into the struct and checked against its schema, with
+// unknown properties refused, before the handler runs; a failure is
+// INVALID_ARGUMENT.
 
 // define builds a toolDef from typed arguments and results. adjust, when
-// set, refines the inferred input schema (enums, bounds) before it is
-// resolved.
-func define[In, Out any](tool *mcp.Tool, adjust func(*jsonschema.Schema), run func(ctx context.Context, req *mcp.CallToolRequest, in In) (Out, error)) toolDef {
-	in, err := jsonschema.For[In](schemaOptions)
-	if err != nil {
-		panic(fmt.Sprintf("%s: input schema: %v", tool.Name, err))
-	}
-	if adjust != nil {
-		adjust(in)
-	}
-	resolved, err := in.Resolve(nil)
-	if err != nil {
-		panic(fmt.Sprintf("%s: input schema: %v", tool.Name, err))
-	}
-	out, err := jsonschema.For[Out](schemaOptions)
-	if err != nil {
-		panic(fmt.Sprintf("%s: output schema: %v", tool.Name, err))
-	}
-	// Results are never null: a pointer's schema is that of its element.
-	out.Types, out.Type = nil, "object"
-	out.AdditionalProperties = nil // the server may add branchFromRoots
-	tool.InputSchema = in
-	tool.OutputSchema = orError(out)
-	return toolDef{tool: tool, run: func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (any, error) {
-		var v In
-		if err := decodeChecked(tool.Name, resolved, args, &v); err != nil {
-			return nil, err
-		}
-		res, err := run(ctx, req, v)
-		if err != nil {
-			return nil, err
-		}
-		return res, nil
-	}}
+// set, refines the inferred input schema (enums, bounds, defaults).
+func define[In, Out any](name string, effect tools.Effect, description string, adjust func(*jsonschema.Schema),
+	run func(ctx context.Context, req *mcp.CallToolRequest, in In) (Out, error)) toolDef {
+	args := tools.DeriveArgs[In](name, adjust)
+	tool := &mcp.Tool{Name: name, Description: description, InputSchema: args.Schema,
+		OutputSchema: tools.OutputSchema[Out](name), Annotations: mcpAnnotations(effect.Annotations())}
+	return toolDef{tool: tool, in: reflect.TypeFor[In](), out: reflect.TypeFor[Out](),
+		run: func(ctx context.Context, req *mcp.CallToolRequest, raw json.RawMessage) (any, error) {
+			v, err := args.Decode(name, raw, nil, func(in *In) error { return fillBranch(ctx, req, in) })
+			if err != nil {
+				return nil, err
+			}
+			return run(ctx, req, *v)
+		}}
 }
 
-// decodeChecked validates args against the schema, applies its defaults
-// and decodes them into v.
-func decodeChecked(tool string, schema *jsonschema.Resolved, args json.RawMessage, v any) error {
-	if len(bytes.TrimSpace(args)) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
-		args = json.RawMessage("{}")
+// mcpAnnotations are a tool's annotations as MCP has them.
+func mcpAnnotations(a tools.Annotations) *mcp.ToolAnnotations {
+	m := &mcp.ToolAnnotations{ReadOnlyHint: a.ReadOnly, IdempotentHint: a.Idempotent, OpenWorldHint: ptr(a.OpenWorld)}
+	if !a.ReadOnly {
+		m.DestructiveHint = ptr(a.Destructive)
 	}
-	var m map[string]any
-	if err := json.Unmarshal(args, &m); err != nil {
-		return invalidArgs(tool, fmt.Errorf("arguments must be a JSON object: %v", err))
-	}
-	if err := schema.ApplyDefaults(&m); err != nil {
-		return invalidArgs(tool, err)
-	}
-	if err := schema.Validate(m); err != nil {
-		return invalidArgs(tool, err)
-	}
-	data, err := json.Marshal(m)
-	if err != nil {
-		return invalidArgs(tool, err)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return invalidArgs(tool, err)
-	}
-	return nil
+	return m
 }
 
-func invalidArgs(tool string, err error) *tools.Error {
-	return &tools.Error{Code: tools.CodeInvalidArgument, Err: err,
-		Message: fmt.Sprintf("%s: invalid arguments: %v. The input schema in tools/list lists the arguments.", tool, err)}
-}
+func ptr[T any](v T) *T { return &v }
 
 // toolError builds a tools.Error with a code, a message and details.
 func toolError(code tools.Code, err error, details map[string]any, format string, a ...any) *tools.Error {

@@ -1,0 +1,563 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"reflect"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mnemobank/mnemobank/internal/jsontext"
+	"github.com/mnemobank/mnemobank/jsonpatch"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/internal/pointer"
+)
+
+// Every tool is declared once, by declare: its argument type (field names
+// from the json tags, descriptions from the jsonschema tags, required
+// unless omitempty), its result type and its Effect. The input and output
+// schemas are derived from those types with jsonschema-go, and the
+// arguments of a call are decoded into the argument type in one pass,
+// checked against the same derived schema: there is no second description
+// of a tool to drift from the first.
+
+// Effect says what a tool does to what is stored; it gives the tool's
+// Annotations. Every declaration names one: the zero Effect is refused.
+type Effect int
+
+const (
+	_ Effect = iota
+	// ReadOnly: the tool changes nothing.
+	ReadOnly
+	// Additive: a write that only adds (a new memory).
+	Additive
+	// Initialising: writes only what is missing; calling it again changes
+	// nothing more (read_context creating a new branch bank's core files).
+	Initialising
+	// Overwriting: may replace or remove what is stored.
+	Overwriting
+	// Replacing: replaces what is stored with the arguments; the same
+	// call again leaves the same state.
+	Replacing
+)
+
+// Annotations are a tool's hints to a client, as MCP's tool annotations.
+// No tool of this package reaches beyond its bank, so OpenWorld is false.
+type Annotations struct {
+	ReadOnly    bool `json:"readOnlyHint"`
+	Destructive bool `json:"destructiveHint"`
+	Idempotent  bool `json:"idempotentHint"`
+	OpenWorld   bool `json:"openWorldHint"`
+}
+
+// Annotations returns the hints of a tool with effect e. It panics on an
+// Effect that is not one of the constants: a tool must say what it does.
+func (e Effect) Annotations() Annotations {
+	switch e {
+	case ReadOnly:
+		return Annotations{ReadOnly: true}
+	case Additive:
+		return Annotations{}
+	case Initialising:
+		return Annotations{Idempotent: true}
+	case Overwriting:
+		return Annotations{Destructive: true}
+	case Replacing:
+		return Annotations{Destructive: true, Idempotent: true}
+	}
+	panic(fmt.Sprintf("tools: effect %d is not declared; give every tool one of ReadOnly, Additive, Initialising, Overwriting, Replacing", int(e)))
+}
+
+// SchemaOptions are the options the schemas of the tools are derived
+// with: a json.RawMessage is any JSON value. Its schema has a description
+// because an empty schema marshals as true, which some clients refuse as a
+// property schema. Hosts deriving schemas for tools of their own use them
+// too, so every tool reads alike.
+var SchemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[json.RawMessage](): {Description: "Any JSON value."},
+}}
+
+// branchArgs is an argument type with a branch argument that may be
+// needed, depending on the other arguments.
+type branchArgs interface {
+	branchRef() *string
+	// needsBranch reports whether the call needs a branch.
+	needsBranch() bool
+}
+
+// Args is a tool's argument type, derived schema and decoder, for hosts
+// that declare tools of their own alike (see Declare).
+type Args[In any] struct {
+	Schema   *jsonschema.Schema
+	fields   map[string]argField
+	allowed  []string
+	required []string
+}
+
+type argField struct {
+	index   []int
+	schema  *jsonschema.Schema
+	def     json.RawMessage // the schema's default, nil if none
+	integer bool
+}
+
+// DeriveArgs derives the input schema of In (adjust, when set, adds what
+// Go types cannot say: enums, bounds, defaults) and returns it with the
+// decoder of In's arguments. It panics if In cannot be described, which
+// the first test that builds the tools finds.
+func DeriveArgs[In any](tool string, adjust func(*jsonschema.Schema)) *Args[In] {
+	s, err := jsonschema.For[In](SchemaOptions)
+	if err != nil {
+		panic(fmt.Sprintf("tools: %s: input schema: %v", tool, err))
+	}
+	if adjust != nil {
+		adjust(s)
+	}
+	if _, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
+		panic(fmt.Sprintf("tools: %s: input schema: %v", tool, err))
+	}
+	a := &Args[In]{Schema: s, fields: map[string]argField{}, required: slices.Clone(s.Required)}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[In]()) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		p := s.Properties[name]
+		if name == "" || name == "-" || p == nil || f.Anonymous {
+			continue
+		}
+		k := f.Type.Kind()
+		a.fields[name] = argField{index: f.Index, schema: p, def: p.Default,
+			integer: k >= reflect.Int && k <= reflect.Uint64}
+		a.allowed = append(a.allowed, name)
+	}
+	slices.Sort(a.allowed)
+	return a
+}
+
+// Decode decodes the arguments of one call into an In, in one pass over
+// them: absent arguments (nil, empty or null) are an empty object; text
+// that is not UTF-8 and an argument given twice are refused; lenient, when
+// set, rewrites what a model wrote loosely; each member is decoded into
+// its field (a default filling an absent one) and checked against its
+// schema. fill, when set, runs on the decoded value before the constraints
+// are checked (a host supplying an omitted branch). A failure is an
+// INVALID_ARGUMENT *Error listing every problem by JSON Pointer.
+func (a *Args[In]) Decode(tool string, args json.RawMessage, lenient func(map[string]json.RawMessage), fill func(*In) error) (*In, error) {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage(`{}`)
+	}
+	if at, reason := jsontext.Check(args); at >= 0 {
+		// Decoding would read it as U+FFFD: a path would name another
+		// document, a content would lose the bytes.
+		return nil, &Error{Code: CodeInvalidArgument, Details: map[string]any{"byteOffset": at},
+			Message: fmt.Sprintf("%s: invalid arguments: %s; the arguments must be UTF-8 text (a string cannot hold such bytes, and reading them as U+FFFD would change it). Nothing was read or written.", tool, reason)}
+	}
+	obj, dup, err := members(args)
+	switch {
+	case dup != "":
+		ptr := "/" + pointer.Escape(dup)
+		return nil, &Error{Code: CodeInvalidArgument,
+			Message: fmt.Sprintf("%s: invalid arguments: %s: given twice; give each argument once. Nothing was read or written.", tool, ptr),
+			Details: map[string]any{"problems": []memorybank.Problem{{Pointer: ptr, Message: "given twice"}},
+				"allowedProperties": slices.Clone(a.allowed)}}
+	case err != nil:
+		return nil, &Error{Code: CodeInvalidArgument, Err: err,
+			Message: fmt.Sprintf("%s: the arguments are not valid JSON (%v); send a JSON object with the properties %s",
+				tool, err, strings.Join(a.allowed, ", "))}
+	case obj == nil:
+		return nil, a.refusal(tool, []memorybank.Problem{{Pointer: "", Message: "Invalid type. Expected: object, given: " + kind(args)}}, false)
+	}
+	if lenient != nil {
+		lenient(obj)
+	}
+	in := new(In)
+	v := reflect.ValueOf(in).Elem()
+	var problems []memorybank.Problem
+	unknown := false
+	for name, raw := range obj {
+		f, ok := a.fields[name]
+		if !ok {
+			unknown = true
+			problems = append(problems, memorybank.Problem{Pointer: "/" + pointer.Escape(name),
+				Message: fmt.Sprintf("Additional property %s is not allowed", name)})
+			continue
+		}
+		if p := decodeField(v.FieldByIndex(f.index), f, raw); p != nil {
+			if ptr, msg, ok := unknownOp(name, f.schema, p); ok {
+				problems = append(problems, memorybank.Problem{Pointer: ptr, Message: msg})
+				continue
+			}
+			if te := patchArgError(p); te != nil {
+				return nil, te
+			}
+			problems = append(problems, memorybank.Problem{Pointer: "/" + pointer.Escape(name), Message: p.Error()})
+		}
+	}
+	for name, f := range a.fields {
+		if _, given := obj[name]; !given && f.def != nil {
+			if err := json.Unmarshal(f.def, v.FieldByIndex(f.index).Addr().Interface()); err != nil {
+				return nil, &Error{Code: CodeInternal, Err: err, Message: fmt.Sprintf("%s: the default of %s: %v", tool, name, err)}
+			}
+		}
+	}
+	if len(problems) == 0 && fill != nil {
+		if err := fill(in); err != nil {
+			return nil, err
+		}
+	}
+	if len(problems) == 0 {
+		for _, name := range a.required {
+			if _, given := obj[name]; !given {
+				problems = append(problems, memorybank.Problem{Pointer: "/" + pointer.Escape(name), Message: name + " is required"})
+			}
+		}
+		for name, f := range a.fields {
+			if _, given := obj[name]; given || f.def != nil {
+				problems = check(problems, "/"+pointer.Escape(name), v.FieldByIndex(f.index), f.schema)
+			}
+		}
+		if ba, ok := any(in).(branchArgs); ok && *ba.branchRef() == "" && ba.needsBranch() {
+			problems = append(problems, memorybank.Problem{Pointer: "/branch", Message: "branch is required"})
+		}
+	}
+	if len(problems) > 0 {
+		return nil, a.refusal(tool, problems, unknown)
+	}
+	return in, nil
+}
+
+// decodeField decodes one member into its field. An integer field also
+// takes an integral number written as 2.0 or 2e0.
+func decodeField(fv reflect.Value, f argField, raw json.RawMessage) error {
+	if f.integer && bytes.ContainsAny(raw, ".eE") {
+		fl, _, err := big.ParseFloat(string(raw), 10, 128, big.ToNearestEven)
+		if err != nil {
+			return fmt.Errorf("Invalid type. Expected: integer, given: %s", kind(raw))
+		}
+		i, acc := fl.Int64()
+		if acc != big.Exact {
+			if !fl.IsInt() {
+				return fmt.Errorf("Invalid type. Expected: integer, given: %s", raw)
+			}
+			return fmt.Errorf("must be less than or equal to %d", maxSafeInteger)
+		}
+		raw = json.RawMessage(fmt.Sprint(i))
+	}
+	err := json.Unmarshal(raw, fv.Addr().Interface())
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("Invalid type. Expected: %s, given: %s", schemaType(f.schema), te.Value)
+	}
+	return err
+}
+
+// check appends the problems of the decoded value v against the schema s.
+// Types were checked by decoding; what is left are the constraints Go
+// types cannot hold.
+func check(problems []memorybank.Problem, ptr string, v reflect.Value, s *jsonschema.Schema) []memorybank.Problem {
+	add := func(format string, a ...any) {
+		problems = append(problems, memorybank.Problem{Pointer: ptr, Message: fmt.Sprintf(format, a...)})
+	}
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return problems
+		}
+		v = v.Elem()
+	}
+	if raw, ok := v.Interface().(json.RawMessage); ok {
+		if len(raw) > 0 && len(s.Types) > 0 && !slices.Contains(s.Types, kind(raw)) {
+			add("Invalid type. Expected: [%s], given: %s", strings.Join(s.Types, ","), kind(raw))
+		}
+		return problems
+	}
+	switch v.Kind() {
+	case reflect.String:
+		str := v.String()
+		if len(s.Enum) > 0 && !slices.Contains(s.Enum, any(str)) {
+			add("must be one of %s", quoted(s.Enum))
+		}
+		n := utf8.RuneCountInString(str)
+		if s.MinLength != nil && n < *s.MinLength {
+			add("String length must be greater than or equal to %d", *s.MinLength)
+		}
+		if s.MaxLength != nil && n > *s.MaxLength {
+			add("String length must be less than or equal to %d", *s.MaxLength)
+		}
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		n := float64(v.Int())
+		if s.Minimum != nil && n < *s.Minimum {
+			add("must be greater than or equal to %v", *s.Minimum)
+		}
+		if s.Maximum != nil && n > *s.Maximum {
+			add("must be less than or equal to %v", *s.Maximum)
+		}
+	case reflect.Slice:
+		if v.IsNil() {
+			return problems
+		}
+		if s.MinItems != nil && v.Len() < *s.MinItems {
+			add("Array must have at least %d items", *s.MinItems)
+		}
+		if s.MaxItems != nil && v.Len() > *s.MaxItems {
+			add("Array must have at most %d items", *s.MaxItems)
+		}
+		if s.Items != nil && v.Type().Elem().Kind() == reflect.String {
+			for i := range v.Len() {
+				problems = check(problems, fmt.Sprintf("%s/%d", ptr, i), v.Index(i), s.Items)
+			}
+		}
+	}
+	return problems
+}
+
+func quoted(values []any) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		b, _ := json.Marshal(v)
+		q[i] = string(b)
+	}
+	return strings.Join(q, ", ")
+}
+
+func schemaType(s *jsonschema.Schema) string {
+	if s.Type != "" {
+		return s.Type
+	}
+	types := slices.DeleteFunc(slices.Clone(s.Types), func(t string) bool { return t == "null" })
+	return strings.Join(types, " or ")
+}
+
+// unknownOp reports a patch operation whose op is not one of the schema's
+// enum as a problem with the argument, at its pointer, as the schema says;
+// the other ways a patch fails to decode are INVALID_PATCH.
+func unknownOp(name string, s *jsonschema.Schema, err error) (ptr, msg string, ok bool) {
+	var oe *jsonpatch.OperationError
+	if !errors.As(err, &oe) || s.Items == nil || s.Items.Properties["op"] == nil {
+		return "", "", false
+	}
+	op := s.Items.Properties["op"]
+	if slices.Contains(op.Enum, any(oe.Op.Op)) {
+		return "", "", false
+	}
+	return fmt.Sprintf("/%s/%d/op", pointer.Escape(name), oe.Index), "must be one of " + quoted(op.Enum), true
+}
+
+// kind names the JSON type of a value.
+func kind(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// members splits a JSON object into its top-level members, in the one
+// pass over the arguments. It returns the first member name that occurs
+// twice, or obj nil when args is well-formed JSON but not an object, or
+// err when it is not well-formed.
+func members(args []byte) (obj map[string]json.RawMessage, dup string, err error) {
+	if args[0] != '{' {
+		if !json.Valid(args) {
+			var v any
+			return nil, "", json.Unmarshal(args, &v)
+		}
+		return nil, "", nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	if _, err := dec.Token(); err != nil {
+		return nil, "", err
+	}
+	obj = map[string]json.RawMessage{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, "", err
+		}
+		name, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, "", err
+		}
+		if _, seen := obj[name]; seen {
+			return nil, name, nil
+		}
+		obj[name] = v
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, "", err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, "", errors.New("data after the arguments' object")
+	}
+	return obj, "", nil
+}
+
+// refusal is an INVALID_ARGUMENT listing every problem by JSON Pointer,
+// with the allowed properties when one is unknown.
+func (a *Args[In]) refusal(tool string, problems []memorybank.Problem, unknown bool) *Error {
+	slices.SortStableFunc(problems, func(x, y memorybank.Problem) int { return strings.Compare(x.Pointer, y.Pointer) })
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: invalid arguments:", tool)
+	for _, p := range problems {
+		ptr := p.Pointer
+		if ptr == "" {
+			ptr = "(arguments)"
+		}
+		fmt.Fprintf(&b, " %s: %s;", ptr, p.Message)
+	}
+	msg := strings.TrimSuffix(b.String(), ";")
+	if unknown {
+		msg += fmt.Sprintf(". The allowed properties are: %s", strings.Join(a.allowed, ", "))
+	}
+	return &Error{Code: CodeInvalidArgument, Message: msg + ". Nothing was read or written.",
+		Details: map[string]any{"problems": problems, "allowedProperties": slices.Clone(a.allowed)}}
+}
+
+// OutputSchema derives the output schema of a tool whose result is an
+// Out: an object (a host may add members, as the MCP server adds
+// branchFromRoots), or, for a failed call, the Error. Clients check the
+// structured content of failed calls against the output schema too.
+func OutputSchema[Out any](tool string) *jsonschema.Schema {
+	out, err := jsonschema.For[Out](SchemaOptions)
+	if err != nil {
+		panic(fmt.Sprintf("tools: %s: output schema: %v", tool, err))
+	}
+	// Results are never null: a pointer's schema is that of its element.
+	out.Types, out.Type = nil, "object"
+	out.AdditionalProperties = nil
+	// The tools return empty lists, never null.
+	for _, name := range out.Required {
+		if p := out.Properties[name]; p != nil && slices.Equal(p.Types, []string{"null", "array"}) {
+			p.Types, p.Type = nil, "array"
+		}
+	}
+	return &jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{out, errorSchema.CloneSchemas()}}
+}
+
+var errorSchema = func() *jsonschema.Schema {
+	s, err := jsonschema.For[Error](SchemaOptions)
+	if err != nil {
+		panic("tools: the Error's schema: " + err.Error())
+	}
+	s.Properties["details"].Types, s.Properties["details"].Type = nil, "object"
+	return s
+}()
+
+// property returns the property name of s, panicking if there is none: an
+// adjustment naming a field the type does not have is a mistake.
+func property(s *jsonschema.Schema, name string) *jsonschema.Schema {
+	p := s.Properties[name]
+	if p == nil {
+		panic(fmt.Sprintf("tools: the schema has no property %q", name))
+	}
+	return p
+}
+
+func setEnum(s *jsonschema.Schema, name string, values ...string) {
+	p := property(s, name)
+	p.Enum = nil
+	for _, v := range values {
+		p.Enum = append(p.Enum, v)
+	}
+}
+
+func setDefault(s *jsonschema.Schema, name string, v any) {
+	property(s, name).Default, _ = json.Marshal(v)
+}
+
+func setBounds(s *jsonschema.Schema, name string, lo, hi float64) {
+	p := property(s, name)
+	p.Minimum = &lo
+	if hi != 0 {
+		p.Maximum = &hi
+	}
+}
+
+func setMinLength(s *jsonschema.Schema, name string, n int) {
+	property(s, name).MinLength = &n
+}
+
+// maxSafeInteger bounds integer arguments: the largest integer every JSON
+// implementation (JavaScript's included) reads exactly.
+const maxSafeInteger = 1<<53 - 1
+
+// decl is one declared tool.
+type decl struct {
+	name, description string
+	effect            Effect
+	in, out           reflect.Type
+	inSchema          *jsonschema.Schema
+	outSchema         *jsonschema.Schema
+	// branch: the tool has a branch argument a host may supply.
+	branch bool
+	handle func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error)
+}
+
+// declare declares a tool: run gets the arguments decoded and checked,
+// with defaults applied. lenient, when set, rewrites the members a model
+// wrote loosely first.
+func declare[In, Out any](name, description string, effect Effect, adjust func(*jsonschema.Schema), lenient func(map[string]json.RawMessage),
+	run func(ctx context.Context, b *memorybank.Bank, in *In) (Out, error)) decl {
+	effect.Annotations() // panics on an undeclared effect
+	a := DeriveArgs[In](name, adjust)
+	_, branch := any(new(In)).(branchArgs)
+	return decl{name: name, description: description, effect: effect, branch: branch,
+		in: reflect.TypeFor[In](), out: reflect.TypeFor[Out](), inSchema: a.Schema, outSchema: OutputSchema[Out](name),
+		handle: func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
+			in, err := a.Decode(name, args, lenient, func(in *In) error { return fillBranch(ctx, in) })
+			if err != nil {
+				return nil, err
+			}
+			return run(ctx, b, in)
+		}}
+}
+
+// BranchResolver supplies the branch of a call that needs one and omitted
+// it: the branch, "" for none (the call then fails as without it), or an
+// error that fails the call as it is.
+type BranchResolver func(ctx context.Context) (string, error)
+
+type resolverKey struct{}
+
+// WithBranchResolver returns a context under which the tools ask r for
+// the branch of a call that needs one and omitted it (the MCP server asks
+// the client's roots).
+func WithBranchResolver(ctx context.Context, r BranchResolver) context.Context {
+	return context.WithValue(ctx, resolverKey{}, r)
+}
+
+func fillBranch(ctx context.Context, in any) error {
+	ba, ok := in.(branchArgs)
+	if !ok || *ba.branchRef() != "" || !ba.needsBranch() {
+		return nil
+	}
+	r, _ := ctx.Value(resolverKey{}).(BranchResolver)
+	if r == nil {
+		return nil
+	}
+	branch, err := r(ctx)
+	if err != nil {
+		return err
+	}
+	*ba.branchRef() = branch
+	return nil
+}
