@@ -19,19 +19,20 @@ const rootsBranchText = ` When branch is omitted and the client declared exactly
 // declared there: schemas, annotations and, where a call may omit its
 // branch, the server's note on the client's roots (tools.BranchNote).
 func (s *server) addBankTool(t tools.Tool) {
-	s.AddTool(&mcp.Tool{
-		Name:         t.Name,
-		Description:  t.Description,
-		InputSchema:  t.InputSchema,
-		OutputSchema: t.OutputSchema,
-		Annotations:  mcpAnnotations(t.Annotations),
-	}, s.handler(toolDef{
+	s.register(toolDef{
+		tool: &mcp.Tool{
+			Name:         t.Name,
+			Description:  t.Description,
+			InputSchema:  t.InputSchema,
+			OutputSchema: t.OutputSchema,
+			Annotations:  mcpAnnotations(t.Annotations),
+		},
 		in: t.InputType, out: t.OutputType,
 		run: func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (any, error) {
 			ctx = tools.WithBranchResolver(ctx, func(ctx context.Context) (string, error) { return s.rootsBranch(ctx, req) })
 			return t.Handle(tools.WithActor(ctx, clientName(req)), args)
 		},
-	}))
+	})
 }
 
 // clientName is the name the MCP client gave in its handshake (such as

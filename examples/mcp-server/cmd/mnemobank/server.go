@@ -36,6 +36,9 @@ type server struct {
 	// confirmPlans is the person's policy for write plans; the zero
 	// value is confirmAlways.
 	confirmPlans confirmPolicy
+	// toolTypes holds, by tool name, the Go types each registered tool's
+	// schemas are derived from: [input, output].
+	toolTypes map[string][2]reflect.Type
 	// sessions holds the sessions track waits on.
 	sessions sync.Map // *mcp.ServerSession → struct{}
 }
@@ -43,7 +46,7 @@ type server struct {
 // newServer returns the server with every tool, resource template and
 // prompt registered. Close stops its change watcher.
 func newServer(bank *memorybank.Bank, mem memories.MemoryManager, logger *slog.Logger) *server {
-	s := &server{bank: bank, mem: mem, logger: logger, roots: newRootsCache()}
+	s := &server{bank: bank, mem: mem, logger: logger, roots: newRootsCache(), toolTypes: map[string][2]reflect.Type{}}
 	s.watcher = newWatcher(bank, logger)
 	s.Server = mcp.NewServer(&mcp.Implementation{Name: "mnemobank", Version: version}, &mcp.ServerOptions{
 		Logger:       logger,
@@ -65,7 +68,7 @@ func newServer(bank *memorybank.Bank, mem memories.MemoryManager, logger *slog.L
 		s.addBankTool(t)
 	}
 	for _, d := range s.toolDefs() {
-		s.AddTool(d.tool, s.handler(d))
+		s.register(d)
 	}
 	s.addResources()
 	s.addPrompts()
@@ -74,6 +77,12 @@ func newServer(bank *memorybank.Bank, mem memories.MemoryManager, logger *slog.L
 
 func (s *server) toolDefs() []toolDef {
 	return append(append(s.memoryTools(), s.skillTools()...), s.planTools()...)
+}
+
+// register adds a tool and records the types its schemas come from.
+func (s *server) register(d toolDef) {
+	s.toolTypes[d.tool.Name] = [2]reflect.Type{d.in, d.out}
+	s.AddTool(d.tool, s.handler(d))
 }
 
 // Close stops watching the bank for subscribed documents.
