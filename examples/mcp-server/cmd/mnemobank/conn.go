@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -147,8 +148,21 @@ func (c *lineConn) readLoop(r *bufio.Reader) {
 	}
 }
 
+// wireMessage is a JSON-RPC message as it is decoded, once per line: the
+// id is kept as sent, so it can be checked and echoed exactly.
+type wireMessage struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  *string         `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   *jsonrpc.Error  `json:"error"`
+}
+
 // decode returns the message on line, or nil after answering a line that
-// holds none.
+// holds none. The line is scanned for its depth and its text, then decoded
+// once, into what the SDK needs; which refusal a line gets is worked out
+// only when that decode or a check on the decoded value fails.
 func (c *lineConn) decode(line []byte) jsonrpc.Message {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
@@ -159,11 +173,11 @@ func (c *lineConn) decode(line []byte) jsonrpc.Message {
 			fmt.Sprintf("Invalid Request: the message nests arrays and objects deeper than %d levels", maxLineDepth))
 		return nil
 	}
-	if !json.Valid(line) {
-		c.reject(nil, jsonrpc.CodeParseError, "Parse error: the line is not valid JSON")
-		return nil
-	}
 	if at, reason := jsontext.Check(line); at >= 0 {
+		if !json.Valid(line) {
+			c.reject(nil, jsonrpc.CodeParseError, "Parse error: the line is not valid JSON")
+			return nil
+		}
 		// encoding/json would read it as U+FFFD: a path would name another
 		// document, a text would lose what was sent.
 		code := int64(jsonrpc.CodeInvalidRequest)
@@ -178,36 +192,105 @@ func (c *lineConn) decode(line []byte) jsonrpc.Message {
 		c.reject(id, code, msg+reason+"; a message is UTF-8 text, and a string cannot hold such bytes without changing")
 		return nil
 	}
-	switch line[0] {
-	case '[':
+	var w wireMessage
+	if err := json.Unmarshal(line, &w); err != nil {
+		c.refuseUndecodable(line, err)
+		return nil
+	}
+	id, ok := c.messageID(w.ID)
+	if !ok {
+		return nil
+	}
+	if w.JSONRPC != "2.0" {
+		c.reject(replyID(w.ID), jsonrpc.CodeInvalidRequest, fmt.Sprintf(`Invalid Request: "jsonrpc" is %q; it must be "2.0"`, w.JSONRPC))
+		return nil
+	}
+	if w.Method != nil {
+		return &jsonrpc.Request{ID: id, Method: *w.Method, Params: w.Params}
+	}
+	if !id.IsValid() {
+		c.reject(nil, jsonrpc.CodeInvalidRequest,
+			`Invalid Request: a message without "method" is a response and needs an id; a request is {"jsonrpc":"2.0","id":<string or number>,"method":...,"params":{...}}`)
+		return nil
+	}
+	resp := &jsonrpc.Response{ID: id, Result: w.Result}
+	if w.Error != nil {
+		resp.Error = w.Error
+	}
+	return resp
+}
+
+// refuseUndecodable answers a line that is not a JSON-RPC message object.
+func (c *lineConn) refuseUndecodable(line []byte, err error) {
+	var syntax *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		c.reject(nil, jsonrpc.CodeParseError, "Parse error: the line is not valid JSON")
+	case line[0] == '[':
 		c.reject(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: batches (JSON arrays) are not supported; send one message per line")
-		return nil
-	case '{':
-	default:
+	case line[0] != '{':
 		c.reject(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: a message is a JSON object")
-		return nil
+	case errors.As(err, &typeErr):
+		c.reject(requestID(line), jsonrpc.CodeInvalidRequest, fmt.Sprintf(
+			`Invalid Request: %q is %s, not %s; a request is {"jsonrpc":"2.0","id":<string or number>,"method":...,"params":{...}}`,
+			typeErr.Field, typeErr.Value, typeErr.Type))
+	default:
+		c.reject(requestID(line), jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
 	}
-	if id := requestID(line); id != nil && id[0] != '"' {
-		// The SDK reads a numeric id as a float64 and answers it as an
-		// int64: 1.5 would come back as 1 and 9007199254740993 as
-		// 9007199254740992. Refuse what it cannot echo exactly.
-		if bytes.ContainsAny(id, ".eE") {
-			c.reject(id, jsonrpc.CodeInvalidRequest, "Invalid Request: a numeric id must be an integer written in digits, e.g. 7")
-			return nil
+}
+
+// messageID checks the id as sent and returns it as the SDK holds it, or
+// answers the line and returns false. The SDK reads a numeric id as a
+// float64 and answers it as an int64: 1.5 would come back as 1 and
+// 9007199254740993 as 9007199254740992, so only what it can echo exactly
+// is let through.
+func (c *lineConn) messageID(raw json.RawMessage) (jsonrpc.ID, bool) {
+	var v any
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		return jsonrpc.ID{}, true
+	case raw[0] == '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return jsonrpc.ID{}, false // cannot happen: the line decoded
 		}
-		if !safeInteger(id) {
-			c.reject(id, jsonrpc.CodeInvalidRequest, "Invalid Request: a numeric id must be between -9007199254740991 and 9007199254740991 (2^53-1), "+
+		v = s
+	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
+		if bytes.ContainsAny(raw, ".eE") {
+			c.reject(raw, jsonrpc.CodeInvalidRequest, "Invalid Request: a numeric id must be an integer written in digits, e.g. 7")
+			return jsonrpc.ID{}, false
+		}
+		if !safeInteger(raw) {
+			c.reject(raw, jsonrpc.CodeInvalidRequest, "Invalid Request: a numeric id must be between -9007199254740991 and 9007199254740991 (2^53-1), "+
 				"the integers a JSON number holds exactly; send a larger id as a string")
-			return nil
+			return jsonrpc.ID{}, false
 		}
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil {
+			c.reject(raw, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
+			return jsonrpc.ID{}, false
+		}
+		v = float64(n) // exact: |n| <= 2^53-1
+	default:
+		c.reject(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: an id is a string or a number, e.g. 7 or \"a1\"")
+		return jsonrpc.ID{}, false
 	}
-	msg, err := jsonrpc.DecodeMessage(line)
+	id, err := jsonrpc.MakeID(v)
 	if err != nil {
-		c.reject(requestID(line), jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error()+
-			`; a request is {"jsonrpc":"2.0","id":<string or number>,"method":...,"params":{...}}`)
-		return nil
+		c.reject(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
+		return jsonrpc.ID{}, false
 	}
-	return msg
+	return id, true
+}
+
+// replyID is the id to answer a refused message with: as sent when it is
+// a string or a number, else null.
+func replyID(raw json.RawMessage) json.RawMessage {
+	if len(raw) > 0 && (raw[0] == '"' || raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') {
+		return raw
+	}
+	return nil
 }
 
 // reject writes an error response with the given id (JSON; nil is null).
