@@ -458,7 +458,9 @@ var errorSchema = func() *jsonschema.Schema {
 	if err != nil {
 		panic("tools: the Error's schema: " + err.Error())
 	}
-	s.Properties["details"].Types, s.Properties["details"].Type = nil, "object"
+	details := s.Properties["details"]
+	details.Types, details.Type = nil, "object"
+	details.AdditionalProperties = nil // any members: the default
 	return s
 }()
 

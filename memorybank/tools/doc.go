@@ -32,13 +32,19 @@
 //
 // Rules where the tool protocol leaves a choice:
 //
-//   - Input schemas are draft-07 JSON Schema (what gojsonschema checks and
-//     what MCP clients show models), compiled once per process. Every tool
+//   - Each tool is declared once: its argument type, its result type and
+//     its Effect. The input and output schemas are derived from those Go
+//     types with jsonschema-go (descriptions from jsonschema struct tags,
+//     required unless omitempty, enums and bounds added beside the type)
+//     and exported on Tool with the Annotations, so a host registers them
+//     as they are. Arguments are decoded once, member by member into the
+//     argument type, and checked against the same schema. Every tool
 //     refuses unknown top-level properties; patch operation objects accept
 //     extra members, as RFC 6902 requires. Requirements that depend on
 //     another argument (branch when scope is "branch" or branch memory is
-//     included) are stated in the descriptions and enforced by the Bank,
-//     whose messages name what is missing.
+//     included) are stated in the descriptions and checked on the decoded
+//     arguments, after a host's BranchResolver had its chance to supply an
+//     omitted branch.
 //   - Defaults in the schemas are applied before the call: mode "upsert",
 //     returnContent false, include flags true, match "or", search scope
 //     "all". language has no schema default: it is the Bank's
