@@ -50,7 +50,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	t := &lineTransport{r: os.Stdin, w: nopCloser{os.Stdout}}
-	err := run(ctx, os.Args[1:], t, os.Stdout, os.Stderr)
+	ok, err := runSubcommand(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr) // export, import, copy
+	if !ok {
+		err = run(ctx, os.Args[1:], t, os.Stdout, os.Stderr)
+	}
 	switch {
 	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, flag.ErrHelp):
 	case errors.Is(err, errUsage):

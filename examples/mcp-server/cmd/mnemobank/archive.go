@@ -1,0 +1,324 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mnemobank/mnemobank/memories/filestore"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/archive"
+	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/pgstore"
+)
+
+// The subcommands that move a bank: export, import and copy. Each opens
+// the bank on the usual store flags, does its work and exits; none serves.
+
+// subcommands maps a first argument to its subcommand.
+var subcommands = map[string]func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error{
+	"export": runExport,
+	"import": runImport,
+	"copy":   runCopy,
+}
+
+// runSubcommand runs the subcommand args[0] names, if it is one.
+func runSubcommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (bool, error) {
+	if len(args) == 0 {
+		return false, nil
+	}
+	fn, ok := subcommands[args[0]]
+	if !ok {
+		return false, nil
+	}
+	return true, fn(ctx, args[1:], stdin, stdout, stderr)
+}
+
+// bankSide is one opened bank with its memories.
+type bankSide struct {
+	bank   *memorybank.Bank
+	mem    archive.Memories
+	source string
+	close  func()
+}
+
+// openSide opens a bank directory (with its memories file and trash) or,
+// for a postgres:// DSN, a namespace of a database.
+func openSide(ctx context.Context, where, namespace, memoriesFile string) (*bankSide, error) {
+	if strings.HasPrefix(where, "postgres://") || strings.HasPrefix(where, "postgresql://") {
+		pg, err := pgstore.Open(ctx, where, &pgstore.Options{Namespace: namespace})
+		if err != nil {
+			return nil, err
+		}
+		ms, err := pg.Memories(filestore.FileName)
+		if err != nil {
+			pg.Close()
+			return nil, err
+		}
+		tr, err := pg.Memories(trashFileName)
+		if err != nil {
+			pg.Close()
+			return nil, err
+		}
+		return &bankSide{bank: memorybank.New(pg, nil), mem: archive.Memories{File: ms, Trash: tr},
+			source: "postgres namespace " + pg.Namespace(), close: pg.Close}, nil
+	}
+	s, err := fsstore.Open(where, nil)
+	if err != nil {
+		return nil, err
+	}
+	abs, _ := filepath.Abs(where)
+	return &bankSide{bank: memorybank.New(s, nil), source: "directory " + abs, close: func() { s.Close() },
+		mem: archive.Memories{File: filestore.New(memoriesFile, nil), Trash: filestore.New(filepath.Join(filepath.Dir(memoriesFile), trashFileName), nil)}}, nil
+}
+
+// storeFlags adds the usual store flags to fs and returns the opener.
+func storeFlags(fs *flag.FlagSet) func(ctx context.Context) (*bankSide, error) {
+	root := fs.String("root", "./docs", "directory of the memory bank")
+	memoriesFile := fs.String("memories", filepath.Join(filestore.AgentDir, filestore.FileName), "file of the learned memories (its trash beside it)")
+	postgres := fs.String("postgres", "", "PostgreSQL DSN: the bank and memories are there instead of --root and --memories")
+	namespace := fs.String("namespace", pgstore.DefaultNamespace, "with --postgres: the project's namespace")
+	return func(ctx context.Context) (*bankSide, error) {
+		if *postgres != "" {
+			if !strings.HasPrefix(*postgres, "postgres://") && !strings.HasPrefix(*postgres, "postgresql://") {
+				*postgres = "postgres://" + strings.TrimPrefix(*postgres, "//")
+			}
+			return openSide(ctx, *postgres, *namespace, "")
+		}
+		return openSide(ctx, *root, "", *memoriesFile)
+	}
+}
+
+func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout io.Writer) error {
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return flag.ErrHelp
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return nil
+}
+
+const exportUsage = `Usage: mnemobank export [--root DIR --memories FILE | --postgres DSN --namespace N] [-o FILE]
+
+Writes an archive of the bank (every document of every scope, its history,
+skill graphs, learned memories and their trash) to FILE, or to standard output.
+
+Flags:
+`
+
+func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("mnemobank export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	open := storeFlags(fs)
+	out := fs.String("o", "", "write the archive to FILE (written beside it, then renamed) instead of standard output")
+	if err := parseFlags(fs, args, exportUsage, stdout); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	side, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	defer side.close()
+	if *out == "" {
+		_, err := archive.Export(ctx, side.bank, side.mem, stdout, &archive.ExportOptions{Source: side.source})
+		return err
+	}
+	m, err := exportFile(ctx, side, *out, nil)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "mnemobank: exported %d documents (%d skill graphs), %d history entries, %d memories (%d in the trash) to %s\n",
+		m.Counts.Documents, m.Counts.Skills, m.Counts.History, m.Counts.Memories, m.Counts.Trash, *out)
+	return nil
+}
+
+// exportFile writes the archive to a temporary file beside path and renames
+// it, so path is never a partial archive.
+func exportFile(ctx context.Context, side *bankSide, path string, progress func(int)) (*archive.Manifest, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), ".mnemobank-export-*.tar")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	m, err := archive.Export(ctx, side.bank, side.mem, f, &archive.ExportOptions{Source: side.source, Progress: progress})
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	return m, err
+}
+
+const importUsage = `Usage: mnemobank import [--root DIR --memories FILE | --postgres DSN --namespace N] [--apply] [--on-conflict theirs|ours|both] FILE
+
+Imports the archive FILE ("-": standard input) into the bank. Without --apply
+it only prints the plan: create, skip or conflict, per document and memory.
+The whole archive is verified before anything is written; an import that
+was interrupted can be run again and finishes.
+
+Flags:
+`
+
+func runImport(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("mnemobank import", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	open := storeFlags(fs)
+	apply := fs.Bool("apply", false, "write (without it: a dry run that prints the plan)")
+	onConflict := fs.String("on-conflict", string(archive.KeepOurs), "a document both hold with different bytes: ours (keep ours), theirs (the archive's becomes the next version of ours), both (theirs beside ours as NAME.imported.EXT)")
+	if err := parseFlags(fs, args, importUsage, stdout); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: import takes one archive FILE (\"-\" for standard input)", errUsage)
+	}
+	policy, err := archive.ParsePolicy(*onConflict)
+	if err != nil {
+		return fmt.Errorf("%w: --on-conflict: %v", errUsage, err)
+	}
+	var r io.Reader = stdin
+	if name := fs.Arg(0); name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
+	}
+	side, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	defer side.close()
+	return importArchive(ctx, side, r, archive.ImportOptions{Apply: *apply, OnConflict: policy}, stdout, stderr, false)
+}
+
+// importArchive imports r into side, printing the plan or the report on
+// stdout (quiet: conflicts only) and a summary on stderr.
+func importArchive(ctx context.Context, side *bankSide, r io.Reader, o archive.ImportOptions, stdout, stderr io.Writer, quiet bool) error {
+	o.Report = func(it archive.Item) {
+		if quiet && it.Action != archive.Conflict {
+			return
+		}
+		line := fmt.Sprintf("%-8s %-8s %s", it.Action, it.Kind, it.Key)
+		if it.Resolution != "" {
+			line += ": " + it.Resolution
+		} else if it.Detail != "" {
+			line += ": " + it.Detail
+		}
+		fmt.Fprintln(stdout, line)
+	}
+	res, err := archive.Import(ctx, side.bank, side.mem, r, &o)
+	if err != nil {
+		return err
+	}
+	if o.Apply {
+		fmt.Fprintf(stderr, "mnemobank: imported: %d created, %d unchanged, %d conflicts (on-conflict %s); %d history entries written, %d already there\n",
+			res.Created, res.Skipped, res.Conflicts, o.OnConflict, res.HistoryWritten, res.HistorySkipped)
+		return nil
+	}
+	fmt.Fprintf(stderr, "mnemobank: plan: %d to create, %d unchanged, %d conflicts (on-conflict %s); %d history entries to write. Dry run: nothing was written; run again with --apply.\n",
+		res.Created, res.Skipped, res.Conflicts, o.OnConflict, res.HistoryWritten)
+	return nil
+}
+
+const copyUsage = `Usage: mnemobank copy --from SRC --to DST [--from-namespace N] [--to-namespace N] [--on-conflict theirs|ours|both]
+
+Copies everything a bank holds to another: SRC and DST are each a bank
+directory or a postgres:// DSN. The same as export piped into import --apply;
+progress on stderr. The memories file of a directory DIR is
+DIR/../.agent/memories.md (the layout of "mnemobank --root ./docs" run in the
+project), unless --from-memories or --to-memories says otherwise.
+
+Flags:
+`
+
+func runCopy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("mnemobank copy", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	from := fs.String("from", "", "source: a bank directory or a postgres:// DSN")
+	to := fs.String("to", "", "destination: a bank directory or a postgres:// DSN")
+	fromNS := fs.String("from-namespace", pgstore.DefaultNamespace, "namespace of a postgres:// source")
+	toNS := fs.String("to-namespace", pgstore.DefaultNamespace, "namespace of a postgres:// destination")
+	fromMem := fs.String("from-memories", "", "memories file of a directory source (default DIR/../.agent/memories.md)")
+	toMem := fs.String("to-memories", "", "memories file of a directory destination (default DIR/../.agent/memories.md)")
+	onConflict := fs.String("on-conflict", string(archive.KeepOurs), "theirs, ours or both (see mnemobank import)")
+	if err := parseFlags(fs, args, copyUsage, stdout); err != nil {
+		return err
+	}
+	if *from == "" || *to == "" || fs.NArg() > 0 {
+		return fmt.Errorf("%w: copy takes --from SRC and --to DST and no arguments", errUsage)
+	}
+	policy, err := archive.ParsePolicy(*onConflict)
+	if err != nil {
+		return fmt.Errorf("%w: --on-conflict: %v", errUsage, err)
+	}
+	memOf := func(dir, flagValue string) string {
+		if flagValue != "" {
+			return flagValue
+		}
+		return filepath.Join(filepath.Dir(filepath.Clean(dir)), filestore.AgentDir, filestore.FileName)
+	}
+	src, err := openSide(ctx, *from, *fromNS, memOf(*from, *fromMem))
+	if err != nil {
+		return fmt.Errorf("--from: %w", err)
+	}
+	defer src.close()
+	dst, err := openSide(ctx, *to, *toNS, memOf(*to, *toMem))
+	if err != nil {
+		return fmt.Errorf("--to: %w", err)
+	}
+	defer dst.close()
+	if src.source == dst.source {
+		return fmt.Errorf("%w: --from and --to are the same bank (%s)", errUsage, src.source)
+	}
+	tmp, err := os.MkdirTemp("", "mnemobank-copy-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	file := filepath.Join(tmp, "bank.tar")
+	m, err := exportFile(ctx, src, file, func(n int) {
+		if n%1000 == 0 {
+			fmt.Fprintf(stderr, "mnemobank: exported %d entries\n", n)
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("exporting %s: %w", src.source, err)
+	}
+	fmt.Fprintf(stderr, "mnemobank: exported %d entries from %s\n", m.Entries, src.source)
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	err = importArchive(ctx, dst, f, archive.ImportOptions{Apply: true, OnConflict: policy, TempDir: tmp, Progress: func(done, total int) {
+		if done%1000 == 0 || done == total {
+			fmt.Fprintf(stderr, "mnemobank: imported %d/%d entries\n", done, total)
+		}
+	}}, stdout, stderr, true)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("importing into %s: %w", dst.source, err)
+	}
+	return err
+}
