@@ -1,0 +1,305 @@
+package textsearch
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// BM25F.
+//
+// A document has up to MaxFields fields (for the memories file: title,
+// tags, content; for a bank: title and path, tags, text). A term's weight
+// in a document is the sum over fields of the field's weight times the
+// term's count in it, each count normalised by the field's length relative
+// to that field's average (parameter B of the field: 0 ignores length, 1
+// normalises fully); the weight is saturated with K1 and multiplied by the
+// term's inverse document frequency. A document's score is the sum over
+// the query's terms (Robertson and Zaragoza's BM25F).
+
+// MaxFields is the most fields a document may have.
+const MaxFields = 4
+
+// Field weights a field of the documents.
+type Field struct {
+	Name   string
+	Weight float64 // how much an occurrence here counts, relative to others
+	B      float64 // length normalisation, 0 (none) to 1 (full)
+}
+
+// Params are an index's fields and saturation.
+type Params struct {
+	Fields []Field
+	K1     float64 // term frequency saturation; 0 means 1.2
+}
+
+// ErrParams: the Params given to NewIndex are unusable.
+var ErrParams = errors.New("textsearch: invalid parameters")
+
+// Index is a BM25F inverted index of documents keyed by K. Documents are
+// added, replaced and removed one at a time, so an index can follow the
+// versions of what it indexes. It is not safe for concurrent writes;
+// concurrent reads (Stats, Each, Top) are safe when no write runs.
+type Index[K comparable] struct {
+	p      Params
+	an     Analyzer
+	keys   []K
+	live   []bool
+	lens   [][MaxFields]uint32
+	byKey  map[K]int32
+	termID map[string]int32
+	post   [][]posting
+	nLive  int
+	sumLen [MaxFields]int64
+
+	// per-Add scratch
+	tf   [][MaxFields]uint16
+	last []int32
+	cur  []int32
+}
+
+type posting struct {
+	doc int32
+	tf  [MaxFields]uint16
+}
+
+// NewIndex returns an empty index with parameters p, analysing text with
+// an.
+func NewIndex[K comparable](p Params, an Analyzer) (*Index[K], error) {
+	if len(p.Fields) == 0 || len(p.Fields) > MaxFields {
+		return nil, fmt.Errorf("%w: %d fields, want 1 to %d", ErrParams, len(p.Fields), MaxFields)
+	}
+	for _, f := range p.Fields {
+		if f.Weight < 0 || f.B < 0 || f.B > 1 || math.IsNaN(f.Weight) || math.IsNaN(f.B) {
+			return nil, fmt.Errorf("%w: field %q has weight %v and B %v; want a weight >= 0 and B in [0, 1]", ErrParams, f.Name, f.Weight, f.B)
+		}
+	}
+	if p.K1 == 0 {
+		p.K1 = 1.2
+	}
+	if p.K1 < 0 || math.IsNaN(p.K1) {
+		return nil, fmt.Errorf("%w: K1 is %v; want > 0", ErrParams, p.K1)
+	}
+	return &Index[K]{p: p, an: an, byKey: map[K]int32{}, termID: map[string]int32{}}, nil
+}
+
+// Params returns the index's parameters.
+func (ix *Index[K]) Params() Params { return ix.p }
+
+// Len is the number of documents.
+func (ix *Index[K]) Len() int { return ix.nLive }
+
+// Add indexes a document under key, replacing any document it had; fields
+// are its fields' texts, in the order of Params.Fields (missing ones are
+// empty, extra ones are an error).
+func (ix *Index[K]) Add(key K, fields ...string) error {
+	if len(fields) > len(ix.p.Fields) {
+		return fmt.Errorf("%w: %d field texts for %d fields", ErrParams, len(fields), len(ix.p.Fields))
+	}
+	ix.Remove(key)
+	doc := int32(len(ix.keys))
+	var lens [MaxFields]uint32
+	ix.cur = ix.cur[:0]
+	for f, text := range fields {
+		ix.an.Analyze(text, func(t Token) {
+			tid, ok := ix.termID[string(t.Term)]
+			if !ok {
+				tid = int32(len(ix.post))
+				ix.termID[string(t.Term)] = tid
+				ix.post = append(ix.post, nil)
+			}
+			for int(tid) >= len(ix.last) {
+				ix.last = append(ix.last, -1)
+				ix.tf = append(ix.tf, [MaxFields]uint16{})
+			}
+			if ix.last[tid] != doc {
+				ix.last[tid] = doc
+				ix.tf[tid] = [MaxFields]uint16{}
+				ix.cur = append(ix.cur, tid)
+			}
+			if ix.tf[tid][f] < math.MaxUint16 {
+				ix.tf[tid][f]++
+			}
+			lens[f]++
+		})
+	}
+	for _, tid := range ix.cur {
+		ix.post[tid] = append(ix.post[tid], posting{doc: doc, tf: ix.tf[tid]})
+	}
+	ix.keys = append(ix.keys, key)
+	ix.live = append(ix.live, true)
+	ix.lens = append(ix.lens, lens)
+	ix.byKey[key] = doc
+	ix.nLive++
+	for f := range MaxFields {
+		ix.sumLen[f] += int64(lens[f])
+	}
+	return nil
+}
+
+// Remove removes the document under key, if any. Its postings are dropped
+// when removed documents outnumber the others.
+func (ix *Index[K]) Remove(key K) {
+	doc, ok := ix.byKey[key]
+	if !ok {
+		return
+	}
+	delete(ix.byKey, key)
+	ix.live[doc] = false
+	ix.nLive--
+	for f := range MaxFields {
+		ix.sumLen[f] -= int64(ix.lens[doc][f])
+	}
+	if dead := len(ix.keys) - ix.nLive; dead > 1024 && dead > ix.nLive {
+		ix.compact()
+	}
+}
+
+// compact renumbers the live documents and drops the postings of the
+// others.
+func (ix *Index[K]) compact() {
+	renum := make([]int32, len(ix.keys))
+	keys, live, lens := ix.keys[:0:0], ix.live[:0:0], ix.lens[:0:0]
+	for i := range ix.keys {
+		renum[i] = -1
+		if ix.live[i] {
+			renum[i] = int32(len(keys))
+			ix.byKey[ix.keys[i]] = renum[i]
+			keys, live, lens = append(keys, ix.keys[i]), append(live, true), append(lens, ix.lens[i])
+		}
+	}
+	for tid, ps := range ix.post {
+		kept := ps[:0]
+		for _, p := range ps {
+			if n := renum[p.doc]; n >= 0 {
+				kept = append(kept, posting{doc: n, tf: p.tf})
+			}
+		}
+		ix.post[tid] = kept
+	}
+	ix.keys, ix.live, ix.lens = keys, live, lens
+	ix.last = ix.last[:0]
+	ix.tf = ix.tf[:0]
+}
+
+// Stats are the collection statistics a score needs: documents, summed
+// field lengths and, per query term, the documents holding it. A search
+// over several indexes (a bank's branches) adds theirs up with Merge, so
+// every index scores alike.
+type Stats struct {
+	N      int
+	SumLen [MaxFields]int64
+	DF     []int
+}
+
+// Merge adds o, computed for the same terms, to s.
+func (s *Stats) Merge(o Stats) {
+	s.N += o.N
+	for f := range MaxFields {
+		s.SumLen[f] += o.SumLen[f]
+	}
+	if s.DF == nil {
+		s.DF = make([]int, len(o.DF))
+	}
+	for i := range o.DF {
+		s.DF[i] += o.DF[i]
+	}
+}
+
+// Stats returns this index's statistics for terms.
+func (ix *Index[K]) Stats(terms []string) Stats {
+	st := Stats{N: ix.nLive, SumLen: ix.sumLen, DF: make([]int, len(terms))}
+	dead := len(ix.keys) != ix.nLive
+	for i, t := range terms {
+		tid, ok := ix.termID[t]
+		if !ok {
+			continue
+		}
+		if !dead {
+			st.DF[i] = len(ix.post[tid])
+			continue
+		}
+		for _, p := range ix.post[tid] {
+			if ix.live[p.doc] {
+				st.DF[i]++
+			}
+		}
+	}
+	return st
+}
+
+// IDF is the inverse document frequency of a term held by df of n
+// documents (BM25's, kept positive).
+func IDF(df, n int) float64 {
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// Each calls fn once with every document holding any of terms and its
+// score, scored with the statistics st (nil: this index's own), in no
+// particular order.
+func (ix *Index[K]) Each(terms []string, st *Stats, fn func(key K, score float64)) {
+	if st == nil {
+		own := ix.Stats(terms)
+		st = &own
+	}
+	if st.N == 0 {
+		return
+	}
+	var avg [MaxFields]float64
+	for f := range ix.p.Fields {
+		avg[f] = max(float64(st.SumLen[f])/float64(st.N), 1)
+	}
+	scores := make([]float64, len(ix.keys))
+	var touched []int32
+	k1 := ix.p.K1
+	for i, t := range terms {
+		tid, ok := ix.termID[t]
+		if !ok || st.DF[i] == 0 {
+			continue
+		}
+		idf := IDF(st.DF[i], st.N)
+		for _, p := range ix.post[tid] {
+			if !ix.live[p.doc] {
+				continue
+			}
+			w := 0.0
+			lens := &ix.lens[p.doc]
+			for f, fd := range ix.p.Fields {
+				if p.tf[f] > 0 {
+					norm := 1 - fd.B + fd.B*float64(lens[f])/avg[f]
+					w += fd.Weight * float64(p.tf[f]) / norm
+				}
+			}
+			if w == 0 {
+				continue
+			}
+			if scores[p.doc] == 0 {
+				touched = append(touched, p.doc)
+			}
+			scores[p.doc] += idf * w * (k1 + 1) / (w + k1)
+		}
+	}
+	for _, d := range touched {
+		fn(ix.keys[d], scores[d])
+	}
+}
+
+// Hit is a document and its score.
+type Hit[K comparable] struct {
+	Key   K
+	Score float64
+}
+
+// Top returns the limit best documents for terms by score, ties broken by
+// less (nil: in no set order); limit <= 0 means all of them.
+func (ix *Index[K]) Top(terms []string, limit int, less func(a, b K) bool) []Hit[K] {
+	var all []Hit[K]
+	ix.Each(terms, nil, func(k K, s float64) { all = append(all, Hit[K]{k, s}) })
+	better := func(a, b Hit[K]) bool {
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		return less != nil && less(a.Key, b.Key)
+	}
+	return TopN(all, limit, better)
+}
