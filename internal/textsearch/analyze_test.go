@@ -78,6 +78,7 @@ func TestStem(t *testing.T) {
 		{"add", "adds", "added", "adding"},
 		{"call", "calls", "called"},
 		{"die", "dies", "died"},
+		{"note", "notes", "noted", "noting"},
 	}
 	for _, g := range groups {
 		want := string(Stem([]byte(g[0])))
@@ -85,7 +86,7 @@ func TestStem(t *testing.T) {
 			assert.Equal(t, want, string(Stem([]byte(w))), "%q and %q", g[0], w)
 		}
 	}
-	apart := [][2]string{{"string", "str"}, {"status", "statu"}, {"thing", "th"}, {"news", "new"}, {"add", "ad"}, {"one", "on"}, {"analysis", "analysi"}}
+	apart := [][2]string{{"string", "str"}, {"status", "statu"}, {"thing", "th"}, {"news", "new"}, {"add", "ad"}, {"one", "on"}, {"notes", "not"}, {"noted", "not"}, {"analysis", "analysi"}}
 	for _, p := range apart {
 		assert.NotEqual(t, p[1], string(Stem([]byte(p[0]))), "%q must not stem to %q", p[0], p[1])
 	}

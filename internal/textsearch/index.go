@@ -303,3 +303,19 @@ func (ix *Index[K]) Top(terms []string, limit int, less func(a, b K) bool) []Hit
 	}
 	return TopN(all, limit, better)
 }
+
+// DocumentParams weigh a bank document's fields, in this order: its title
+// and path, its tags, its text. A tag, a word chosen to find the
+// document by, counts double; a title word counts as a word of the text
+// (its short length still gives it more weight): on memorybank's judged
+// evaluation a title weight of 1 ranks best (MRR 0.986 against 0.967 for
+// 2 to 5, the bank's 3 included; TestBankQuality), and a heading that is
+// mostly a name and a date does not outweigh the body.
+var DocumentParams = Params{
+	Fields: []Field{
+		{Name: "title", Weight: 1, B: 0.4},
+		{Name: "tags", Weight: 2, B: 0.3},
+		{Name: "text", Weight: 1, B: 0.75},
+	},
+	K1: 1.2,
+}

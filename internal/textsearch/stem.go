@@ -17,7 +17,12 @@ func Stem(w []byte) []byte {
 	if s, ok := stemExceptions[string(w)]; ok {
 		return []byte(s)
 	}
-	return stemRules(w)
+	s := stemRules(w)
+	if len(s) < len(w) && englishStop[string(s)] {
+		// "notes" and "noted" must not meet the function word "not".
+		return withSuffix(s, 'e')
+	}
+	return s
 }
 
 func stemRules(w []byte) []byte {
