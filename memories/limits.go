@@ -33,8 +33,8 @@ var ErrLimit = errors.New("memories: input over its limit")
 // ErrInvalid.
 type LimitError struct {
 	Op     string // "add", "search", "get", "delete", "restore"
-	Field  string // "content", "tags", "tags[i]", "query", "id"
-	Size   int    // bytes, or the number of tags for "tags"
+	Field  string // "content", "tags", "tags[i]", "query", "limit", "id"
+	Size   int    // bytes; the number of tags for "tags"; the limit asked for "limit"
 	Limit  int
 	Prefix string // at most QuotePrefixBytes of the input, for the message
 }
@@ -43,6 +43,9 @@ func (e *LimitError) Error() string {
 	unit := "bytes"
 	if e.Field == "tags" {
 		unit = "tags"
+	}
+	if e.Field == "limit" {
+		return fmt.Sprintf("memories: %s: limit %d is outside 0 to %d (0 means %d)", e.Op, e.Size, e.Limit, DefaultSearchLimit)
 	}
 	msg := fmt.Sprintf("memories: %s: %s has %d %s, over the limit of %d", e.Op, e.Field, e.Size, unit, e.Limit)
 	if e.Prefix != "" {

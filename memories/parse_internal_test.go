@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"golang.org/x/text/cases"
-	"golang.org/x/text/unicode/norm"
 )
 
 // Parsing derives ids with a number of hash computations linear in the
@@ -32,34 +30,6 @@ func TestDerivingIDsIsLinear(t *testing.T) {
 			p.splitLines()
 			p.parse()
 			assert.LessOrEqual(t, p.hashes, n+1, "%s, %d entries: %d hashes", tc.name, n, p.hashes)
-		}
-	}
-}
-
-// The shortcut of Fold for text that needs no folding agrees with the full
-// NFKC + case folding + NFKC path on every rune of the BMP and beyond.
-func TestFoldShortcutAgrees(t *testing.T) {
-	for r := rune(0x80); r <= 0x2FFFF; r++ {
-		if r >= 0xD800 && r <= 0xDFFF {
-			continue
-		}
-		s := string(r)
-		if !norm.NFKC.IsNormalString(s) || !caseless(s) {
-			continue
-		}
-		full := norm.NFKC.String(cases.Fold().String(s))
-		if full != s {
-			t.Errorf("U+%04X: shortcut keeps %q, full folding gives %q", r, s, full)
-		}
-	}
-	// ASCII letters lowered beside combining marks stay normalised.
-	var f folder
-	for c := 'A'; c <= 'z'; c++ {
-		for m := rune(0x300); m <= 0x36F; m++ {
-			s := string(c) + string(m) + "記"
-			if got, want := string(f.appendFold(nil, s)), norm.NFKC.String(cases.Fold().String(norm.NFKC.String(s))); got != want {
-				t.Errorf("%q: got %q, want %q", s, got, want)
-			}
 		}
 	}
 }

@@ -3,130 +3,72 @@ package memories
 import (
 	"cmp"
 	"slices"
-	"unicode"
-	"unicode/utf8"
 
-	"golang.org/x/text/cases"
-	"golang.org/x/text/transform"
-	"golang.org/x/text/unicode/norm"
+	"github.com/mnemobank/mnemobank/internal/textsearch"
 )
 
 // Fold returns s folded for matching: Unicode compatibility normalisation
 // (NFKC: composed and decomposed "café" alike, full-width ASCII and the
 // ideographic space as ASCII, half-width katakana as full-width with their
 // sound marks composed, "ﬁ" as "fi", "①" as "1") and full case folding
-// ("Straße" as "strasse"), as golang.org/x/text implements them.
-func Fold(s string) string {
-	i := 0
-	for i < len(s) && s[i] < utf8.RuneSelf && (s[i] < 'A' || s[i] > 'Z') {
-		i++
-	}
-	if i == len(s) {
-		return s
-	}
-	var f folder
-	return string(f.appendFold(nil, s))
+// ("Straße" as "strasse"), as golang.org/x/text implements them. It is
+// the one fold of mnemobank's search (internal/textsearch.Fold).
+func Fold(s string) string { return textsearch.Fold(s) }
+
+// Search limits.
+const (
+	// DefaultSearchLimit is the number of hits of a SearchRequest without
+	// a Limit.
+	DefaultSearchLimit = 10
+	// MaxSearchLimit bounds SearchRequest.Limit.
+	MaxSearchLimit = 100
+)
+
+// SearchRequest is a search of the memories (Manager.Find).
+type SearchRequest struct {
+	// Query is what to look for: a few words or a sentence, at most
+	// MaxQueryBytes. Empty: every memory, newest first.
+	Query string
+	// Limit is the most hits returned: 0 means DefaultSearchLimit; over
+	// MaxSearchLimit (or negative) is a *LimitError.
+	Limit int
 }
 
-// folder folds with reusable buffers; not safe for concurrent use.
-type folder struct {
-	caser cases.Caser
-	ready bool
-	tmp   []byte
-	fold  []byte
+// Hit is a memory found by a search.
+type Hit struct {
+	Memory
+	// Score is the BM25F relevance of the memory to the query (0 for a
+	// memory matched only as a substring, or by an empty query). Scores
+	// compare within one search only.
+	Score float64 `json:"score"`
+	// Substring is true when the memory holds every word of the query as a
+	// substring: the matches a plain substring search finds, which come
+	// before all others.
+	Substring bool `json:"substring"`
+	// Snippet is the passage of the content, about 160 bytes, holding the
+	// most query terms, with "…" where it was cut.
+	Snippet string `json:"snippet"`
 }
 
-// appendFold appends Fold(s) to dst: ASCII directly, anything else
-// through NFKC, case folding and NFKC again (folding can leave text that
-// is no longer normalised).
-func (f *folder) appendFold(dst []byte, s string) []byte {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		for i := 0; i < len(s); i++ {
-			c := s[i]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			dst = append(dst, c)
-		}
-		return dst
-	}
-	if norm.NFKC.IsNormalString(s) && caseless(s) {
-		// Most CJK text: only ASCII letters to lower, unless a lowered
-		// letter now composes with a mark after it ("W\u030a").
-		start := len(dst)
-		for i := 0; i < len(s); i++ {
-			c := s[i]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			dst = append(dst, c)
-		}
-		if norm.NFKC.IsNormal(dst[start:]) {
-			return dst
-		}
-		dst = dst[:start]
-	}
-	if !f.ready {
-		f.caser, f.ready = cases.Fold(), true
-	}
-	f.tmp = norm.NFKC.AppendString(f.tmp[:0], s)
-	folded, _, err := transform.Append(f.caser, f.fold[:0], f.tmp)
-	if err != nil { // not reachable for valid UTF-8 or not; keep NFKC alone
-		folded = f.tmp
-	} else {
-		f.fold = folded
-	}
-	return norm.NFKC.Append(dst, folded...)
+// SearchResult is the outcome of Manager.Find.
+type SearchResult struct {
+	Hits []Hit `json:"hits"`
+	// Total is the number of memories that match, Hits included: Total -
+	// len(Hits) more are beyond the limit.
+	Total int `json:"total"`
 }
-
-// caseless reports whether s has no rune outside ASCII that case folding
-// could change: none with another case (simple folding), and none of the
-// few that only full folding changes without being changed by NFKC already
-// (TestFoldShortcutAgrees checks every rune).
-func caseless(s string) bool {
-	for _, r := range s {
-		if r < utf8.RuneSelf {
-			continue
-		}
-		if unicode.SimpleFold(r) != r || unicode.Is(fullFoldOnly, r) {
-			return false
-		}
-	}
-	return true
-}
-
-// fullFoldOnly holds the runes that full case folding changes although
-// they have no simple case pair (CaseFolding.txt status F without C/S).
-var fullFoldOnly = &unicode.RangeTable{R16: []unicode.Range16{
-	{Lo: 0x0130, Hi: 0x0130, Stride: 1}, {Lo: 0x0149, Hi: 0x0149, Stride: 1}, {Lo: 0x01F0, Hi: 0x01F0, Stride: 1},
-	{Lo: 0x0390, Hi: 0x0390, Stride: 1}, {Lo: 0x03B0, Hi: 0x03B0, Stride: 1},
-	{Lo: 0x0587, Hi: 0x0587, Stride: 1}, {Lo: 0x1E96, Hi: 0x1E9A, Stride: 1},
-	{Lo: 0x1F50, Hi: 0x1F56, Stride: 2}, {Lo: 0x1FB2, Hi: 0x1FB4, Stride: 1},
-	{Lo: 0x1FB6, Hi: 0x1FB7, Stride: 1}, {Lo: 0x1FC2, Hi: 0x1FC4, Stride: 1},
-	{Lo: 0x1FC6, Hi: 0x1FC7, Stride: 1}, {Lo: 0x1FD2, Hi: 0x1FD3, Stride: 1},
-	{Lo: 0x1FD6, Hi: 0x1FD7, Stride: 1}, {Lo: 0x1FE2, Hi: 0x1FE4, Stride: 1},
-	{Lo: 0x1FE6, Hi: 0x1FE7, Stride: 1}, {Lo: 0x1FF2, Hi: 0x1FF4, Stride: 1},
-	{Lo: 0x1FF6, Hi: 0x1FF7, Stride: 1}, {Lo: 0xFB00, Hi: 0xFB06, Stride: 1},
-	{Lo: 0xFB13, Hi: 0xFB17, Stride: 1},
-}}
 
 // Match returns the memories of ms (given in file order) that match query,
-// best first. The query is folded (see Fold) and split at white space; a
-// memory matches when every term occurs in its folded title, content or one
-// of its tags, as a substring. Matches are ranked by BM25F (see index.rank):
-// rarer terms, and terms in the title or tags, count more; ties go to newer
-// dates, then to entries later in the file. An empty query matches every
-// memory, newest first. Match is pure; ms is not modified.
+// best first: those holding every word of the folded query as a
+// substring of their title, a tag or their content first, then every
+// other memory sharing a term with the query (see "Relevance" in rank.go),
+// each group ranked by BM25F; ties go to newer dates, then to entries
+// later in the file. An empty query matches every memory, newest first.
+// Match is pure; ms is not modified.
 func Match(ms []Memory, query string) []Memory {
 	ix := newIndex("", ms)
-	return ix.memories(ix.rank(query))
+	r, _ := ix.rank(query, 0)
+	return ix.memories(r)
 }
 
 // newestFirst returns the indexes of ms ordered by date, newest first, then

@@ -52,15 +52,17 @@ func TestSearch(t *testing.T) {
 	}{
 		{"try-catch", []memories.Memory{errJa}},
 		{"ＴＲＹ－ＣＡＴＣＨ", []memories.Memory{errJa}},
-		// BM25F: errJa has the term in its title and its content, tagged in a
-		// tag; the memory with it only deep in its content comes last.
-		{"ｴﾗｰ", []memories.Memory{errJa, tagged, content}},
-		{"エラー", []memories.Memory{errJa, tagged, content}},
+		// BM25F: errJa has the term in its title and its content; the
+		// others once, in a tag or deep in a longer content.
+		{"ｴﾗｰ", []memories.Memory{errJa, content, tagged}},
+		{"エラー", []memories.Memory{errJa, content, tagged}},
 		{"数据库", []memories.Memory{dbZh}},
 		{"连接池", []memories.Memory{dbZh}},
 		{"DATABASE", []memories.Memory{pg, dbZh, content}}, // tag hits newest first, then the content hit
-		{"postgresql writes", []memories.Memory{pg}},       // every term must match
-		{"postgresql 数据库", nil},
+		// pg holds both words: first; the other memories with a word follow.
+		{"postgresql writes", []memories.Memory{pg}},
+		{"concurrent database writes", []memories.Memory{pg, dbZh, content}},
+		{"postgresql 数据库", []memories.Memory{dbZh, pg}}, // any word may match: the rarer term weighs more
 		{"no such thing", nil},
 	} {
 		got, err := m.Search(ctx, tc.query)
