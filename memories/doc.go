@@ -48,14 +48,24 @@
 //   - Injection can be capped in characters (Options.InjectBudget) and in
 //     tokens (Options.InjectTokens, counted by Options.Tokens, by default an
 //     estimate of the o200k_base tokenizer within 15%).
-//   - Search folds with golang.org/x/text: NFKC (composed and decomposed
-//     "café", full-width ASCII, half-width katakana, "ﬁ", "①") and full case
-//     folding. Every substring match is found; matches are ranked by BM25F
-//     (rarer terms count more, title and tags more than content, short
-//     fields more than long ones), as the bank's full-text search ranks. A
-//     Manager keeps the folded file of its last search: while the file's
-//     version is unchanged a search reads it but does not parse or fold it
-//     again (BenchmarkSearch10MBWarm: about 6 ms at 10 MB).
+//   - Search is relevance search (internal/textsearch, the engine meant
+//     for the bank too): text is folded with golang.org/x/text (NFKC:
+//     composed and decomposed "café", full-width ASCII, half-width
+//     katakana, "ﬁ", "①"; full case folding), English words are stemmed,
+//     function words of English, Japanese and Chinese questions are dropped
+//     and CJK text is cut into bigrams. Any query term may match. The
+//     memories holding every word of the query as a substring (what a
+//     substring search finds) come first, all of them; then every other
+//     memory sharing a term, each group ranked by BM25F (rarer terms count
+//     more, short fields more than long ones). Manager.Find takes a limit
+//     (default 10, at most 100) and returns each hit's score and a snippet
+//     of its content, and the number of matches. A Manager keeps the
+//     indexed file of its last search: while the file's version is
+//     unchanged a search reads it but does not parse or index it again.
+//   - Near-duplicates: Manager.AddWith reports the existing memories that
+//     say nearly the same thing as the new one (Similar: id and score),
+//     and with AddOptions.IfNoSimilar refuses to add it (ErrSimilar, a
+//     *SimilarError naming them); Manager.Similar only asks.
 //   - Manager.InjectionFor (and Inject, which uses it) chooses for the
 //     prompt: the memories sharing its words first, by the same ranking,
 //     then the newest, whole entries only, then "(N more memories not
@@ -76,8 +86,7 @@
 //     them apart (see Document.Delete).
 //   - List is in file order; Search ranks (see above), with ties newest
 //     first (by "- Date:", then later in the file first), and InjectionContent
-//     is newest first. An empty query matches all, newest first. A query is
-//     split at white space and every term must match.
+//     is newest first. An empty query matches all, newest first.
 //   - With a budget, the injection holds the newest whole entries that fit
 //     and a line "(N older memories not shown: …)"; if not even that fits,
 //     it is empty. Without a budget every entry is injected, newest first.
