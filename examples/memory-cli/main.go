@@ -1,8 +1,8 @@
 // Command memory-cli is the seed's `orch tools memory` as a program: it
 // manages the learned memories in <dir>/memories.md.
 //
-//	memory-cli add <content> [-t type] [--tags a,b]   type goes first in the tags
-//	memory-cli search <query>
+//	memory-cli add <content> [-t type] [--tags a,b] [--if-no-similar]
+//	memory-cli search <query> [--limit N]
 //	memory-cli list
 //	memory-cli show <id>
 //	memory-cli delete <id>
@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -35,8 +36,14 @@ import (
 const usage = `usage: memory-cli [--dir DIR] [--format table|json] <command> [args]
 
 commands:
-  add <content> [-t type] [--tags a,b]   add a memory (type goes first in the tags)
-  search <query>                         memories matching query, best first
+  add <content> [-t type] [--tags a,b] [--if-no-similar]
+                                         add a memory (type goes first in the tags);
+                                         memories saying nearly the same are
+                                         reported, and with --if-no-similar the
+                                         memory is not added
+  search <query> [--limit N]             the N (default 10, at most 100) memories
+                                         most relevant to query, best first: those
+                                         holding every word first
   list                                   every memory, in file order
   show <id>                              one memory in full
   delete <id>                            delete one memory (kept in memories.trash.md)
@@ -65,8 +72,10 @@ func main() {
 }
 
 type invocation struct {
-	dir, format, typ, tags string
-	args                   []string // command and its positional arguments
+	dir, format, typ, tags, limit string
+	limitN                        int
+	ifNoSimilar                   bool
+	args                          []string // command and its positional arguments
 }
 
 type usageError struct{ msg string }
@@ -76,7 +85,7 @@ func (e *usageError) Error() string { return e.msg }
 // parse reads flags anywhere among the arguments; "--" ends the flags.
 func parse(args []string) (*invocation, error) {
 	inv := &invocation{dir: ".agent", format: "table"}
-	set := map[string]*string{"--dir": &inv.dir, "--format": &inv.format, "-t": &inv.typ, "--type": &inv.typ, "--tags": &inv.tags}
+	set := map[string]*string{"--dir": &inv.dir, "--format": &inv.format, "-t": &inv.typ, "--type": &inv.typ, "--tags": &inv.tags, "--limit": &inv.limit}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -90,10 +99,14 @@ func parse(args []string) (*invocation, error) {
 			inv.args = append(inv.args, a)
 			continue
 		}
+		if a == "--if-no-similar" {
+			inv.ifNoSimilar = true
+			continue
+		}
 		name, value, hasValue := strings.Cut(a, "=")
 		dst, ok := set[name]
 		if !ok {
-			return nil, &usageError{fmt.Sprintf("unknown flag %q; flags are --dir, --format, -t/--type, --tags", name)}
+			return nil, &usageError{fmt.Sprintf("unknown flag %q; flags are --dir, --format, -t/--type, --tags, --if-no-similar, --limit", name)}
 		}
 		if !hasValue {
 			if i+1 >= len(args) {
@@ -118,8 +131,18 @@ func parse(args []string) (*invocation, error) {
 	if got := len(inv.args) - 1; got != n {
 		return nil, &usageError{fmt.Sprintf("%s takes %d argument(s), got %d (quote content that has spaces)", inv.args[0], n, got)}
 	}
-	if (inv.typ != "" || inv.tags != "") && inv.args[0] != "add" {
-		return nil, &usageError{"-t and --tags are only for add"}
+	if (inv.typ != "" || inv.tags != "" || inv.ifNoSimilar) && inv.args[0] != "add" {
+		return nil, &usageError{"-t, --tags and --if-no-similar are only for add"}
+	}
+	if inv.limit != "" {
+		if inv.args[0] != "search" {
+			return nil, &usageError{"--limit is only for search"}
+		}
+		n, err := strconv.Atoi(inv.limit)
+		if err != nil || n < 1 || n > memories.MaxSearchLimit {
+			return nil, &usageError{fmt.Sprintf("--limit %q: want a number from 1 to %d", inv.limit, memories.MaxSearchLimit)}
+		}
+		inv.limitN = n
 	}
 	return inv, nil
 }
@@ -167,21 +190,26 @@ func execute(ctx context.Context, m *memories.Manager, inv *invocation, out *pri
 		if inv.typ != "" {
 			tags = append([]string{inv.typ}, tags...)
 		}
-		mem, err := m.Add(ctx, arg, tags...)
+		res, err := m.AddWith(ctx, arg, memories.AddOptions{Tags: tags, IfNoSimilar: inv.ifNoSimilar})
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "memory added: %s\n", mem.ID)
-		return out.one(mem)
+		fmt.Fprintf(stderr, "memory added: %s\n", res.Memory.ID)
+		for _, s := range res.Similar {
+			fmt.Fprintf(stderr, "similar: %s (%.2f)\n", s.ID, s.Score)
+		}
+		return out.one(res.Memory)
 	case "search":
-		ms, err := m.Search(ctx, arg)
+		res, err := m.Find(ctx, memories.SearchRequest{Query: arg, Limit: inv.limitN})
 		if err != nil {
 			return err
 		}
-		if len(ms) == 0 {
+		if len(res.Hits) == 0 {
 			fmt.Fprintf(stderr, "no memory matches %q\n", arg)
+		} else if more := res.Total - len(res.Hits); more > 0 {
+			fmt.Fprintf(stderr, "%d more match; raise --limit to see them\n", more)
 		}
-		return out.list(ms)
+		return out.hits(res.Hits)
 	case "list":
 		ms, err := m.List(ctx)
 		if err != nil {
@@ -241,6 +269,27 @@ func (p *printer) list(ms []memories.Memory) error {
 	fmt.Fprintln(tw, "ID\tDATE\tTAGS\tTITLE")
 	for _, m := range ms {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.ID, m.Date, strings.Join(m.Tags, ","), m.Title)
+	}
+	return tw.Flush()
+}
+
+func (p *printer) hits(hs []memories.Hit) error {
+	if p.json {
+		if hs == nil {
+			hs = []memories.Hit{}
+		}
+		for i := range hs {
+			hs[i].Memory = withTags(hs[i].Memory)
+		}
+		return p.encode(hs)
+	}
+	if len(hs) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tDATE\tSCORE\tTITLE\tSNIPPET")
+	for _, h := range hs {
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%s\n", h.ID, h.Date, h.Score, h.Title, h.Snippet)
 	}
 	return tw.Flush()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,4 +140,39 @@ func TestDirCreatesNoParents(t *testing.T) {
 
 	r = cli(t, filepath.Join(base, ".agent"), "add", "x")
 	require.Equal(t, exitOK, r.code, r.stderr)
+}
+
+func TestCLISearchLimitAndSimilar(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".agent")
+	for i := range 12 {
+		r := cli(t, dir, "add", fmt.Sprintf("Build step %d caches the module downloads", i))
+		require.Equal(t, exitOK, r.code, r.stderr)
+	}
+	r := cli(t, dir, "search", "how are module downloads cached", "--limit", "3", "--format", "json")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	var hits []memories.Hit
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &hits))
+	require.Len(t, hits, 3)
+	assert.Positive(t, hits[0].Score)
+	assert.Contains(t, hits[0].Snippet, "module downloads")
+	assert.Contains(t, r.stderr, "9 more match")
+
+	r = cli(t, dir, "search", "module")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Len(t, strings.Split(strings.TrimSpace(r.stdout), "\n"), 1+memories.DefaultSearchLimit, "a header and the default limit")
+	assert.Contains(t, r.stdout, "SCORE")
+
+	for _, bad := range [][]string{{"search", "x", "--limit", "0"}, {"search", "x", "--limit", "101"}, {"search", "x", "--limit", "ten"}, {"list", "--limit", "3"}, {"list", "--if-no-similar"}} {
+		r = cli(t, dir, bad...)
+		assert.Equal(t, exitUsage, r.code, "%v", bad)
+	}
+
+	r = cli(t, dir, "add", "Always wrap adapter calls in try-catch so one failing adapter does not stop the loop")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	r = cli(t, dir, "add", "Wrap every adapter call in a try-catch: a failing adapter must not stop the loop")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "similar: mem-")
+	r = cli(t, dir, "add", "Wrap adapter calls in try-catch so a failing adapter does not stop the loop", "--if-no-similar")
+	assert.Equal(t, exitNotFound, r.code)
+	assert.Contains(t, r.stderr, "nothing was written")
 }
