@@ -3,6 +3,7 @@ package memories_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -102,4 +103,55 @@ func BenchmarkSearch10MBWarm(b *testing.B) {
 			b.Fatal(len(got), err)
 		}
 	}
+}
+
+// warmManager returns a Manager over a file of about size bytes that has
+// been searched once, so its index is built.
+func warmManager(b *testing.B, data []byte) *memories.Manager {
+	ctx := context.Background()
+	store := new(memories.MemStore)
+	_, err := store.Save(ctx, data, "")
+	require.NoError(b, err)
+	m, err := memories.New(store, nil)
+	require.NoError(b, err)
+	_, err = m.Find(ctx, memories.SearchRequest{Query: "warm up"})
+	require.NoError(b, err)
+	return m
+}
+
+// findLoop runs Find for the benchmark and reports the 95th percentile of
+// its calls beside the mean.
+func findLoop(b *testing.B, m *memories.Manager, req memories.SearchRequest) {
+	ctx := context.Background()
+	var took []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		res, err := m.Find(ctx, req)
+		took = append(took, time.Since(start))
+		if err != nil || len(res.Hits) == 0 {
+			b.Fatal(len(res.Hits), err)
+		}
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)*95/100].Nanoseconds()), "p95-ns")
+}
+
+// BenchmarkFind6000Warm: a sentence query on a file of 6,000 memories
+// whose index is built (the file did not change since the last search).
+func BenchmarkFind6000Warm(b *testing.B) {
+	data := []byte(memories.Header)
+	for _, mem := range memories.Parse(genDoc(b, 6000*300)).Memories()[:6000] {
+		entry, err := memories.EncodeEntry(mem)
+		require.NoError(b, err)
+		data = append(data, entry...)
+	}
+	m := warmManager(b, data)
+	findLoop(b, m, memories.SearchRequest{Query: "what should I check when the build fails with a timeout?", Limit: 10})
+}
+
+// BenchmarkFind10MBCommonWord: a word nearly every memory of a 10 MB file
+// holds, limit 10: every match is scored, ten are kept.
+func BenchmarkFind10MBCommonWord(b *testing.B) {
+	m := warmManager(b, genDoc(b, 10<<20))
+	findLoop(b, m, memories.SearchRequest{Query: "build", Limit: 10})
 }

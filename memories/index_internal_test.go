@@ -29,3 +29,36 @@ func TestSearchReusesTheIndex(t *testing.T) {
 	assert.Len(t, got, 1, "a new memory is found at once")
 	assert.NotSame(t, first, m.ix)
 }
+
+// countingStore counts the Loads of a MemStore.
+type countingStore struct {
+	MemStore
+	loads int
+}
+
+func (s *countingStore) Load(ctx context.Context) ([]byte, string, error) {
+	s.loads++
+	return s.MemStore.Load(ctx)
+}
+
+// With a Versioner, an unchanged file is not read again; a changed one is.
+func TestSearchSkipsReadingAnUnchangedFile(t *testing.T) {
+	ctx := context.Background()
+	store := &countingStore{}
+	m, err := New(store, nil)
+	require.NoError(t, err)
+	_, err = m.Add(ctx, "first")
+	require.NoError(t, err)
+	_, err = m.Find(ctx, SearchRequest{Query: "first"})
+	require.NoError(t, err)
+	loads := store.loads
+	_, err = m.Find(ctx, SearchRequest{Query: "first"})
+	require.NoError(t, err)
+	assert.Equal(t, loads, store.loads, "unchanged: not read")
+	_, err = m.Add(ctx, "second")
+	require.NoError(t, err)
+	res, err := m.Find(ctx, SearchRequest{Query: "second"})
+	require.NoError(t, err)
+	assert.Greater(t, store.loads, loads, "changed: read again")
+	require.Len(t, res.Hits, 1)
+}

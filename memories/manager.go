@@ -180,8 +180,19 @@ func (m *Manager) load(ctx context.Context, op string) (*Document, string, error
 
 // indexed returns the folded index of the file for a search or an
 // injection. The file is read (its version comes with it), but parsed and
-// folded again only when its version changed since the last call.
+// folded again only when its version changed since the last call; with a
+// Store that is a Versioner, an unchanged file is not even read.
 func (m *Manager) indexed(ctx context.Context, op string) (*index, error) {
+	if vs, ok := m.store.(Versioner); ok {
+		m.mu.Lock()
+		ix := m.ix
+		m.mu.Unlock()
+		if ix != nil {
+			if v, err := vs.Version(ctx); err == nil && v != "" && v == ix.version {
+				return ix, nil // unchanged: not even read
+			}
+		}
+	}
 	data, v, err := m.store.Load(ctx)
 	if err != nil && errors.Is(err, ErrUnreadable) {
 		m.log.WarnContext(ctx, "memories: cannot read the memories file; treating it as empty", "op", op, "error", err)

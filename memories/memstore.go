@@ -22,8 +22,9 @@ type MemStore struct {
 }
 
 var (
-	_ Store    = (*MemStore)(nil)
-	_ Appender = (*MemStore)(nil)
+	_ Store     = (*MemStore)(nil)
+	_ Appender  = (*MemStore)(nil)
+	_ Versioner = (*MemStore)(nil)
 )
 
 func (s *MemStore) version() string {
@@ -31,6 +32,16 @@ func (s *MemStore) version() string {
 		return ""
 	}
 	return "v" + strconv.FormatUint(s.seq, 10)
+}
+
+// Version implements Versioner.
+func (s *MemStore) Version(ctx context.Context) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version(), nil
 }
 
 // Load returns a copy of the stored bytes and their version; (nil, "", nil)

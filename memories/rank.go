@@ -54,6 +54,7 @@ type index struct {
 	text    []byte
 	starts  []int // starts[3*i+f]: offset of field f (title, tags, body) of memory i
 	terms   *textsearch.Index[int]
+	recency []int32 // recency[i]: memory i's place oldest first (by date, then position)
 }
 
 func newIndex(version string, ms []Memory) *index {
@@ -77,6 +78,10 @@ func newIndexWith(version string, ms []Memory, p textsearch.Params, an textsearc
 		_ = ts.Add(i, m.Title, tags, m.Content) // three texts for three fields: no error
 	}
 	ix.starts = append(ix.starts, len(ix.text))
+	ix.recency = make([]int32, len(ms))
+	for k, i := range newestFirst(ms) {
+		ix.recency[i] = int32(len(ms) - k)
+	}
 	return ix
 }
 
@@ -96,10 +101,7 @@ func (ix *index) better(a, b scored) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
-	if c := cmp.Compare(ix.ms[a.i].Date, ix.ms[b.i].Date); c != 0 {
-		return c > 0
-	}
-	return a.i > b.i
+	return ix.recency[a.i] > ix.recency[b.i]
 }
 
 // rank returns the best limit (<= 0: all) memories matching query, best
@@ -126,24 +128,26 @@ func (ix *index) rank(query string, limit int) (out []scored, total int) {
 			isSub[i] = true
 		}
 	}
-	var all []scored
+	top := textsearch.Top[scored]{Limit: limit, Better: ix.better}
 	scoredSub := 0
 	ix.terms.Each(textsearch.QueryTerms(query), nil, func(i int, s float64) {
 		hit := isSub != nil && isSub[i]
 		if hit {
 			scoredSub++
-			isSub[i] = false // counted: not added again below
+			isSub[i] = false // counted: not pushed again below
 		}
-		all = append(all, scored{i: i, score: s, substring: hit})
+		top.Push(scored{i: i, score: s, substring: hit})
+		total++
 	})
 	if scoredSub < len(sub) {
 		for _, i := range sub {
 			if isSub[i] {
-				all = append(all, scored{i: i, substring: true})
+				top.Push(scored{i: i, substring: true})
+				total++
 			}
 		}
 	}
-	return textsearch.TopN(all, limit, ix.better), len(all)
+	return top.Sorted(), total
 }
 
 // queryWords are the distinct words of the folded query, longest first
@@ -160,13 +164,16 @@ func queryWords(query string) []string {
 func (ix *index) substringMatches(words []string) []int {
 	var cands []int
 	first := []byte(words[0])
-	for at := 0; at < len(ix.text); {
+	for at, i := 0, 0; at < len(ix.text); {
 		k := bytes.Index(ix.text[at:], first)
 		if k < 0 {
 			break
 		}
-		slot, _ := slices.BinarySearch(ix.starts, at+k+1)
-		i := (slot - 1) / 3
+		// The memory holding the match: hits move forward, so walk on
+		// from the last one rather than search.
+		for pos := at + k; ix.starts[3*(i+1)] <= pos; {
+			i++
+		}
 		cands = append(cands, i)
 		at = ix.starts[3*(i+1)]
 	}

@@ -55,3 +55,12 @@ type Sizer interface {
 type Peeker interface {
 	Peek(ctx context.Context, n int) ([]byte, error)
 }
+
+// Versioner is an optional capability of a Store: Version returns the
+// file's current version, as Load would ("" if it is missing), without
+// reading the file. Manager's searches and injections use it to skip
+// reading a file whose version they have indexed already; without it they
+// Load the file each time to learn its version.
+type Versioner interface {
+	Version(ctx context.Context) (string, error)
+}
