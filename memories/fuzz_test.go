@@ -1,6 +1,7 @@
 package memories_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -64,5 +65,33 @@ func FuzzParse(f *testing.F) {
 		require.True(t, ok)
 		added.Title = "added"
 		assert.Equal(t, added, got, "an appended memory reads back as written")
+	})
+}
+
+// FuzzMatch: any query over any memories never panics, finds every
+// memory holding all its words as substrings, and those first.
+func FuzzMatch(f *testing.F) {
+	for _, q := range []string{"adapter failing", "how should I handle errors from adapters", "ｴﾗｰ", "数据库是什么", "\xff", "the", "a  b\x00c"} {
+		f.Add(q, "Always wrap adapter calls in try-catch", "エラー処理 数据库")
+	}
+	f.Fuzz(func(t *testing.T, q, c1, c2 string) {
+		ms := []memories.Memory{
+			{ID: "1", Title: memories.MakeTitle(c1), Content: c1, Date: "2026-01-01"},
+			{ID: "2", Title: memories.MakeTitle(c2), Content: c2, Tags: []string{c1}},
+		}
+		got := memories.Match(ms, q)
+		var want []string
+		for _, m := range ms {
+			text := memories.Fold(m.Title) + "\x00" + memories.Fold(strings.Join(m.Tags, "\n")) + "\x00" + memories.Fold(m.Content)
+			all := true
+			for _, w := range strings.Fields(memories.Fold(q)) {
+				all = all && strings.Contains(text, w)
+			}
+			if all && !strings.Contains(q, "\x00") {
+				want = append(want, m.ID)
+			}
+		}
+		require.GreaterOrEqual(t, len(got), len(want))
+		assert.ElementsMatch(t, want, ids(got[:len(want)]))
 	})
 }

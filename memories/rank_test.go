@@ -81,3 +81,19 @@ func TestInjectionForPrompt(t *testing.T) {
 	require.NoError(t, err)
 	assert.Less(t, strings.Index(out, added[3].Title), strings.Index(out, added[0].Title))
 }
+
+// The injection ranks with the search's engine: inflections meet and a
+// prompt's function words do not count.
+func TestInjectionForUsesTheSearchEngine(t *testing.T) {
+	ctx := context.Background()
+	m := newManager(t, new(memories.MemStore), nil)
+	relevant, err := m.Add(ctx, "A migration fails when it adds a validated CHECK constraint to a large table")
+	require.NoError(t, err)
+	for _, c := range []string{"What the team does on Fridays: the demo", "Where the logs are: the logs bucket", "How the release works: tag, then push"} {
+		_, err := m.Add(ctx, c)
+		require.NoError(t, err)
+	}
+	out, err := m.InjectionFor(ctx, "Why do the migrations keep failing? What is the fix, and where is it?")
+	require.NoError(t, err)
+	assert.Equal(t, strings.Index(out, "## "), strings.Index(out, "## "+relevant.Title), "the relevant memory comes first:\n%s", out)
+}
