@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemobank/mnemobank/memories"
+	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
@@ -19,6 +22,9 @@ type addMemoryArgs struct {
 	Content string   `json:"content" jsonschema:"What was learned, in one or a few sentences; the first line becomes its title. At most 65536 bytes of UTF-8 (64 KiB; a character may take up to 4 bytes)."`
 	Tags    []string `json:"tags,omitempty" jsonschema:"Tags to find it by, e.g. [\"go\", \"testing\"]. At most 20 tags, the type counting as one, each at most 64 bytes of UTF-8."`
 	Type    string   `json:"type,omitempty" jsonschema:"Kind of memory, e.g. \"preference\", \"fact\" or \"lesson\"; stored as its first tag (at most 64 bytes of UTF-8)."`
+	// IfNoSimilar refuses to add a memory that says nearly what an
+	// existing one says.
+	IfNoSimilar bool `json:"ifNoSimilar,omitempty" jsonschema:"If true, add nothing when an existing memory says nearly the same thing (CONFLICT naming it); otherwise add and list such memories in similar."`
 }
 
 // memorySummary is what add_memory answers: the new memory without its
@@ -32,7 +38,8 @@ type memorySummary struct {
 }
 
 type addMemoryResult struct {
-	Memory memorySummary `json:"memory"`
+	Memory  memorySummary      `json:"memory"`
+	Similar []memories.Similar `json:"similar" jsonschema:"Existing memories that say nearly the same thing, most similar first: consider deleting one of them."`
 }
 
 type memoryResult struct {
@@ -47,8 +54,21 @@ const (
 )
 
 type searchMemoriesArgs struct {
-	Query string `json:"query" jsonschema:"Words to look for in the content, title and tags; case-insensitive; every word must match. Not empty (list_memories lists every memory); at most 1024 bytes of UTF-8."`
-	Limit int    `json:"limit,omitempty" jsonschema:"The most memories to return, best first: 1 to 100, 10 by default."`
+	Query     string `json:"query" jsonschema:"A few words or a question, in any language. Memories holding every word as written come first, then the rest by relevance (any word may match). Not empty (list_memories lists every memory); at most 1024 bytes of UTF-8."`
+	Limit     int    `json:"limit,omitempty" jsonschema:"The most memories to return, best first: 1 to 100, 10 by default."`
+	MaxTokens int    `json:"maxTokens,omitempty" jsonschema:"The most tokens the answer may take (estimated): 4000 by default, 100 to 32000; memories past it are counted in more."`
+}
+
+// search_memories' token budget of its answer, by default and its bounds.
+const (
+	defaultMemoryTokens = 4000
+	minMemoryTokens     = 100
+	maxMemoryTokens     = 32000
+)
+
+type memoryHitsResult struct {
+	Memories []memories.Hit `json:"memories"`
+	More     int            `json:"more" jsonschema:"How many more memories matched but were not returned (past limit or maxTokens); narrow the query or raise limit to see them."`
 }
 
 type listMemoriesArgs struct {
@@ -109,27 +129,43 @@ func (s *server) memoryTools() []toolDef {
 				if a.Type != "" {
 					tags = append([]string{a.Type}, tags...)
 				}
-				m, err := s.mem.Add(ctx, a.Content, tags...)
-				if err != nil {
-					return nil, memoriesError(err)
+				var m memories.Memory
+				var similar []memories.Similar
+				if aw, ok := s.mem.(interface {
+					AddWith(ctx context.Context, content string, opts memories.AddOptions) (memories.AddResult, error)
+				}); ok {
+					res, err := aw.AddWith(ctx, a.Content, memories.AddOptions{Tags: tags, IfNoSimilar: a.IfNoSimilar})
+					if err != nil {
+						return nil, memoriesError(err)
+					}
+					m, similar = res.Memory, res.Similar
+				} else {
+					var err error
+					if m, err = s.mem.Add(ctx, a.Content, tags...); err != nil {
+						return nil, memoriesError(err)
+					}
 				}
-				return &addMemoryResult{memorySummary{ID: m.ID, Title: m.Title, Tags: nonNil(m.Tags), Date: m.Date, ContentBytes: len(m.Content)}}, nil
+				return &addMemoryResult{Memory: memorySummary{ID: m.ID, Title: m.Title, Tags: nonNil(m.Tags), Date: m.Date, ContentBytes: len(m.Content)},
+					Similar: nonNil(similar)}, nil
 			}),
 		define("search_memories", tools.ReadOnly,
-			`Find learned memories whose content, title or tags match the query, best first: `+
-				`at most limit of them (10 by default, 100 at most), with the number of further matches in "more". `+
+			`Find learned memories by a few words or a question, best first, each with a score and a snippet: `+
+				`at most limit of them (10 by default, 100 at most) within maxTokens (4,000 by default), with the number of further matches in "more". `+
 				`The query must not be empty (list_memories lists every memory) and is at most 1 KiB.`,
-			pageSchema,
-			func(ctx context.Context, _ *mcp.CallToolRequest, a searchMemoriesArgs) (*memoriesResult, error) {
+			func(in *jsonschema.Schema) {
+				pageSchema(in)
+				if p := in.Properties["maxTokens"]; p != nil {
+					lo, hi := float64(minMemoryTokens), float64(maxMemoryTokens)
+					p.Minimum, p.Maximum = &lo, &hi
+				}
+				setDefault(in, "maxTokens", defaultMemoryTokens)
+			},
+			func(ctx context.Context, _ *mcp.CallToolRequest, a searchMemoriesArgs) (*memoryHitsResult, error) {
 				if strings.TrimSpace(a.Query) == "" {
 					return nil, toolError(tools.CodeInvalidArgument, nil, map[string]any{"field": "query"},
 						"search_memories: the query is empty; give a few words to look for, or use list_memories to list every memory.")
 				}
-				ms, err := s.mem.Search(ctx, a.Query)
-				if err != nil {
-					return nil, memoriesError(err)
-				}
-				return page(ms, 0, a.Limit), nil
+				return s.searchMemories(ctx, a)
 			}),
 		define("list_memories", tools.ReadOnly,
 			`List the learned memories in the order of the memories file, a page at a time: `+
@@ -170,6 +206,47 @@ func (s *server) memoryTools() []toolDef {
 	}
 }
 
+// searchMemories answers search_memories: the manager's ranked hits when
+// it offers them (else its plain matches), cut at the limit and the token
+// budget.
+func (s *server) searchMemories(ctx context.Context, a searchMemoriesArgs) (*memoryHitsResult, error) {
+	limit := cmp.Or(a.Limit, defaultMemoryResults)
+	budget := cmp.Or(a.MaxTokens, defaultMemoryTokens)
+	var hits []memories.Hit
+	total := 0
+	if f, ok := s.mem.(interface {
+		Find(ctx context.Context, req memories.SearchRequest) (memories.SearchResult, error)
+	}); ok {
+		res, err := f.Find(ctx, memories.SearchRequest{Query: a.Query, Limit: limit})
+		if err != nil {
+			return nil, memoriesError(err)
+		}
+		hits, total = res.Hits, res.Total
+	} else {
+		ms, err := s.mem.Search(ctx, a.Query)
+		if err != nil {
+			return nil, memoriesError(err)
+		}
+		for _, m := range ms[:min(limit, len(ms))] {
+			hits = append(hits, memories.Hit{Memory: m})
+		}
+		total = len(ms)
+	}
+	used := 0
+	for i, h := range hits {
+		enc, err := json.Marshal(h)
+		if err != nil {
+			return nil, err
+		}
+		used += memorybank.EstimateTokens(string(enc))
+		if used > budget && i > 0 { // the best hit is always returned
+			hits = hits[:i]
+			break
+		}
+	}
+	return &memoryHitsResult{Memories: nonNil(hits), More: total - len(hits)}, nil
+}
+
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
@@ -180,6 +257,13 @@ func nonNil[T any](s []T) []T {
 // memoriesError maps the memories package's errors to tool error codes.
 func memoriesError(err error) error {
 	switch {
+	case errors.Is(err, memories.ErrSimilar):
+		var se *memories.SimilarError
+		var details map[string]any
+		if errors.As(err, &se) {
+			details = map[string]any{"similar": se.Similar}
+		}
+		return toolError(tools.CodeConflict, err, details, "%v", err)
 	case errors.Is(err, memories.ErrLimit):
 		return toolError(tools.CodeLimitExceeded, err, nil, "%v", err)
 	case errors.Is(err, memories.ErrNotFound):
