@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mnemobank/mnemobank/internal/jsontext"
 )
 
 // ParsePointer splits an RFC 6901 JSON Pointer into its unescaped reference
@@ -37,18 +39,10 @@ func FormatPointer(tokens ...string) string {
 	return b.String()
 }
 
-var (
-	escaper   = strings.NewReplacer("~", "~0", "/", "~1")
-	unescaper = strings.NewReplacer("~1", "/", "~0", "~")
-)
+var unescaper = strings.NewReplacer("~1", "/", "~0", "~")
 
 // EscapeToken escapes one reference token: "~" becomes "~0" and "/" becomes "~1".
-func EscapeToken(token string) string {
-	if !strings.ContainsAny(token, "~/") {
-		return token
-	}
-	return escaper.Replace(token)
-}
+func EscapeToken(token string) string { return jsontext.EscapeToken(token) }
 
 // UnescapeToken reverses EscapeToken. A "~" not followed by "0" or "1" is
 // ErrInvalidPointer, as is a "/" (which separates tokens).

@@ -1,10 +1,10 @@
 package jsonpatch
 
 import (
-	"bytes"
-	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/mnemobank/mnemobank/internal/jsontext"
 )
 
 // This file reads JSON text that is already known to be valid: it finds
@@ -19,82 +19,35 @@ type child struct {
 	val      span
 }
 
-func skipWS(b []byte, i int) int {
-	for i < len(b) && isSpace(b[i]) {
-		i++
-	}
-	return i
-}
+// The scanning itself is the module's one JSON toolkit (internal/jsontext);
+// these wrappers keep this package's convention for text known to be
+// valid: a value that does not end ends at the end of b.
+
+func skipWS(b []byte, i int) int { return jsontext.SkipSpace(b, i) }
 
 // skipString returns the offset just past the string starting at b[i].
 func skipString(b []byte, i int) int {
-	for i++; i < len(b); {
-		k := bytes.IndexByte(b[i:], '"')
-		if k < 0 {
-			return len(b)
-		}
-		q := i + k
-		// The quote ends the string unless an odd run of backslashes escapes it.
-		n := 0
-		for m := q - 1; m >= i && b[m] == '\\'; m-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q + 1
-		}
-		i = q + 1
+	if e := jsontext.SkipString(b, i); e >= 0 {
+		return e
 	}
 	return len(b)
 }
 
 // skipValue returns the offset just past the value starting at b[i].
 func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	default:
-		for i < len(b) {
-			switch b[i] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				return i
-			}
-			i++
-		}
-		return i
+	if e := jsontext.SkipValue(b, i); e >= 0 {
+		return e
 	}
+	return len(b)
 }
 
-// decodeKey returns the member name of the quoted string b[s:e].
+// decodeKey returns the member name of the quoted string b[s:e] (its raw
+// text when it is not a valid string).
 func decodeKey(b []byte, s, e int) string {
-	raw := b[s+1 : e-1]
-	for _, c := range raw {
-		if c == '\\' {
-			var k string
-			if err := json.Unmarshal(b[s:e], &k); err != nil {
-				return string(raw)
-			}
-			return k
-		}
+	if k, ok := jsontext.Unquote(b[s:e]); ok {
+		return k
 	}
-	return string(raw)
+	return string(b[s+1 : e-1])
 }
 
 // children lists the members or elements of the container at v.

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mnemobank/mnemobank/internal/jsontext"
 )
 
 // timeLayout is the format of lastModified and createdAt: UTC, millisecond
@@ -134,7 +136,7 @@ func splitEnvelope(format Format, p string, data []byte) (e *envelope, ok bool) 
 	var meta json.RawMessage
 	hasMeta := false
 	seen := make(map[string]struct{}, 4)
-	ok = objectMembers(data, func(k string, v []byte) {
+	ok = jsontext.ObjectMembers(data, func(k string, v []byte) {
 		if _, d := seen[k]; d && e.dup == "" {
 			e.dup, e.dupName = "/"+escapePointer(k), k
 		}
@@ -167,7 +169,7 @@ func splitEnvelope(format Format, p string, data []byte) (e *envelope, ok bool) 
 	}
 	if hasMeta && e.dup == "" && !e.badMeta {
 		names := make(map[string]struct{}, len(e.meta))
-		objectMembers(meta, func(k string, _ []byte) {
+		jsontext.ObjectMembers(meta, func(k string, _ []byte) {
 			if _, d := names[k]; d && e.dup == "" {
 				e.dup, e.dupName = "/metadata/"+escapePointer(k), k
 			}
@@ -536,119 +538,4 @@ func compactRaw(v json.RawMessage) json.RawMessage {
 		return v
 	}
 	return b.Bytes()
-}
-
-// objectMembers calls fn with each member of the JSON object in data, in
-// order, with the member's name decoded and its value as raw bytes, and
-// reports whether data is an object. It finds the members by their
-// delimiters without decoding or validating the values, so splitting a
-// large document costs one quick pass; whoever uses a value decodes it and
-// so checks it.
-func objectMembers(data []byte, fn func(key string, val []byte)) bool {
-	i := skipWS(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return false
-	}
-	i = skipWS(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		return skipWS(data, i+1) == len(data)
-	}
-	for {
-		if i >= len(data) || data[i] != '"' {
-			return false
-		}
-		ks := i
-		if i = skipString(data, i); i < 0 {
-			return false
-		}
-		key := string(data[ks+1 : i-1])
-		if bytes.IndexByte(data[ks:i], '\\') >= 0 && json.Unmarshal(data[ks:i], &key) != nil {
-			return false
-		}
-		if i = skipWS(data, i); i >= len(data) || data[i] != ':' {
-			return false
-		}
-		vs := skipWS(data, i+1)
-		if i = skipValue(data, vs); i < 0 {
-			return false
-		}
-		fn(key, data[vs:i])
-		if i = skipWS(data, i); i >= len(data) {
-			return false
-		}
-		switch data[i] {
-		case '}':
-			return skipWS(data, i+1) == len(data)
-		case ',':
-			i = skipWS(data, i+1)
-		default:
-			return false
-		}
-	}
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the offset just past the string starting at b[i], or
-// -1 when it does not end.
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			return i + 1
-		case '\\':
-			i++
-		}
-	}
-	return -1
-}
-
-// skipValue returns the offset just past the value starting at b[i], or -1
-// when there is none.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				if i = skipString(b, i); i < 0 {
-					return -1
-				}
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return -1
-	case ',', ':', '}', ']':
-		return -1
-	}
-	start := i
-	for i < len(b) {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-		i++
-	}
-	if i == start {
-		return -1
-	}
-	return i
 }

@@ -13,8 +13,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mnemobank/mnemobank/internal/jsontext"
 )
 
 // The full-text index.
@@ -258,7 +259,7 @@ func jsonStrings(data []byte, fn func(string)) {
 			i++
 			continue
 		}
-		end := skipString(data, i)
+		end := jsontext.SkipString(data, i)
 		if end < 0 {
 			return
 		}
@@ -267,79 +268,22 @@ func jsonStrings(data []byte, fn func(string)) {
 	}
 }
 
-// unquote decodes the inside of a JSON string for searching: escapes are
-// decoded (\uXXXX included), and an invalid escape or surrogate becomes
-// U+FFFD, which only separates words.
+// unquote decodes the inside of a JSON string for searching, with the
+// toolkit's decoder (a stored document edited by hand may hold a bad
+// escape: it decodes as far as it goes, a bad \u as U+FFFD, which only
+// separates words); the control characters an escape gives become spaces.
 func unquote(s []byte) string {
-	k := bytes.IndexByte(s, '\\')
-	if k < 0 {
-		return string(s)
-	}
-	var out strings.Builder
-	out.Grow(len(s))
-	out.Write(s[:k])
-	for i := k; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 == len(s) {
-			out.WriteByte(c)
-			continue
-		}
-		i++
-		switch s[i] {
-		case 'n', 't', 'r', 'b', 'f':
-			out.WriteByte(' ')
-		case 'u':
-			r, n := decodeU(s[i+1:])
-			if n == 0 {
-				out.WriteRune(utf8.RuneError)
-				continue
+	out, _ := jsontext.DecodeString(s)
+	if strings.ContainsAny(out, "\n\t\r\b\f") {
+		out = strings.Map(func(r rune) rune {
+			switch r {
+			case '\n', '\t', '\r', '\b', '\f':
+				return ' '
 			}
-			out.WriteRune(r)
-			i += n
-		default: // " \ / and anything else
-			out.WriteByte(s[i])
-		}
+			return r
+		}, out)
 	}
-	return out.String()
-}
-
-// decodeU decodes the hex digits after \u, and a low surrogate after a
-// high one; n is the bytes consumed (0: invalid).
-func decodeU(s []byte) (r rune, n int) {
-	hex := func(b []byte) (rune, bool) {
-		if len(b) < 4 {
-			return 0, false
-		}
-		var v rune
-		for _, c := range b[:4] {
-			switch {
-			case '0' <= c && c <= '9':
-				v = v<<4 | rune(c-'0')
-			case 'a' <= c && c <= 'f':
-				v = v<<4 | rune(c-'a'+10)
-			case 'A' <= c && c <= 'F':
-				v = v<<4 | rune(c-'A'+10)
-			default:
-				return 0, false
-			}
-		}
-		return v, true
-	}
-	r, ok := hex(s)
-	if !ok {
-		return 0, 0
-	}
-	if utf16.IsSurrogate(r) {
-		if len(s) >= 10 && s[4] == '\\' && s[5] == 'u' {
-			if lo, ok := hex(s[6:]); ok {
-				if d := utf16.DecodeRune(r, lo); d != utf8.RuneError {
-					return d, 10
-				}
-			}
-		}
-		return utf8.RuneError, 4
-	}
-	return r, 4
+	return out
 }
 
 // readResult is one document read for the index.

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemobank/mnemobank/internal/jsontext"
 	"github.com/mnemobank/mnemobank/jsonpatch"
 )
 
@@ -254,7 +255,7 @@ func (e *envelope) valueAt(ptr string) (json.RawMessage, bool) {
 		return c, err == nil
 	}
 	first, rest, _ := strings.Cut(ptr[1:], "/")
-	first = strings.ReplaceAll(strings.ReplaceAll(first, "~1", "/"), "~0", "~")
+	first, _ = jsontext.UnescapeToken(first)
 	var member json.RawMessage
 	switch first {
 	case "schema":
@@ -272,7 +273,7 @@ func (e *envelope) valueAt(ptr string) (json.RawMessage, bool) {
 	if rest == "" && !strings.HasSuffix(ptr, "/") {
 		return member, true
 	}
-	return rawAt(member, "/"+rest)
+	return jsontext.At(member, "/"+rest)
 }
 
 // touched returns the pointers whose old values undo patch: /metadata (the
@@ -307,59 +308,6 @@ func parentPtr(p string) string {
 		return p[:i]
 	}
 	return ""
-}
-
-// rawAt returns the value at JSON Pointer ptr in the JSON text doc.
-func rawAt(doc []byte, ptr string) (json.RawMessage, bool) {
-	cur := bytes.TrimSpace(doc)
-	if ptr == "" {
-		return cur, true
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		if len(cur) == 0 {
-			return nil, false
-		}
-		var next []byte
-		switch cur[0] {
-		case '{':
-			objectMembers(cur, func(k string, v []byte) {
-				if k == tok {
-					next = v
-				}
-			})
-		case '[':
-			n, err := strconv.Atoi(tok)
-			if err != nil || n < 0 {
-				return nil, false
-			}
-			next = arrayElem(cur, n)
-		}
-		if next == nil {
-			return nil, false
-		}
-		cur = next
-	}
-	return cur, true
-}
-
-// arrayElem returns element n of the JSON array a, or nil.
-func arrayElem(a []byte, n int) []byte {
-	i := skipWS(a, 1)
-	for k := 0; i < len(a) && a[i] != ']'; k++ {
-		end := skipValue(a, i)
-		if end < 0 {
-			return nil
-		}
-		if k == n {
-			return a[i:end]
-		}
-		i = skipWS(a, end)
-		if i < len(a) && a[i] == ',' {
-			i = skipWS(a, i+1)
-		}
-	}
-	return nil
 }
 
 // diffRaw decodes two JSON texts and returns the patch between them and its

@@ -1,12 +1,13 @@
 package memorybank
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/mnemobank/mnemobank/internal/jsontext"
 )
 
 // A write decodes each value of the document it stores exactly once: parse
@@ -309,7 +310,7 @@ func (p *parser) number() (any, error) {
 // whoever decodes it reports). It decodes nothing but escaped names, so a
 // stored document is checked in one quick pass before it is patched.
 func firstDuplicate(data []byte) (ptr, name string, ok bool) {
-	if d, _ := dupScan(data, skipWS(data, 0), 0); d != nil {
+	if d, _ := dupScan(data, jsontext.SkipSpace(data, 0), 0); d != nil {
 		return d.pointer, d.name, true
 	}
 	return "", "", false
@@ -326,7 +327,7 @@ func dupScan(b []byte, i, depth int) (*duplicateError, int) {
 	case '{':
 		var names []string
 		var set map[string]struct{}
-		i = skipWS(b, i+1)
+		i = jsontext.SkipSpace(b, i+1)
 		if i < len(b) && b[i] == '}' {
 			return nil, i + 1
 		}
@@ -335,11 +336,11 @@ func dupScan(b []byte, i, depth int) (*duplicateError, int) {
 				return nil, -1
 			}
 			ks := i
-			if i = skipString(b, i); i < 0 {
+			if i = jsontext.SkipString(b, i); i < 0 {
 				return nil, -1
 			}
-			key := string(b[ks+1 : i-1])
-			if bytes.IndexByte(b[ks:i], '\\') >= 0 && json.Unmarshal(b[ks:i], &key) != nil {
+			key, ok := jsontext.Unquote(b[ks:i])
+			if !ok {
 				return nil, -1
 			}
 			dup := false
@@ -362,10 +363,10 @@ func dupScan(b []byte, i, depth int) (*duplicateError, int) {
 			if dup {
 				return &duplicateError{pointer: "/" + escapePointer(key), name: key}, i
 			}
-			if i = skipWS(b, i); i >= len(b) || b[i] != ':' {
+			if i = jsontext.SkipSpace(b, i); i >= len(b) || b[i] != ':' {
 				return nil, -1
 			}
-			d, e := dupScan(b, skipWS(b, i+1), depth+1)
+			d, e := dupScan(b, jsontext.SkipSpace(b, i+1), depth+1)
 			if d != nil {
 				d.pointer = "/" + escapePointer(key) + d.pointer
 				return d, e
@@ -373,20 +374,20 @@ func dupScan(b []byte, i, depth int) (*duplicateError, int) {
 			if e < 0 {
 				return nil, -1
 			}
-			if i = skipWS(b, e); i >= len(b) {
+			if i = jsontext.SkipSpace(b, e); i >= len(b) {
 				return nil, -1
 			}
 			switch b[i] {
 			case '}':
 				return nil, i + 1
 			case ',':
-				i = skipWS(b, i+1)
+				i = jsontext.SkipSpace(b, i+1)
 			default:
 				return nil, -1
 			}
 		}
 	case '[':
-		i = skipWS(b, i+1)
+		i = jsontext.SkipSpace(b, i+1)
 		if i < len(b) && b[i] == ']' {
 			return nil, i + 1
 		}
@@ -399,18 +400,18 @@ func dupScan(b []byte, i, depth int) (*duplicateError, int) {
 			if e < 0 {
 				return nil, -1
 			}
-			if i = skipWS(b, e); i >= len(b) {
+			if i = jsontext.SkipSpace(b, e); i >= len(b) {
 				return nil, -1
 			}
 			switch b[i] {
 			case ']':
 				return nil, i + 1
 			case ',':
-				i = skipWS(b, i+1)
+				i = jsontext.SkipSpace(b, i+1)
 			default:
 				return nil, -1
 			}
 		}
 	}
-	return nil, skipValue(b, i)
+	return nil, jsontext.SkipValue(b, i)
 }

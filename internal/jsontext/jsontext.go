@@ -1,8 +1,23 @@
-// Package jsontext finds what encoding/json would silently change in a JSON
-// text: bytes that are not UTF-8, and \u escapes of lone UTF-16
-// surrogates. Decoding replaces both with U+FFFD, so a path or a name
-// carrying them would name something else; the boundaries that read JSON
-// from clients refuse such a text instead.
+// Package jsontext is the one JSON toolkit of the module: it reads JSON text
+// by its bytes, without building values, for jsonpatch, the memory bank and
+// its tools and server.
+//
+//   - Scanning (scan.go): SkipSpace, SkipString, SkipValue find where a
+//     value ends; ObjectMembers and Element walk one container; At follows
+//     a JSON Pointer. They do not validate what they skip: callers either
+//     hold text already known valid or decode the values they use.
+//   - Strings (unquote.go): Unquote decodes a JSON string exactly as
+//     encoding/json does (invalid UTF-8 and lone surrogates become U+FFFD).
+//   - Pointers (pointer.go): EscapeToken, UnescapeToken, SplitPointer.
+//   - Check finds what encoding/json would silently change in a JSON text:
+//     bytes that are not UTF-8, and \u escapes of lone UTF-16 surrogates.
+//     Decoding replaces both with U+FFFD, so a path or a name carrying them
+//     would name something else; the boundaries that read JSON from
+//     clients refuse such a text instead.
+//
+// It does not validate JSON syntax (encoding/json.Valid does, and jsonpatch
+// has a faster validator of its own) and does not decode numbers or build
+// trees. Every function is fuzzed against encoding/json (fuzz_test.go).
 package jsontext
 
 import (

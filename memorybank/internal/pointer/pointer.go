@@ -6,12 +6,12 @@ import (
 	"strings"
 
 	"github.com/xeipuuv/gojsonschema"
+
+	"github.com/mnemobank/mnemobank/internal/jsontext"
 )
 
 // Escape escapes one reference token: "~" becomes "~0" and "/" becomes "~1".
-func Escape(token string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(token, "~", "~0"), "/", "~1")
-}
+func Escape(token string) string { return jsontext.EscapeToken(token) }
 
 // FromContext turns gojsonschema's context "(root).a.0.b" into "/a/0/b",
 // splitting on a separator that cannot occur in keys so dotted keys survive.
