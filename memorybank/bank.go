@@ -60,8 +60,8 @@ const (
 	// document's history (Options.HistoryVersions, HistoryEntryBytes).
 	DefaultHistoryVersions   = 100
 	DefaultHistoryEntryBytes = 256 << 10
-	// DefaultIndexMaxAge bounds how stale SearchByTags may be about
-	// changes made outside any Bank (see Options.IndexMaxAge).
+	// DefaultIndexMaxAge bounds how stale List, ReadContext and searches
+	// may be about changes made outside any Bank (see Options.IndexMaxAge).
 	DefaultIndexMaxAge = 2 * time.Second
 	// DefaultContextTokens is ReadContext's default token budget: room
 	// for the core files of both banks and a listing, a small part of a
@@ -123,12 +123,14 @@ type Options struct {
 	// lock instead). Retries wait a jittered pause growing from 1 ms to 50 ms
 	// (about 1 s in all at the default). Default 32.
 	MaxRetries int
-	// IndexMaxAge bounds how long SearchByTags trusts its index without
-	// listing the store: writes through any Bank are seen at once (through
-	// the generation marker), changes made outside any Bank (a person
-	// editing the folder, git pull) once the last full reconcile is older
-	// than this, by the Bank's Clock. List and ReadContext always reconcile.
-	// Zero means DefaultIndexMaxAge; negative means every search reconciles.
+	// IndexMaxAge bounds how long List, ReadContext and searches trust
+	// the Bank's index about changes no Store counted. Writes through any
+	// Bank are seen at once: this Bank's update the index, and another's
+	// change the Store's count (ChangeCounter; a Store without one is
+	// listed on every call). Changes made outside any Bank (a person
+	// editing the folder, git pull) are seen once the last full reconcile
+	// is older than this, by the Bank's Clock. Read always reads the store.
+	// Zero means DefaultIndexMaxAge; negative means every call reconciles.
 	IndexMaxAge time.Duration
 	// HistoryVersions is how many versions of each document its history
 	// keeps (see Bank.History). Default 100; negative: no history (deletes
@@ -137,9 +139,6 @@ type Options struct {
 	// HistoryEntryBytes bounds one history entry; a larger change is
 	// recorded without its patches. Default 256 KiB.
 	HistoryEntryBytes int
-	// ContextBudget is ReadContext's default byte budget for memory files
-	// (0: unlimited). ReadContextRequest.MaxBytes overrides it.
-	ContextBudget int
 	// ContextTokens is ReadContext's default token budget
 	// (ReadContextRequest.MaxTokens overrides it). Zero means
 	// DefaultContextTokens; negative means unlimited.

@@ -138,11 +138,11 @@
 // initialised); core files match by name or by the other of .json/.md, so
 // Markdown banks keep their core files; the paths of the other documents
 // are listed (otherBranchFiles, otherGlobalFiles) so the agent knows what
-// it can Read; the byte budget counts the JSON of memory files (not the
-// rules), core files first in configured order, then paths, with truncated
-// set when anything was left out. The budget is exact: it is the sum of the
-// bytes encoding/json writes for each included memory file entry
-// ("path":{...}) and each listed path; section names, rules and punctuation
+// it can Read; the budget counts tokens of the JSON of memory files (not
+// the rules), core files first in configured order, then paths, with
+// truncated set when anything was left out: the JSON encoding/json writes
+// for each included memory file entry ("path":{...}) and each listed path;
+// section names, rules and punctuation
 // around them are not counted. Rules come from the global document
 // "rules/<lang>.md" ([RulesPath]) if it exists, else Options.DefaultRules,
 // else the built-in text ([BuiltinRules]). ReadContext keeps to a token

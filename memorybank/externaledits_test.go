@@ -113,7 +113,7 @@ func TestIndexMaxAgeNegative(t *testing.T) {
 }
 
 // cancelAfterDocPut cancels the writer's context as soon as a document (not
-// the generation marker) is stored, as a caller giving up at that instant.
+// a history entry) is stored, as a caller giving up at that instant.
 type cancelAfterDocPut struct {
 	*memorybank.MemStore
 	cancel context.CancelFunc
@@ -127,8 +127,8 @@ func (s cancelAfterDocPut) Put(ctx context.Context, key string, data []byte, c m
 	return o, err
 }
 
-// Cancelling the writer's context after its document is stored still bumps
-// the generation marker, so other Banks' searches see the write.
+// Cancelling the writer's context after its document is stored still lets
+// other Banks' searches see the write (the Store counted the change).
 func TestCancelAfterDocumentPutStillSignals(t *testing.T) {
 	mem := &memorybank.MemStore{}
 	fixed := &memorybank.Options{Clock: func() time.Time { return t0 }}

@@ -22,21 +22,15 @@ type ReadContextRequest struct {
 	IncludeRules        *bool `json:"includeRules,omitempty"`
 	IncludeBranchMemory *bool `json:"includeBranchMemory,omitempty"`
 	IncludeGlobalMemory *bool `json:"includeGlobalMemory,omitempty"`
-	// MaxBytes budgets the memory sections (0: Options.ContextBudget, which
-	// defaults to unlimited). It counts the bytes encoding/json writes for
-	// each included memory file entry ("path":{...} in branchMemory or
-	// globalMemory) plus each listed path (a JSON string in
-	// otherBranchFiles/otherGlobalFiles); the rules, section names,
-	// separators and the truncated flag are not counted. Core files come
-	// first, in order, while they fit; then the paths of core files left
-	// out; then the paths of the other documents; Truncated reports that
-	// something was left out.
-	MaxBytes int `json:"maxBytes,omitempty"`
 	// MaxTokens budgets the memory sections in tokens, as counted by
-	// Options.TokenCounter (0: Options.ContextTokens). It counts the same
-	// JSON as MaxBytes; a tenth of it is kept for the listing of what was
-	// left out. Giving it, or a Query, also fills the rest of the budget
-	// with whole documents beyond the core files (see Query).
+	// Options.TokenCounter (0: Options.ContextTokens). It counts the JSON
+	// encoding/json writes for each included memory file entry
+	// ("path":{...} in branchMemory or globalMemory) and each listed path;
+	// the rules, section names and separators are not counted. Core files
+	// come first, in order, while they fit in nine tenths of it; a tenth is
+	// kept for the listing of what was left out. Giving it, or a Query, also
+	// fills the rest of the budget with whole documents beyond the core
+	// files (see Query).
 	MaxTokens int `json:"maxTokens,omitempty"`
 	// Query, when given, chooses the documents beyond the core files:
 	// those most relevant to it (as Search ranks them) first, then the most
@@ -121,13 +115,6 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 	if incBranch && req.Branch == "" {
 		return nil, invalidRequest("read_context: branch is required when branch memory is included; pass the current git branch name (the bank does not guess it) or set includeBranchMemory to false")
 	}
-	budget := req.MaxBytes
-	if budget == 0 {
-		budget = b.opts.ContextBudget
-	}
-	if budget < 0 {
-		return nil, invalidRequest("read_context: maxBytes %d must be positive, or 0 for the default", budget)
-	}
 	if req.MaxTokens < 0 {
 		return nil, invalidRequest("read_context: maxTokens %d must be positive, or 0 for the default", req.MaxTokens)
 	}
@@ -169,19 +156,7 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 		res.GlobalMemory = map[string]ContextFile{}
 		sections = append(sections, &ctxSection{scope: ScopeGlobal, core: core, other: other, out: res.GlobalMemory})
 	}
-	used := 0
-	fits := func(n int) bool {
-		if budget == 0 {
-			return true
-		}
-		if used+n > budget {
-			res.Truncated = true
-			return false
-		}
-		used += n
-		return true
-	}
-	// include adds a document to its section if it fits both budgets; it
+	// include adds a document to its section if it fits the budget; it
 	// returns its cost in tokens, and whether it was included.
 	include := func(s *ctxSection, p string) (tokens int, ok bool, err error) {
 		d, err := b.Read(ctx, ReadRequest{Scope: s.scope, Branch: req.Branch, Path: p})
@@ -193,16 +168,12 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 			return 0, false, err
 		}
 		cf := ContextFile{Path: p, Content: d.Content, Tags: d.Tags, LastModified: d.LastModified}
-		if budget > 0 || tb.limited() {
+		if tb.limited() {
 			enc, _ := json.Marshal(cf)
 			entry := string(rawString(p)) + ":" + string(enc) // "path":{...}
 			tokens = tb.count(entry)
 			if !tb.fits(tokens) {
 				res.Truncated = true
-				return tokens, false, nil
-			}
-			if !fits(len(entry)) {
-				tb.used -= tokens
 				return tokens, false, nil
 			}
 		}
@@ -234,7 +205,7 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 	for _, s := range sections {
 		// Core files left out are listed before the other paths.
 		kept := s.other
-		if budget > 0 || tb.limited() || len(s.skipped) > 0 {
+		if tb.limited() || len(s.skipped) > 0 {
 			kept = nil
 			names := make([]string, 0, len(s.skipped)+len(s.other))
 			for _, l := range s.skipped {
@@ -242,7 +213,7 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 			}
 			names = append(names, s.other...)
 			for i, p := range names {
-				if budget > 0 && !fits(jsonLen(p)) || !tb.fitsListing(p) {
+				if !tb.fitsListing(p) {
 					res.Truncated = true
 					res.More += len(names) - i
 					break
@@ -287,7 +258,8 @@ type leftOut struct {
 // budget less the listing's share, the listing within its share.
 type tokenBudget struct {
 	counter      TokenCounter
-	max, listMax int // 0: unlimited
+	max, listMax int // the files' and the listing's shares, when limit
+	limit        bool
 	used, listed int
 }
 
@@ -301,18 +273,20 @@ func newTokenBudget(req int, o Options) *tokenBudget {
 		t.max = o.ContextTokens
 	}
 	if t.max > 0 {
+		// A budget of 1 leaves the files nothing: limited still, not unlimited.
+		t.limit = true
 		t.listMax = max(t.max/listingShare, 1)
 		t.max -= t.listMax
 	}
 	return t
 }
 
-func (t *tokenBudget) limited() bool { return t.max > 0 }
+func (t *tokenBudget) limited() bool { return t.limit }
 
 func (t *tokenBudget) count(s string) int { return t.counter.CountTokens(s) }
 
 func (t *tokenBudget) fits(n int) bool {
-	if t.max == 0 {
+	if !t.limit {
 		return true
 	}
 	if t.used+n > t.max {
@@ -325,7 +299,7 @@ func (t *tokenBudget) fits(n int) bool {
 // fitsListing counts one listed entry (its JSON) against the listing's
 // share.
 func (t *tokenBudget) fitsListing(entry string) bool {
-	if t.listMax == 0 {
+	if !t.limit {
 		return true
 	}
 	n := t.count(entry) + 1 // the separator
@@ -454,13 +428,6 @@ func (b *Bank) listLeftOut(res *ReadContextResult, sections []*ctxSection, tb *t
 }
 
 func flag(p *bool) bool { return p == nil || *p }
-
-// jsonLen is the length of s encoded as a JSON string, as encoding/json
-// writes it.
-func jsonLen(s string) int {
-	b, _ := json.Marshal(s)
-	return len(b)
-}
 
 // bankPaths returns the core files of a bank, in the order of the core
 // list, and the other document paths, sorted, from its index: no document

@@ -32,7 +32,7 @@ func TestReadContextSections(t *testing.T) {
 		{name: "branch missing", req: memorybank.ReadContextRequest{}, wantErr: memorybank.ErrInvalidRequest},
 		{name: "bad language", req: memorybank.ReadContextRequest{Branch: "main", Language: "fr"}, wantErr: memorybank.ErrInvalidRequest},
 		{name: "bad branch", req: memorybank.ReadContextRequest{Branch: "a..b"}, wantErr: memorybank.ErrInvalidBranch},
-		{name: "negative budget", req: memorybank.ReadContextRequest{Branch: "main", MaxBytes: -1}, wantErr: memorybank.ErrInvalidRequest},
+		{name: "negative budget", req: memorybank.ReadContextRequest{Branch: "main", MaxTokens: -1}, wantErr: memorybank.ErrInvalidRequest},
 	}
 	forEachStore(t, func(t *testing.T, store memorybank.Store) {
 		b := newBank(store)
@@ -181,57 +181,28 @@ func TestReadContextCoreFilesAndBudget(t *testing.T) {
 	assert.Equal(t, []string{"scratch.md"}, res.OtherBranchFiles)
 	assert.False(t, res.Truncated)
 
-	full := len(must(json.Marshal(res)))
-	used := budgetUsed(res)
-	// Budgets that fit the branch core file and part of the global ones.
-	for _, budget := range []int{used / 2, used * 3 / 5, used * 7 / 10, used * 3 / 4} {
-		res, err = b.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "md", IncludeRules: no, MaxBytes: budget})
+	// A token budget (Options.ContextTokens, without a query) takes core
+	// files in order, branch first, and lists by path those that did not fit.
+	full := tokensUsed(res)
+	for _, budget := range []int{full / 2, full * 3 / 5, full * 3 / 4} {
+		bb := memorybank.New(b.Store(), &memorybank.Options{ContextTokens: budget})
+		res, err = bb.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "md", IncludeRules: no})
 		require.NoError(t, err)
 		assert.True(t, res.Truncated)
 		assert.Contains(t, res.BranchMemory, "branchContext.md", "branch core files come first")
 		assert.Less(t, len(res.GlobalMemory), 3)
-		assert.Less(t, len(must(json.Marshal(res))), full)
-		assert.LessOrEqual(t, budgetUsed(res), budget, "the encoded memory files and paths fit the budget")
-		// Core files that did not fit are listed by path so the agent can read them.
+		assert.LessOrEqual(t, tokensUsed(res), budget)
 		for _, p := range []string{"core/a.md", "core/b.json", "tech-stack.md"} {
 			_, inMemory := res.GlobalMemory[p]
 			assert.True(t, inMemory || slices.Contains(res.OtherGlobalFiles, p), "budget %d: core file %s is neither included nor listed", budget, p)
 		}
 		assert.True(t, slices.IsSorted(res.OtherGlobalFiles))
 	}
-	for _, budget := range []int{1, 10, 50, 100, 300, used - 20, used - 1} {
-		res, err = b.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "md", IncludeRules: no, MaxBytes: budget})
-		require.NoError(t, err)
-		assert.LessOrEqual(t, budgetUsed(res), budget)
-		assert.True(t, res.Truncated)
-	}
-	// A tiny budget still answers, with nothing but the flag.
-	res, err = b.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "md", IncludeRules: no, MaxBytes: 1})
-	require.NoError(t, err)
-	assert.True(t, res.Truncated)
-	assert.Empty(t, res.BranchMemory)
-	assert.NotNil(t, res.BranchMemory, "an included section stays present")
-
 	// The budget from Options applies when the request has none.
-	b2 := memorybank.New(b.Store(), &memorybank.Options{ContextBudget: 1})
+	b2 := memorybank.New(b.Store(), &memorybank.Options{ContextTokens: 1})
 	res, err = b2.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "md", IncludeRules: no})
 	require.NoError(t, err)
 	assert.True(t, res.Truncated)
-}
-
-// budgetUsed is what ReadContext's MaxBytes counts: the JSON of every
-// memory file entry ("path":{...}) and of every listed path.
-func budgetUsed(res *memorybank.ReadContextResult) int {
-	n := 0
-	for _, m := range []map[string]memorybank.ContextFile{res.BranchMemory, res.GlobalMemory} {
-		for p, cf := range m {
-			n += len(must(json.Marshal(p))) + 1 + len(must(json.Marshal(cf)))
-		}
-	}
-	for _, p := range append(slices.Clone(res.OtherBranchFiles), res.OtherGlobalFiles...) {
-		n += len(must(json.Marshal(p)))
-	}
-	return n
 }
 
 func mapKeys(m map[string]memorybank.ContextFile) []string {

@@ -172,7 +172,7 @@ func TestListAndDelete(t *testing.T) {
 
 		list, err = b.List(ctx, memorybank.ListRequest{Scope: memorybank.ScopeBranch, Branch: "feature/auth"})
 		require.NoError(t, err)
-		assert.Len(t, list, 2, "the branch marker and generation marker are not documents")
+		assert.Len(t, list, 2, "the branch marker is not a document")
 
 		br := memorybank.ScopeBranch
 		err = b.Delete(ctx, memorybank.DeleteRequest{Scope: br, Branch: "feature/auth", Path: "db.md", IfVersion: 3})

@@ -264,7 +264,7 @@ func TestToolReadContext(t *testing.T) {
 		`{"branch":"feature/en","language":"en","includeRules":false,"includeGlobalMemory":false}`)["branchMemory"]))
 
 	// A budget leaves files out and says so.
-	out = e.ok(t, tools.ReadContext, `{"branch":"feature/x","includeRules":false,"maxBytes":300}`)
+	out = e.ok(t, tools.ReadContext, `{"branch":"feature/x","includeRules":false,"maxTokens":60}`)
 	assert.Equal(t, true, out["truncated"])
 
 	e.fail(t, tools.ReadContext, `{"branch":"feature/x","language":"fr"}`, tools.CodeInvalidArgument)
@@ -370,7 +370,7 @@ func FuzzToolHandle(f *testing.F) {
 	f.Add(uint8(0), `{"branch":"main","path":"a.json","content":{"a":1}}`)
 	f.Add(uint8(0), `{"branch":"main","path":"a.json","patches":[{"op":"add","path":"/content/b","value":[1]}]}`)
 	f.Add(uint8(1), `{"path":"a.md","content":"---\ntags: [x]\n---\nhi"}`)
-	f.Add(uint8(4), `{"branch":"x","maxBytes":10}`)
+	f.Add(uint8(4), `{"branch":"x","maxTokens":10}`)
 	f.Add(uint8(6), `{"tags":["a"],"match":"and"}`)
 	f.Add(uint8(8), `{"scope":"global","path":"a.md","ifVersion":3}`)
 	f.Add(uint8(2), `[`)

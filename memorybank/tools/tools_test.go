@@ -104,7 +104,7 @@ func TestToolsDefinitions(t *testing.T) {
 		{tools.WriteGlobalMemoryBank, []string{"content", "ifVersion", "mode", "patches", "path", "returnContent", "tags"}, []string{"path"}},
 		{tools.ReadBranchMemoryBank, []string{"branch", "path"}, []string{"path"}},
 		{tools.ReadGlobalMemoryBank, []string{"path"}, []string{"path"}},
-		{tools.ReadContext, []string{"branch", "includeBranchMemory", "includeGlobalMemory", "includeRules", "language", "maxBytes", "maxTokens", "query"}, nil},
+		{tools.ReadContext, []string{"branch", "includeBranchMemory", "includeGlobalMemory", "includeRules", "language", "maxTokens", "query"}, nil},
 		{tools.ReadRules, []string{"language"}, nil},
 		{tools.SearchDocumentsByTags, []string{"branch", "match", "scope", "tags"}, []string{"tags"}},
 		{tools.SearchDocuments, []string{"branch", "limit", "query", "scope", "tags"}, []string{"query"}},
