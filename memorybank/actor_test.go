@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 // An actor is recorded in the history as given, so one that would forge or
@@ -39,7 +40,7 @@ func TestActorRefusedWithControlCharacters(t *testing.T) {
 			return b.Delete(ctx, memorybank.DeleteRequest{Scope: memorybank.ScopeGlobal, Path: "a.md", Actor: actor})
 		}},
 		{"revert", func(b *memorybank.Bank, actor string) error {
-			_, err := b.Revert(ctx, memorybank.RevertRequest{Scope: memorybank.ScopeGlobal, Path: "a.md", ToVersion: 1, Actor: actor})
+			_, err := history.Revert(ctx, b, memorybank.RevertRequest{Scope: memorybank.ScopeGlobal, Path: "a.md", ToVersion: 1, Actor: actor})
 			return err
 		}},
 	}
@@ -66,7 +67,7 @@ func TestActorRefusedWithControlCharacters(t *testing.T) {
 	b := newBank(new(memorybank.MemStore))
 	_, err := b.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "a.md", Text: "one", Actor: "エージェント"})
 	require.NoError(t, err)
-	h, err := b.History(ctx, memorybank.HistoryRequest{Scope: memorybank.ScopeGlobal, Path: "a.md"})
+	h, err := history.List(ctx, b, memorybank.HistoryRequest{Scope: memorybank.ScopeGlobal, Path: "a.md"})
 	require.NoError(t, err)
 	require.NotEmpty(t, h)
 	assert.Equal(t, "エージェント", h[0].Actor)

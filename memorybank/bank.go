@@ -133,7 +133,7 @@ type Options struct {
 	// Zero means DefaultIndexMaxAge; negative means every call reconciles.
 	IndexMaxAge time.Duration
 	// HistoryVersions is how many versions of each document its history
-	// keeps (see Bank.History). Default 100; negative: no history (deletes
+	// keeps (see package history). Default 100; negative: no history (deletes
 	// still record the version they consumed, so versions never repeat).
 	HistoryVersions int
 	// HistoryEntryBytes bounds one history entry; a larger change is

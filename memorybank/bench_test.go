@@ -13,6 +13,7 @@ import (
 	"github.com/mnemobank/mnemobank/jsonpatch"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 // populate stores n generic documents directly in the global bank, as
@@ -322,7 +323,7 @@ func BenchmarkHistory100(b *testing.B) {
 		require.NoError(b, err)
 	}
 	for b.Loop() {
-		hist, err := bank.History(ctx, memorybank.HistoryRequest{Scope: g, Path: "progress.json"})
+		hist, err := history.List(ctx, bank, memorybank.HistoryRequest{Scope: g, Path: "progress.json"})
 		if err != nil || len(hist) != 100 {
 			b.Fatal(len(hist), err)
 		}

@@ -188,13 +188,13 @@
 // # History
 //
 // Every write and delete records an entry in the document's history
-// ([Bank.History]): the version it produced, the time, the request's Actor
+// (history.List): the version it produced, the time, the request's Actor
 // and Reason, and the change as an RFC 6902 patch with its inverse. An
 // Actor is one line of printable UTF-8 of at most MaxActorBytes (256)
 // bytes: one with a control character or line separator, or that is not
 // UTF-8, is refused before any I/O (ErrInvalidRequest; see ValidateActor).
-// [Bank.ReadVersion] rebuilds a retained version, [Bank.Diff] gives the
-// patch between two, [Bank.Revert] writes an old version as the next one
+// history.ReadVersion rebuilds a retained version, history.Diff gives the
+// patch between two, history.Revert writes an old version as the next one
 // (also restoring a deleted document). A delete consumes a version, so a
 // re-created document continues after it and a writer holding a version of
 // the old document cannot overwrite the new one. Entries live in the same

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mnemobank/mnemobank/jsonpatch"
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 // A Markdown file written by another tool (no front matter) stays theirs:
@@ -78,7 +79,7 @@ func TestForeignMarkdownHasNoHistory(t *testing.T) {
 	for _, text := range []string{"# M\n\ntwo\n", "# M\n\nthree\n", "# M\n\none\n"} {
 		mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "MEMORY.md", Text: text})
 	}
-	h, err := b.History(ctx, memorybank.HistoryRequest{Scope: g, Path: "MEMORY.md"})
+	h, err := history.List(ctx, b, memorybank.HistoryRequest{Scope: g, Path: "MEMORY.md"})
 	require.NoError(t, err)
 	assert.Empty(t, h)
 	assert.Equal(t, "# M\n\none\n", mustRead(t, b, g, "", "MEMORY.md").Text())

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 // Every path a bank accepts has a history, however long it is and whatever
@@ -48,15 +49,15 @@ func TestHistoryForEveryPath(t *testing.T) {
 				}
 				first := mustWrite(t, b, content("1"))
 				mustWrite(t, b, content("2"))
-				hist, err := b.History(ctx, memorybank.HistoryRequest{Scope: g, Path: tc.path})
+				hist, err := history.List(ctx, b, memorybank.HistoryRequest{Scope: g, Path: tc.path})
 				require.NoError(t, err)
 				require.Len(t, hist, 2, "both writes are in the history")
-				rev, err := b.Revert(ctx, memorybank.RevertRequest{Scope: g, Path: tc.path, ToVersion: first.Version})
+				rev, err := history.Revert(ctx, b, memorybank.RevertRequest{Scope: g, Path: tc.path, ToVersion: first.Version})
 				require.NoError(t, err)
 				require.NoError(t, b.Delete(ctx, memorybank.DeleteRequest{Scope: g, Path: tc.path}))
 				_, err = b.Read(ctx, memorybank.ReadRequest{Scope: g, Path: tc.path})
 				require.ErrorIs(t, err, memorybank.ErrNotFound)
-				restored, err := b.Revert(ctx, memorybank.RevertRequest{Scope: g, Path: tc.path, ToVersion: rev.Version})
+				restored, err := history.Revert(ctx, b, memorybank.RevertRequest{Scope: g, Path: tc.path, ToVersion: rev.Version})
 				require.NoError(t, err)
 				assert.Equal(t, rev.Version+2, restored.Version, "the delete consumed a version")
 			})

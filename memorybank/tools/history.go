@@ -8,6 +8,7 @@ import (
 
 	"github.com/mnemobank/mnemobank/jsonpatch"
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 // Names of the history tools.
@@ -75,7 +76,7 @@ type historyEntry struct {
 }
 
 func runHistory(ctx context.Context, b *memorybank.Bank, a *historyArgs) (*historyResult, error) {
-	entries, err := b.History(ctx, memorybank.HistoryRequest{Scope: a.Scope, Branch: a.Branch, Path: a.Path, Limit: a.Limit})
+	entries, err := history.List(ctx, b, memorybank.HistoryRequest{Scope: a.Scope, Branch: a.Branch, Path: a.Path, Limit: a.Limit})
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +112,6 @@ func adjustRevert(s *jsonschema.Schema) {
 }
 
 func runRevert(ctx context.Context, b *memorybank.Bank, a *revertArgs) (*memorybank.WriteResult, error) {
-	return b.Revert(ctx, memorybank.RevertRequest{Scope: a.Scope, Branch: a.Branch, Path: a.Path,
+	return history.Revert(ctx, b, memorybank.RevertRequest{Scope: a.Scope, Branch: a.Branch, Path: a.Path,
 		ToVersion: a.ToVersion, IfVersion: a.IfVersion, Actor: actorFrom(ctx)})
 }

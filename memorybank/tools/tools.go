@@ -300,7 +300,6 @@ type readContextArgs struct {
 	IncludeRules        *bool               `json:"includeRules,omitempty" jsonschema:"Whether to include the rules (default: true)."`
 	IncludeBranchMemory *bool               `json:"includeBranchMemory,omitempty" jsonschema:"Whether to include the branch memory bank (default: true)."`
 	IncludeGlobalMemory *bool               `json:"includeGlobalMemory,omitempty" jsonschema:"Whether to include the global memory bank (default: true)."`
-	MaxBytes            int                 `json:"maxBytes,omitempty" jsonschema:"Optional budget in bytes for the memory sections, counting the JSON of each included file entry and each listed path: core files are included in order while they fit, then the paths of core files left out, then the paths of the other documents; \"truncated\" says something was left out. 0 or absent: the server's default (unlimited unless configured)."`
 	readContextBudget
 }
 
@@ -321,14 +320,13 @@ func adjustReadContext(s *jsonschema.Schema) {
 		p.Types, p.Type = nil, "boolean"
 		setDefault(s, name, true)
 	}
-	setBounds(s, "maxBytes", 0, maxSafeInteger)
 	adjustReadContextBudget(s)
 }
 
 func runReadContext(ctx context.Context, b *memorybank.Bank, a *readContextArgs) (*memorybank.ReadContextResult, error) {
 	return b.ReadContext(ctx, memorybank.ReadContextRequest{Branch: a.Branch, Language: a.Language,
 		IncludeRules: a.IncludeRules, IncludeBranchMemory: a.IncludeBranchMemory, IncludeGlobalMemory: a.IncludeGlobalMemory,
-		MaxBytes: a.MaxBytes, Query: a.Query, MaxTokens: a.MaxTokens})
+		Query: a.Query, MaxTokens: a.MaxTokens})
 }
 
 type readRulesArgs struct {

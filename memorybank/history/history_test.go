@@ -1,4 +1,4 @@
-package memorybank_test
+package history_test
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/mnemobank/mnemobank/jsonpatch"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 // Every kind of write records an entry; every recorded version can be read
@@ -47,7 +48,7 @@ func TestHistoryRebuildsEveryVersion(t *testing.T) {
 				write(memorybank.WriteRequest{Content: raw(`{"status":"done","items":[],"extra":{"x":"y"}}`), Tags: []string{"t"}})
 				write(memorybank.WriteRequest{Patches: jsonpatch.Patch{mv("copy", "/content/extra", "/content/extra2"), op("replace", "/metadata/title", `"Progress"`)}})
 			}
-			hist, err := b.History(ctx, memorybank.HistoryRequest{Scope: g, Path: path})
+			hist, err := history.List(ctx, b, memorybank.HistoryRequest{Scope: g, Path: path})
 			require.NoError(t, err)
 			require.Len(t, hist, len(seen))
 			for i, e := range hist {
@@ -60,7 +61,7 @@ func TestHistoryRebuildsEveryVersion(t *testing.T) {
 			wantReason := map[string]string{"notes.md": "rewrite", "progress.json": "progress"}[path]
 			assert.Equal(t, wantReason, hist[len(hist)-2].Reason)
 			for i, want := range seen {
-				got, err := b.ReadVersion(ctx, memorybank.ReadRequest{Scope: g, Path: path}, int64(i+1))
+				got, err := history.ReadVersion(ctx, b, memorybank.ReadRequest{Scope: g, Path: path}, int64(i+1))
 				require.NoError(t, err, "version %d", i+1)
 				assert.JSONEq(t, string(want.Content), string(got.Content), "%s version %d", path, i+1)
 				assert.Equal(t, want.Version, got.Version)
@@ -76,14 +77,14 @@ func TestHistoryRebuildsEveryVersion(t *testing.T) {
 			}
 			for from := range seen {
 				for to := range seen {
-					p, err := b.Diff(ctx, memorybank.ReadRequest{Scope: g, Path: path}, int64(from+1), int64(to+1))
+					p, err := history.Diff(ctx, b, memorybank.ReadRequest{Scope: g, Path: path}, int64(from+1), int64(to+1))
 					require.NoError(t, err)
 					out, err := jsonpatch.New(nil).Apply(patchable(seen[from]), p)
 					require.NoError(t, err, "diff %d→%d: %v", from+1, to+1, p)
 					assert.JSONEq(t, string(patchable(seen[to])), string(out), "diff %d→%d", from+1, to+1)
 				}
 			}
-			limited, err := b.History(ctx, memorybank.HistoryRequest{Scope: g, Path: path, Limit: 2})
+			limited, err := history.List(ctx, b, memorybank.HistoryRequest{Scope: g, Path: path, Limit: 2})
 			require.NoError(t, err)
 			assert.Equal(t, hist[:2], limited)
 		}
@@ -104,7 +105,7 @@ func TestDeleteRestoreAndNoRepeatedVersions(t *testing.T) {
 		old := mustRead(t, b, g, "", "p.json")
 		require.NoError(t, b.Delete(ctx, memorybank.DeleteRequest{Scope: g, Path: "p.json", Actor: "me", Reason: "cleanup"}))
 
-		hist, err := b.History(ctx, memorybank.HistoryRequest{Scope: g, Path: "p.json"})
+		hist, err := history.List(ctx, b, memorybank.HistoryRequest{Scope: g, Path: "p.json"})
 		require.NoError(t, err)
 		require.Len(t, hist, 2)
 		assert.True(t, hist[0].Deleted)
@@ -122,23 +123,23 @@ func TestDeleteRestoreAndNoRepeatedVersions(t *testing.T) {
 
 		// Delete again and restore version 1.
 		require.NoError(t, b.Delete(ctx, memorybank.DeleteRequest{Scope: g, Path: "p.json"}))
-		_, err = b.ReadVersion(ctx, memorybank.ReadRequest{Scope: g, Path: "p.json"}, 2)
+		_, err = history.ReadVersion(ctx, b, memorybank.ReadRequest{Scope: g, Path: "p.json"}, 2)
 		require.ErrorIs(t, err, memorybank.ErrVersionUnavailable, "version 2 was the delete")
-		rev, err := b.Revert(ctx, memorybank.RevertRequest{Scope: g, Path: "p.json", ToVersion: 1, IfVersion: 4})
+		rev, err := history.Revert(ctx, b, memorybank.RevertRequest{Scope: g, Path: "p.json", ToVersion: 1, IfVersion: 4})
 		require.NoError(t, err)
 		assert.Equal(t, int64(5), rev.Version)
 		now := mustRead(t, b, g, "", "p.json")
 		assert.Equal(t, "old", decode(t, now).Content["status"])
 		assert.Equal(t, old.ID, now.ID, "the restored document keeps its id")
-		hist, err = b.History(ctx, memorybank.HistoryRequest{Scope: g, Path: "p.json", Limit: 1})
+		hist, err = history.List(ctx, b, memorybank.HistoryRequest{Scope: g, Path: "p.json", Limit: 1})
 		require.NoError(t, err)
 		assert.Equal(t, "revert to version 1", hist[0].Reason)
 
-		_, err = b.Revert(ctx, memorybank.RevertRequest{Scope: g, Path: "p.json", ToVersion: 3, IfVersion: 4})
+		_, err = history.Revert(ctx, b, memorybank.RevertRequest{Scope: g, Path: "p.json", ToVersion: 3, IfVersion: 4})
 		require.ErrorAs(t, err, &ce, "a revert honours IfVersion")
-		_, err = b.ReadVersion(ctx, memorybank.ReadRequest{Scope: g, Path: "p.json"}, 9)
+		_, err = history.ReadVersion(ctx, b, memorybank.ReadRequest{Scope: g, Path: "p.json"}, 9)
 		require.ErrorIs(t, err, memorybank.ErrVersionUnavailable)
-		_, err = b.History(ctx, memorybank.HistoryRequest{Scope: g, Path: "../x"})
+		_, err = history.List(ctx, b, memorybank.HistoryRequest{Scope: g, Path: "../x"})
 		require.ErrorIs(t, err, memorybank.ErrInvalidPath)
 	})
 }
@@ -153,19 +154,19 @@ func TestHistoryRetention(t *testing.T) {
 	for i := 1; i < 100; i++ {
 		mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "c.json", Patches: jsonpatch.Patch{op("replace", "/content/n", fmt.Sprint(i))}})
 	}
-	hist, err := b.History(ctx, memorybank.HistoryRequest{Scope: g, Path: "c.json"})
+	hist, err := history.List(ctx, b, memorybank.HistoryRequest{Scope: g, Path: "c.json"})
 	require.NoError(t, err)
 	assert.LessOrEqual(t, len(hist), 20+15)
 	assert.GreaterOrEqual(t, len(hist), 20)
-	got, err := b.ReadVersion(ctx, memorybank.ReadRequest{Scope: g, Path: "c.json"}, 81)
+	got, err := history.ReadVersion(ctx, b, memorybank.ReadRequest{Scope: g, Path: "c.json"}, 81)
 	require.NoError(t, err)
 	assert.Equal(t, float64(80), decode(t, got).Content["n"])
-	_, err = b.ReadVersion(ctx, memorybank.ReadRequest{Scope: g, Path: "c.json"}, 10)
+	_, err = history.ReadVersion(ctx, b, memorybank.ReadRequest{Scope: g, Path: "c.json"}, 10)
 	require.ErrorIs(t, err, memorybank.ErrVersionUnavailable)
 
 	off := memorybank.New(mem, &memorybank.Options{HistoryVersions: -1})
 	mustWrite(t, off, memorybank.WriteRequest{Scope: g, Path: "off.json", Content: raw(`{"n":0}`)})
-	hist, err = off.History(ctx, memorybank.HistoryRequest{Scope: g, Path: "off.json"})
+	hist, err = history.List(ctx, off, memorybank.HistoryRequest{Scope: g, Path: "off.json"})
 	require.NoError(t, err)
 	assert.Empty(t, hist)
 }
@@ -203,17 +204,17 @@ func TestHistoryGap(t *testing.T) {
 		mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "g.json", Patches: jsonpatch.Patch{op("replace", "/content/n", fmt.Sprint(i))}})
 	}
 	assert.Equal(t, float64(4), decode(t, mustRead(t, b, g, "", "g.json")).Content["n"], "the write stands")
-	hist, err := b.History(ctx, memorybank.HistoryRequest{Scope: g, Path: "g.json"})
+	hist, err := history.List(ctx, b, memorybank.HistoryRequest{Scope: g, Path: "g.json"})
 	require.NoError(t, err)
 	var versions []int64
 	for _, e := range hist {
 		versions = append(versions, e.Version)
 	}
 	assert.Equal(t, []int64{4, 3, 1}, versions, "the entry of version 2 is missing, nothing else")
-	got, err := b.ReadVersion(ctx, memorybank.ReadRequest{Scope: g, Path: "g.json"}, 2)
+	got, err := history.ReadVersion(ctx, b, memorybank.ReadRequest{Scope: g, Path: "g.json"}, 2)
 	require.NoError(t, err, "undoing versions 4 and 3 reaches version 2")
 	assert.Equal(t, float64(2), decode(t, got).Content["n"])
-	_, err = b.ReadVersion(ctx, memorybank.ReadRequest{Scope: g, Path: "g.json"}, 1)
+	_, err = history.ReadVersion(ctx, b, memorybank.ReadRequest{Scope: g, Path: "g.json"}, 1)
 	require.ErrorIs(t, err, memorybank.ErrVersionUnavailable)
 	assert.Contains(t, err.Error(), "version 2 is not retained")
 }
@@ -246,14 +247,14 @@ func TestHistoryUnderConcurrentWriters(t *testing.T) {
 func checkHistoryConsistent(t *testing.T, b *memorybank.Bank, path string, last int) {
 	t.Helper()
 	g := memorybank.ScopeGlobal
-	hist, err := b.History(ctx, memorybank.HistoryRequest{Scope: g, Path: path})
+	hist, err := history.List(ctx, b, memorybank.HistoryRequest{Scope: g, Path: path})
 	require.NoError(t, err)
 	require.Len(t, hist, last)
 	for i, e := range hist {
 		require.Equal(t, int64(last-i), e.Version)
 	}
 	for v := 1; v <= last; v++ {
-		d, err := b.ReadVersion(ctx, memorybank.ReadRequest{Scope: g, Path: path}, int64(v))
+		d, err := history.ReadVersion(ctx, b, memorybank.ReadRequest{Scope: g, Path: path}, int64(v))
 		require.NoError(t, err)
 		assert.Equal(t, int64(v), d.Version)
 		assert.Len(t, decode(t, d).Content["items"], v-1)
@@ -296,7 +297,7 @@ func TestHistoryAcrossProcessesAndKills(t *testing.T) {
 		_ = c.Wait()
 	}
 	cur := mustRead(t, b, g, "", "shared.json")
-	hist, err := b.History(ctx, memorybank.HistoryRequest{Scope: g, Path: "shared.json"})
+	hist, err := history.List(ctx, b, memorybank.HistoryRequest{Scope: g, Path: "shared.json"})
 	require.NoError(t, err)
 	seen := map[int64]bool{}
 	for _, e := range hist {
@@ -307,7 +308,7 @@ func TestHistoryAcrossProcessesAndKills(t *testing.T) {
 	assert.Len(t, decode(t, cur).Content["items"], int(cur.Version)-1, "the document is whole and every write counted once")
 	// Versions after the last gap rebuild.
 	for v := cur.Version; v >= 1 && seen[v]; v-- {
-		_, err := b.ReadVersion(ctx, memorybank.ReadRequest{Scope: g, Path: "shared.json"}, v-1)
+		_, err := history.ReadVersion(ctx, b, memorybank.ReadRequest{Scope: g, Path: "shared.json"}, v-1)
 		if v == 1 {
 			break
 		}

@@ -1,4 +1,4 @@
-package memorybank_test
+package history_test
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 	"github.com/mnemobank/mnemobank/jsonpatch"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 // Reverts racing writes of the same document, through one Bank and through
@@ -68,7 +69,7 @@ func TestRevertUnderConcurrentWrites(t *testing.T) {
 				wg.Go(func() {
 					for i := range each {
 						to := int64(1 + (r+i)%known)
-						_, err := banks[(r+1)%2].Revert(ctx, memorybank.RevertRequest{Scope: g, Path: "r.json", ToVersion: to})
+						_, err := history.Revert(ctx, banks[(r+1)%2], memorybank.RevertRequest{Scope: g, Path: "r.json", ToVersion: to})
 						if err == nil {
 							reverted.Add(1)
 						}
@@ -80,7 +81,7 @@ func TestRevertUnderConcurrentWrites(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			hist, err := banks[0].History(ctx, memorybank.HistoryRequest{Scope: g, Path: "r.json"})
+			hist, err := history.List(ctx, banks[0], memorybank.HistoryRequest{Scope: g, Path: "r.json"})
 			require.NoError(t, err)
 			last := known + writers*each + int(reverted.Load())
 			versions := make([]int64, len(hist))
