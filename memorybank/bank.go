@@ -71,6 +71,8 @@ const (
 	DefaultSearchLimit = 10
 	MaxSearchLimit     = 100
 	MaxQueryBytes      = 4096
+	// MaxActorBytes bounds the Actor of a request, in bytes of UTF-8.
+	MaxActorBytes = 256
 )
 
 // DefaultBranchCoreFiles returns the core files of a branch bank, created

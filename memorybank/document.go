@@ -8,6 +8,34 @@ import (
 // Format is how a document is stored: JSON documents (path ending in .json)
 // use the memory_document_v2 envelope; every other path is a text document
 // (usually Markdown) whose metadata lives in a front matter block.
+//
+// A path ending in ".json" holds a memory_document_v2 envelope
+// {"schema", "metadata", "content"}; reading also accepts documentType at
+// the top level (moved into metadata), missing metadata fields (filled:
+// title from the file name, documentType from it for the four core names,
+// else "generic", tags [], version 1) and plain JSON objects (taken as
+// content). Writes store the canonical form: indented by two spaces,
+// metadata keys in a fixed order, unknown fields kept, member order and
+// number spellings of the content as given. Every other path is a text
+// document: its text after a YAML front matter block holding the same
+// metadata, read with a YAML parser (any YAML a person writes: block
+// scalars, nested maps, comments; title, id and dates are read as text, so
+// "title: 2024" is "2024"); front matter that does not parse, or holds a key
+// twice, is [ErrCorrupt], never guessed at.
+//
+// A text file without front matter (a MEMORY.md, notes another tool wrote)
+// stays without: its metadata is what its text says, derived on every read
+// and stored nowhere: title from the first "# " heading (else the file
+// name), tags from a "tags: #a #b" line among the first lines, documentType
+// from the file name, no id or createdAt, lastModified from the store, and
+// a version derived from the text (a number from 1 to 2^52 that changes
+// whenever the text does, so IfVersion guards it like any version, though
+// it does not count writes, and such a file keeps no history). A write to
+// such a file changes only the text it asks to change, and its tags line
+// when tags change; only metadata the text cannot carry (another title,
+// tags without a tags line, extra fields) gives it front matter, and its
+// versions then count on from the derived one. New text documents get
+// front matter.
 type Format string
 
 const (

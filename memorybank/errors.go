@@ -8,11 +8,21 @@ import (
 	"github.com/mnemobank/mnemobank/jsonpatch"
 )
 
-// Errors of the Bank, tested with errors.Is. The Store's ErrNotFound and
-// ErrConflict are used as they are: reading, patching or deleting a missing
-// document is ErrNotFound; a stale IfVersion is a *ConflictError wrapping
-// ErrConflict.
+// Errors, tested with errors.Is: first those of the Store contract, which
+// implementations return (or wrap); then the Bank's. The Bank uses the
+// Store's ErrNotFound and ErrConflict as they are: reading, patching or
+// deleting a missing document is ErrNotFound; a stale IfVersion is a
+// *ConflictError wrapping ErrConflict.
 var (
+	// ErrNotFound: the key holds nothing.
+	ErrNotFound = errors.New("memorybank: not found")
+	// ErrConflict: a Condition was not met; nothing was changed.
+	ErrConflict = errors.New("memorybank: version conflict")
+	// ErrInvalidKey: the key is not a valid relative slash-separated path.
+	ErrInvalidKey = errors.New("memorybank: invalid key")
+	// ErrInvalidCondition: a Condition sets both IfAbsent and IfVersion.
+	ErrInvalidCondition = errors.New("memorybank: invalid condition")
+
 	// ErrVersionUnavailable: the version asked for is not retained
 	// (dropped by retention, never existed, or past a gap in the
 	// history). It wraps ErrNotFound.

@@ -20,6 +20,10 @@ import (
 
 // The full-text index.
 //
+// Over 600 lines, on purpose for now: this engine (index, BM25F scoring,
+// snippets) is about to be replaced by internal/textsearch, so it is kept
+// whole rather than split, to leave that replacement one file to remove.
+//
 // Each bank index holds, once a full-text search has asked for it, an
 // inverted index of its documents: for every term, the documents holding
 // it with the term's count in each field (title and path, tags, and the

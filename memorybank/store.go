@@ -2,7 +2,6 @@ package memorybank
 
 import (
 	"context"
-	"errors"
 	"iter"
 	"time"
 )
@@ -107,15 +106,5 @@ type Condition struct {
 	IfVersion string
 }
 
-// Errors of the Store contract. Implementations return them, or errors that
-// wrap them, so callers can test with errors.Is.
-var (
-	// ErrNotFound: the key holds nothing.
-	ErrNotFound = errors.New("memorybank: not found")
-	// ErrConflict: a Condition was not met; nothing was changed.
-	ErrConflict = errors.New("memorybank: version conflict")
-	// ErrInvalidKey: the key is not a valid relative slash-separated path.
-	ErrInvalidKey = errors.New("memorybank: invalid key")
-	// ErrInvalidCondition: a Condition sets both IfAbsent and IfVersion.
-	ErrInvalidCondition = errors.New("memorybank: invalid condition")
-)
+// The errors of the Store contract (ErrNotFound, ErrConflict,
+// ErrInvalidKey, ErrInvalidCondition) are in errors.go with the Bank's.

@@ -83,7 +83,71 @@ func (r *WriteResult) Document() (*Document, error) {
 // partial write with Patches, validated against its schema, with its
 // metadata maintained, atomically (compare-and-swap on the Store): one Get
 // and one Put, plus the branch marker on the first write to a branch bank.
-// See WriteRequest and the package documentation for the rules.
+// See WriteRequest for the request.
+//
+// Write takes content (a JSON object), text (text documents) or
+// patches, exactly one (else [ErrInvalidRequest]); patches on a missing
+// document are [ErrNotFound]; patches apply to the whole canonical
+// envelope, atomically. The Bank owns schema, id (kept; generated when
+// absent), path, createdAt (kept), version (+1 per write) and lastModified
+// (from Options.Clock); patch operations that write them, move them away,
+// or replace an ancestor with different values are [*ForbiddenPatchError].
+// Decisions: /metadata/path is maintained too (move a document by writing
+// the new path and deleting the old one); tags are deduplicated;
+// WriteRequest.Tags, when given, win over tags in content or patches; a
+// full write without tags keeps the stored tags; a full write of bare
+// content keeps the stored title and documentType; a patch that removes
+// /metadata/tags, /metadata/title or /metadata/documentType removes them
+// (tags become [], title and documentType the defaults a read fills in),
+// never restoring the stored value; a patch that puts documentType at the
+// top level is a [*ValidationError] pointing to /metadata/documentType; a
+// version stored as a numeric string ("3") counts as that number; versions
+// are int64, read exactly however large, and a stored version of 2^63-1 (or
+// beyond) cannot be incremented, so a write of it is a [*ValidationError] on
+// /metadata/version; a corrupt stored document can be replaced by a full
+// write but not patched ([ErrCorrupt]). An object holds each member name
+// once: content or a patch result repeating a name, at any depth, is a
+// [*ValidationError] naming it, and a stored document repeating one
+// (written by another tool) is never handed to the patch engine: patching
+// it is refused the same way, and a full write repairs it. Tags are
+// non-empty single-line strings (no control characters, no U+2028 or
+// U+2029), so a tag cannot add lines to a text. A path that differs from a
+// document of the same bank only by letter case or Unicode normalisation,
+// or that is a folder of a document or a document inside one, is
+// [ErrPathConflict] naming the existing path (they would be one file on
+// macOS or Windows); branch directories likewise are [ErrBranchCollision].
+// A stored document that already breaks its schema stays writable: a write
+// may keep the problems it had ([WriteResult.Problems] lists them) but not
+// add one. [Bank.CheckWrite] runs every check of a write without storing
+// anything. A Bank without a Store (nil, zero, or New(nil, nil)) returns
+// [ErrNotInitialised] from every method.
+//
+// Every write validates the result against the embedded draft-07 schemas
+// ([Schema]): the envelope, then the content by documentType
+// (branch_context, active_context, progress, system_patterns, else generic:
+// any non-empty object); extra fields are allowed. Failures list every
+// problem by JSON Pointer in a [*ValidationError].
+//
+// A write does each piece of work once: one Store.Get, the stored bytes
+// split into their members without decoding the content, the patch or
+// content applied, the content decoded once (for validation, and in the
+// same pass written in its stored form), one Store.Put. A first write to a
+// branch bank also writes its marker. [WriteResult.Document] gives the
+// stored document without reading it back.
+//
+// Concurrency: each write is a read, a recomputation and a compare-and-swap
+// on the store version. With IfVersion, a stale metadata.version is a
+// [*ConflictError] carrying the current version. Without it, a lost swap
+// recomputes the write on the latest version (patches re-applied, full
+// content re-stamped), so concurrent agents never lose updates and versions
+// increase by exactly one per write. Goroutines of one Bank writing the
+// same document queue on a per-key lock (striped, so memory stays bounded)
+// instead of racing; writers in other Banks or processes race through the
+// store, and the loser retries after a jittered pause growing from 1 ms to
+// 50 ms, up to Options.MaxRetries (default 32, about a second of
+// contention) before giving up with [ErrConflict]. A first write to a
+// branch that fails in the store after validation may leave the branch's
+// marker behind (it names that branch, so it is harmless).
 func (b *Bank) Write(ctx context.Context, req WriteRequest) (*WriteResult, error) {
 	if err := b.ready(); err != nil {
 		return nil, err
@@ -312,9 +376,6 @@ func contentEnvelope(format Format, p string, content json.RawMessage) (*envelop
 	}
 	return e, nil
 }
-
-// MaxActorBytes bounds the Actor of a request, in bytes of UTF-8.
-const MaxActorBytes = 256
 
 // ValidateActor reports whether actor can be recorded in a document's
 // history: at most MaxActorBytes of UTF-8 text without control characters

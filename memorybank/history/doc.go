@@ -24,4 +24,16 @@
 //
 // This package does not write entries (the Bank does, in Write and
 // Delete) and does not prune them.
+//
+// Details the Bank keeps when it records: an Actor is one line of printable
+// UTF-8 of at most memorybank.MaxActorBytes (256) bytes, refused before any
+// I/O otherwise (memorybank.ValidateActor). Entries are written after the
+// document (one extra Put per write): history never shows a write that did
+// not happen nor a version twice; a writer that stops between the two
+// leaves a gap. A delete consumes a version, so a writer holding a version
+// of the old document cannot overwrite a re-created one. History keys are
+// at most 374 bytes whatever the path, in a namespace no document path can
+// reach, so every path a bank accepts has a history on every Store; each
+// write checks them before writing the document. Pre-release histories
+// kept under ".history/<document key>/" are no longer read.
 package history
