@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mnemobank/mnemobank/jsonpatch"
+	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 )
 
 // applyPatches applies a patch to the canonical form of a stored document
@@ -37,7 +38,7 @@ func (b *Bank) applyPatches(old *envelope, patch jsonpatch.Patch) (*envelope, er
 	if old.dup != "" {
 		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{duplicateProblem(old.dup, old.dupName, repair)}}
 	}
-	if ptr, name, dup := firstDuplicate(before); dup {
+	if ptr, name, dup := codec.FirstDuplicate(before); dup {
 		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{duplicateProblem(ptr, name, repair)}}
 	}
 	after, err := b.opts.Patcher.Apply(before, patch)

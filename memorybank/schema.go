@@ -13,6 +13,7 @@ import (
 
 	"github.com/xeipuuv/gojsonschema"
 
+	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 	"github.com/mnemobank/mnemobank/memorybank/internal/pointer"
 )
 
@@ -142,7 +143,7 @@ func (e *envelope) sealKeeping(old *envelope) ([]byte, []Problem, error) {
 // sealProblems validates an envelope and returns its stored form and its
 // problems, sorted by pointer, under the schema named name. data is nil
 // when a value could not be decoded (so there is no stored form). Each
-// value is decoded once (parseIndented), for the schemas and, in the same
+// value is decoded once (codec.Parse), for the schemas and, in the same
 // pass, written as stored: the envelope schema checks the whole envelope
 // with a stub for the content, then, for a JSON document, the content
 // schema of its documentType checks the content.
@@ -154,9 +155,9 @@ func (e *envelope) sealProblems() (data []byte, problems []Problem, name string,
 		out = append(out, "{\n  \"schema\": "...)
 	}
 	decode := func(ptr string, raw json.RawMessage) any {
-		v, next, err := parseIndented(raw, 1, out)
-		if de, ok := err.(*duplicateError); ok {
-			problems = append(problems, duplicateProblem(ptr+de.pointer, de.name, "keep the value you mean and resend"))
+		v, next, err := codec.Parse(raw, 1, out)
+		if de, ok := err.(*codec.DuplicateError); ok {
+			problems = append(problems, duplicateProblem(ptr+de.Pointer, de.Name, "keep the value you mean and resend"))
 			return nil
 		}
 		if err != nil {
@@ -271,6 +272,11 @@ func validateValue(name string, doc any, prefix string) ([]Problem, error) {
 }
 
 func escapePointer(s string) string { return pointer.Escape(s) }
+
+// duplicateProblem describes a duplicate member at ptr for a ValidationError.
+func duplicateProblem(ptr, name, fix string) Problem {
+	return Problem{Pointer: ptr, Message: fmt.Sprintf("member %q appears more than once in this object; an object holds each name once: %s", name, fix)}
+}
 
 // tagProblems refuses tags that are not single-line text: a tag holding a
 // line break or another control character could add lines to a Markdown

@@ -1,4 +1,4 @@
-package memorybank
+package codec
 
 import (
 	"bytes"
@@ -17,16 +17,16 @@ import (
 func checkParseIndented(t *testing.T, data []byte) {
 	t.Helper()
 	for _, depth := range []int{0, 1} {
-		v, out, err := parseIndented(data, depth, nil)
+		v, out, err := Parse(data, depth, nil)
 		if !json.Valid(data) {
 			assert.Error(t, err, "%q is not JSON", data)
 			continue
 		}
-		if ptr, name, dup := firstDuplicate(data); dup {
-			var de *duplicateError
+		if ptr, name, dup := FirstDuplicate(data); dup {
+			var de *DuplicateError
 			require.ErrorAs(t, err, &de, "%q holds %q twice", data, ptr)
-			assert.Equal(t, ptr, de.pointer, "%q", data)
-			assert.Equal(t, name, de.name, "%q", data)
+			assert.Equal(t, ptr, de.Pointer, "%q", data)
+			assert.Equal(t, name, de.Name, "%q", data)
 			continue
 		}
 		require.NoError(t, err, "%q", data)

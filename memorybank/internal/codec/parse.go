@@ -1,4 +1,11 @@
-package memorybank
+// Package codec holds the document codec's JSON parser: Parse decodes a
+// value once, into what the schema validator reads, and writes it indented
+// as stored in the same pass, refusing an object that holds a member name
+// twice (the one place such names are judged: FirstDuplicate is the same
+// rule without decoding, for a document before it is patched). It is
+// fuzzed against encoding/json. It does not know the memory_document_v2
+// envelope, schemas or text documents; the Bank does.
+package codec
 
 import (
 	"encoding/json"
@@ -23,22 +30,17 @@ const maxDepth = 10000
 
 var errDepth = errors.New("exceeded max depth")
 
-// duplicateError reports a member name that occurs twice in one object, at
+// DuplicateError reports a member name that occurs twice in one object, at
 // Pointer (relative to the value parsed). A document holds each name once:
 // encoding/json keeps the last copy and JSON Patch engines differ, so the
 // Bank never stores such an object.
-type duplicateError struct {
-	pointer string
-	name    string
+type DuplicateError struct {
+	Pointer string
+	Name    string
 }
 
-func (e *duplicateError) Error() string {
-	return fmt.Sprintf("member %q appears more than once in one object", e.name)
-}
-
-// duplicateProblem describes a duplicate member at ptr for a ValidationError.
-func duplicateProblem(ptr, name, fix string) Problem {
-	return Problem{Pointer: ptr, Message: fmt.Sprintf("member %q appears more than once in this object; an object holds each name once: %s", name, fix)}
+func (e *DuplicateError) Error() string {
+	return fmt.Sprintf("member %q appears more than once in one object", e.Name)
 }
 
 type parser struct {
@@ -48,10 +50,10 @@ type parser struct {
 	depth int
 }
 
-// parseIndented decodes the JSON value in data and appends it, indented as
+// Parse decodes the JSON value in data and appends it, indented as
 // at nesting depth depth, to out. Member order and the spelling of numbers
 // and strings are kept.
-func parseIndented(data []byte, depth int, out []byte) (any, []byte, error) {
+func Parse(data []byte, depth int, out []byte) (any, []byte, error) {
 	p := &parser{data: data, out: out, depth: depth}
 	p.ws()
 	v, err := p.value()
@@ -178,12 +180,12 @@ func (p *parser) object() (any, error) {
 		p.ws()
 		name := k
 		if _, dup := m[name]; dup {
-			return nil, &duplicateError{pointer: "/" + escapePointer(name), name: name}
+			return nil, &DuplicateError{Pointer: "/" + jsontext.EscapeToken(name), Name: name}
 		}
 		v, err := p.value()
 		if err != nil {
-			if de, ok := err.(*duplicateError); ok {
-				de.pointer = "/" + escapePointer(name) + de.pointer
+			if de, ok := err.(*DuplicateError); ok {
+				de.Pointer = "/" + jsontext.EscapeToken(name) + de.Pointer
 			}
 			return nil, err
 		}
@@ -203,8 +205,8 @@ func (p *parser) array() (any, error) {
 		p.newline()
 		v, err := p.value()
 		if err != nil {
-			if de, ok := err.(*duplicateError); ok {
-				de.pointer = "/" + strconv.Itoa(len(a)) + de.pointer
+			if de, ok := err.(*DuplicateError); ok {
+				de.Pointer = "/" + strconv.Itoa(len(a)) + de.Pointer
 			}
 			return nil, err
 		}
@@ -228,10 +230,9 @@ func (p *parser) str() (string, error) {
 			if plain && utf8.Valid(tok) {
 				return string(tok[1 : len(tok)-1]), nil
 			}
-			var s string // escapes or invalid UTF-8: decode as encoding/json does
-			if err := json.Unmarshal(tok, &s); err != nil {
-				return "", err
-			}
+			// Escapes or invalid UTF-8: decode as encoding/json does (the
+			// escapes were checked on the way).
+			s, _ := jsontext.Unquote(tok)
 			return s, nil
 		case c == '\\':
 			plain = false
@@ -304,14 +305,14 @@ func (p *parser) number() (any, error) {
 	return json.Number(tok), nil
 }
 
-// firstDuplicate finds the first member name that occurs twice in one
+// FirstDuplicate finds the first member name that occurs twice in one
 // object anywhere in the JSON value data, and returns its JSON Pointer and
 // name; ok is false when there is none (or data is not valid JSON, which
 // whoever decodes it reports). It decodes nothing but escaped names, so a
 // stored document is checked in one quick pass before it is patched.
-func firstDuplicate(data []byte) (ptr, name string, ok bool) {
+func FirstDuplicate(data []byte) (ptr, name string, ok bool) {
 	if d, _ := dupScan(data, jsontext.SkipSpace(data, 0), 0); d != nil {
-		return d.pointer, d.name, true
+		return d.Pointer, d.Name, true
 	}
 	return "", "", false
 }
@@ -319,7 +320,7 @@ func firstDuplicate(data []byte) (ptr, name string, ok bool) {
 // dupScan scans the value at b[i] and returns the first duplicate below it
 // (nil when none) and the offset after the value (-1 when the value is not
 // valid).
-func dupScan(b []byte, i, depth int) (*duplicateError, int) {
+func dupScan(b []byte, i, depth int) (*DuplicateError, int) {
 	if i >= len(b) || depth > maxDepth {
 		return nil, -1
 	}
@@ -361,14 +362,14 @@ func dupScan(b []byte, i, depth int) (*duplicateError, int) {
 				}
 			}
 			if dup {
-				return &duplicateError{pointer: "/" + escapePointer(key), name: key}, i
+				return &DuplicateError{Pointer: "/" + jsontext.EscapeToken(key), Name: key}, i
 			}
 			if i = jsontext.SkipSpace(b, i); i >= len(b) || b[i] != ':' {
 				return nil, -1
 			}
 			d, e := dupScan(b, jsontext.SkipSpace(b, i+1), depth+1)
 			if d != nil {
-				d.pointer = "/" + escapePointer(key) + d.pointer
+				d.Pointer = "/" + jsontext.EscapeToken(key) + d.Pointer
 				return d, e
 			}
 			if e < 0 {
@@ -394,7 +395,7 @@ func dupScan(b []byte, i, depth int) (*duplicateError, int) {
 		for idx := 0; ; idx++ {
 			d, e := dupScan(b, i, depth+1)
 			if d != nil {
-				d.pointer = "/" + strconv.Itoa(idx) + d.pointer
+				d.Pointer = "/" + strconv.Itoa(idx) + d.Pointer
 				return d, e
 			}
 			if e < 0 {
