@@ -81,3 +81,24 @@ func TestDuplicateMembers(t *testing.T) {
 		})
 	}
 }
+
+// A stored document repeating a name at any depth, in an envelope or as a
+// bare object, is refused for a patch with the pointer of the repeat, as
+// found in the one pass that splits it.
+func TestStoredDuplicatePointers(t *testing.T) {
+	g := memorybank.ScopeGlobal
+	for data, pointer := range map[string]string{
+		`{"schema":"memory_document_v2","metadata":{"title":"T","tags":[]},"content":{"a":[{"k":1,"k":2}]}}`: "/content/a/0/k",
+		`{"a":{"k":1,"\u006b":2}}`: "/content/a/k",
+		`{"schema":"memory_document_v2","metadata":{"title":"T","x":{"y":1,"y":2}},"content":{}}`: "/metadata/x/y",
+	} {
+		store := &memorybank.MemStore{}
+		b := newBank(store)
+		_, err := store.Put(ctx, "global-memory-bank/d.json", []byte(data), memorybank.Condition{})
+		require.NoError(t, err)
+		_, err = b.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "d.json", Patches: jsonpatch.Patch{op("add", "/content/z", `1`)}})
+		var ve *memorybank.ValidationError
+		require.ErrorAs(t, err, &ve, data)
+		assert.Equal(t, pointer, ve.Problems[0].Pointer, data)
+	}
+}

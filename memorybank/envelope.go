@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mnemobank/mnemobank/internal/jsontext"
+	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 )
 
 // timeLayout is the format of lastModified and createdAt: UTC, millisecond
@@ -53,6 +54,9 @@ type envelope struct {
 	// dup is the pointer and name of a member of the envelope or of its
 	// metadata that occurs twice (the last copy was kept), or "".
 	dup, dupName string
+	// deep: dup was judged at every depth (decodeForPatch), so the
+	// document needs no other pass for repeated names.
+	deep bool
 }
 
 func newEnvelope(format Format, p string) *envelope {
@@ -126,6 +130,72 @@ func decodeStored(format Format, p string, data []byte) (*envelope, error) {
 	return e, nil
 }
 
+// decodeForPatch is decodeStored for a JSON document a write is about to
+// patch: the one pass that splits it also finds a member name repeated at
+// any depth (dup), which the patch refuses, so the document is not walked
+// again for it (see applyPatches).
+func decodeForPatch(format Format, p string, data []byte) (*envelope, error) {
+	if format != FormatJSON {
+		return decodeStored(format, p, data)
+	}
+	body := bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	e, ok := splitDeep(format, p, body)
+	if !ok {
+		return decodeStored(format, p, data) // judged, and reported, as before
+	}
+	if e.badMeta {
+		return nil, fmt.Errorf("%w: %q: metadata is not an object; overwrite it with a full content write", ErrCorrupt, p)
+	}
+	e.normalize()
+	return e, nil
+}
+
+// splitDeep is splitEnvelope with repeated names judged at every depth in
+// the same pass (codec.Members).
+func splitDeep(format Format, p string, data []byte) (*envelope, bool) {
+	e := newEnvelope(format, p)
+	var meta json.RawMessage
+	hasMeta := false
+	ok, dup := codec.Members(data, func(k string, v []byte) { e.member(k, v, &meta, &hasMeta) })
+	if !ok {
+		return nil, false
+	}
+	e.deep = true
+	if e.schema == nil && !(hasMeta && e.content != nil) {
+		bare := newEnvelope(format, p)
+		bare.content, bare.deep = data, true
+		if dup != nil {
+			bare.dup, bare.dupName = "/content"+dup.Pointer, dup.Name
+		}
+		return bare, true
+	}
+	if dup != nil {
+		e.dup, e.dupName = dup.Pointer, dup.Name
+	}
+	if hasMeta && (json.Unmarshal(meta, &e.meta) != nil || e.meta == nil) {
+		e.meta = map[string]json.RawMessage{}
+		e.badMeta = true
+	}
+	return e, true
+}
+
+// member files one top-level member of a JSON document.
+func (e *envelope) member(k string, v []byte, meta *json.RawMessage, hasMeta *bool) {
+	switch k {
+	case "schema":
+		e.schema = v
+	case "metadata":
+		*meta, *hasMeta = v, true
+	case "content":
+		e.content = v
+	default:
+		if e.extra == nil {
+			e.extra = map[string]json.RawMessage{}
+		}
+		e.extra[k] = v
+	}
+}
+
 // splitEnvelope splits a JSON object into an envelope. An object that is
 // not an envelope (no "schema", and not both "metadata" and "content") is
 // the bare content of a new envelope. ok is false when data is not a JSON
@@ -141,19 +211,7 @@ func splitEnvelope(format Format, p string, data []byte) (e *envelope, ok bool) 
 			e.dup, e.dupName = "/"+escapePointer(k), k
 		}
 		seen[k] = struct{}{}
-		switch k {
-		case "schema":
-			e.schema = v
-		case "metadata":
-			meta, hasMeta = v, true
-		case "content":
-			e.content = v
-		default:
-			if e.extra == nil {
-				e.extra = map[string]json.RawMessage{}
-			}
-			e.extra[k] = v
-		}
+		e.member(k, v, &meta, &hasMeta)
 	})
 	if !ok {
 		return nil, false

@@ -38,8 +38,10 @@ func (b *Bank) applyPatches(old *envelope, patch jsonpatch.Patch) (*envelope, er
 	if old.dup != "" {
 		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{duplicateProblem(old.dup, old.dupName, repair)}}
 	}
-	if ptr, name, dup := codec.FirstDuplicate(before); dup {
-		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{duplicateProblem(ptr, name, repair)}}
+	if !old.deep { // decodeForPatch judged every depth already
+		if ptr, name, dup := codec.FirstDuplicate(before); dup {
+			return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{duplicateProblem(ptr, name, repair)}}
+		}
 	}
 	after, err := b.opts.Patcher.Apply(before, patch)
 	if errors.Is(err, jsonpatch.ErrInvalidDocument) {

@@ -248,7 +248,11 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 	}
 	var old *envelope
 	if exists {
-		old, err = decodeStored(format, l.path, obj.Data)
+		if req.Patches != nil {
+			old, err = decodeForPatch(format, l.path, obj.Data)
+		} else {
+			old, err = decodeStored(format, l.path, obj.Data)
+		}
 		if err != nil && req.Patches != nil {
 			return nil, err
 		}

@@ -416,3 +416,71 @@ func dupScan(b []byte, i, depth int) (*DuplicateError, int) {
 	}
 	return nil, jsontext.SkipValue(b, i)
 }
+
+// Members is jsontext.ObjectMembers that also judges repeated names: it
+// walks each member's value with the duplicate scan instead of skipping it,
+// so one pass both splits an object and finds the first member name that
+// occurs twice in one object at any depth (dup; nil when none). ok is false
+// when data is not an object, or is not one Members can walk (a value that
+// does not end, nesting deeper than encoding/json allows): callers fall
+// back to ObjectMembers and FirstDuplicate, which judge those as before.
+// Like ObjectMembers it does not validate: on a text that is not JSON it
+// may split where ObjectMembers would refuse; whoever decodes the values
+// (the patch engine, the parser) refuses it then.
+func Members(data []byte, fn func(key string, val []byte)) (ok bool, dup *DuplicateError) {
+	i := jsontext.SkipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return false, nil
+	}
+	i = jsontext.SkipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return jsontext.SkipSpace(data, i+1) == len(data), nil
+	}
+	seen := make(map[string]struct{}, 4)
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return false, nil
+		}
+		ks := i
+		if i = jsontext.SkipString(data, i); i < 0 {
+			return false, nil
+		}
+		key, good := jsontext.Unquote(data[ks:i])
+		if !good {
+			return false, nil
+		}
+		if _, again := seen[key]; again && dup == nil {
+			dup = &DuplicateError{Pointer: "/" + jsontext.EscapeToken(key), Name: key}
+		}
+		seen[key] = struct{}{}
+		if i = jsontext.SkipSpace(data, i); i >= len(data) || data[i] != ':' {
+			return false, nil
+		}
+		vs := jsontext.SkipSpace(data, i+1)
+		if dup == nil {
+			var d *DuplicateError
+			if d, i = dupScan(data, vs, 1); d != nil {
+				d.Pointer = "/" + jsontext.EscapeToken(key) + d.Pointer
+				dup = d
+				i = jsontext.SkipValue(data, vs) // the scan stopped at the repeat
+			}
+		} else {
+			i = jsontext.SkipValue(data, vs)
+		}
+		if i < 0 {
+			return false, nil
+		}
+		fn(key, data[vs:i])
+		if i = jsontext.SkipSpace(data, i); i >= len(data) {
+			return false, nil
+		}
+		switch data[i] {
+		case '}':
+			return jsontext.SkipSpace(data, i+1) == len(data), dup
+		case ',':
+			i = jsontext.SkipSpace(data, i+1)
+		default:
+			return false, nil
+		}
+	}
+}

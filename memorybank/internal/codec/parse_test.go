@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemobank/mnemobank/internal/jsontext"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -61,5 +62,29 @@ func FuzzParseIndented(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkParseIndented(t, data)
+	})
+}
+
+// FuzzMembers: on JSON, Members splits as jsontext.ObjectMembers does and
+// finds the repeat FirstDuplicate finds, in one pass.
+func FuzzMembers(f *testing.F) {
+	for _, s := range []string{`{"a":[1,"b",{"c":null}]}`, `{"a":1,"a":2}`, `{"x":{"a":{"b":1,"b":2}},"x":3}`, `{}`, `[]`, `{"a":`, "{\"\\u0061\":{\"a\":1,\"\\u0061\":2}}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var got, want []string
+		ok, dup := Members(data, func(k string, v []byte) { got = append(got, k+"="+string(v)) })
+		wantOK := jsontext.ObjectMembers(data, func(k string, v []byte) { want = append(want, k+"="+string(v)) })
+		if !json.Valid(data) {
+			return // what is not JSON is judged later, by whoever decodes it
+		}
+		require.Equal(t, wantOK, ok, "%q", data)
+		require.Equal(t, want, got, "%q", data)
+		ptr, name, has := FirstDuplicate(data)
+		require.Equal(t, has, dup != nil, "%q", data)
+		if has {
+			assert.Equal(t, ptr, dup.Pointer, "%q", data)
+			assert.Equal(t, name, dup.Name, "%q", data)
+		}
 	})
 }
