@@ -93,13 +93,6 @@ func inferDocumentType(p string) string {
 	return "generic"
 }
 
-func rawString(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
-	return b
-}
-
-func rawInt(n int64) json.RawMessage { return json.RawMessage(strconv.FormatInt(n, 10)) }
-
 func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 
 // decodeStored decodes a stored document, normalized. Only the metadata is
@@ -248,21 +241,21 @@ func (e *envelope) normalize() {
 		delete(e.extra, "documentType")
 	}
 	if e.schema == nil {
-		e.schema = rawString(SchemaV2)
+		e.schema = codec.RawString(SchemaV2)
 	}
 	if _, ok := e.meta["title"]; !ok {
-		e.meta["title"] = rawString(defaultTitle(e.path))
+		e.meta["title"] = codec.RawString(defaultTitle(e.path))
 	}
 	if _, ok := e.meta["documentType"]; !ok {
-		e.meta["documentType"] = rawString(inferDocumentType(e.path))
+		e.meta["documentType"] = codec.RawString(inferDocumentType(e.path))
 	}
 	if _, ok := e.meta["tags"]; !ok {
 		e.meta["tags"] = json.RawMessage(`[]`)
 	}
 	if _, ok := e.meta["version"]; !ok {
-		e.meta["version"] = rawInt(1)
+		e.meta["version"] = codec.RawInt(1)
 	}
-	e.meta["path"] = rawString(e.path)
+	e.meta["path"] = codec.RawString(e.path)
 }
 
 // stamp sets the metadata the Bank maintains on the document a write is
@@ -307,11 +300,11 @@ func (e *envelope) stamp(old *envelope, prev int64, now string, newID func() str
 		created = now
 	}
 	version := prev + 1
-	e.schema = rawString(SchemaV2)
-	e.meta["id"] = rawString(id)
-	e.meta["createdAt"] = rawString(created)
-	e.meta["lastModified"] = rawString(now)
-	e.meta["version"] = rawInt(version)
+	e.schema = codec.RawString(SchemaV2)
+	e.meta["id"] = codec.RawString(id)
+	e.meta["createdAt"] = codec.RawString(created)
+	e.meta["lastModified"] = codec.RawString(now)
+	e.meta["version"] = codec.RawInt(version)
 	if tags == nil {
 		var ts []string
 		if json.Unmarshal(e.meta["tags"], &ts) == nil && ts != nil {
@@ -319,11 +312,11 @@ func (e *envelope) stamp(old *envelope, prev int64, now string, newID func() str
 		}
 	}
 	if tags != nil {
-		e.meta["tags"], _ = json.Marshal(dedupe(tags))
+		e.meta["tags"], _ = json.Marshal(codec.Dedupe(tags))
 	}
 	if e.format == FormatText {
 		if body, ok := e.text(); ok {
-			e.content = rawString(setLegacyTags(body, e.tags()))
+			e.content = codec.RawString(codec.SetLegacyTags(body, e.tags()))
 		}
 		// A text file stored without front matter keeps none while its
 		// metadata is what its text says: only the text a write changes
@@ -333,7 +326,7 @@ func (e *envelope) stamp(old *envelope, prev int64, now string, newID func() str
 		if old != nil && old.bare && e.derivable() {
 			body, _ := e.text()
 			e.bare = true
-			e.meta["version"] = rawInt(textVersion(body))
+			e.meta["version"] = codec.RawInt(codec.TextVersion(body))
 		}
 	}
 }
@@ -362,27 +355,13 @@ func (e *envelope) derivable() bool {
 					return false
 				}
 			default:
-				if !bytes.Equal(compactRaw(e.meta[k]), compactRaw(d.meta[k])) {
+				if !bytes.Equal(codec.CompactRaw(e.meta[k]), codec.CompactRaw(d.meta[k])) {
 					return false
 				}
 			}
 		}
 	}
 	return true
-}
-
-// dedupe keeps the first occurrence of each tag, in order. A map keeps it
-// linear: a stored document may carry any number of tags.
-func dedupe(tags []string) []string {
-	out := make([]string, 0, len(tags))
-	seen := make(map[string]struct{}, len(tags))
-	for _, t := range tags {
-		if _, dup := seen[t]; !dup {
-			seen[t] = struct{}{}
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 func (e *envelope) str(key string) (string, bool) {
@@ -412,7 +391,7 @@ func (e *envelope) text() (string, bool) {
 func (e *envelope) tags() []string {
 	var t []string
 	if v, ok := e.meta["tags"]; ok && json.Unmarshal(v, &t) == nil && t != nil {
-		return dedupe(t)
+		return codec.Dedupe(t)
 	}
 	return []string{}
 }
@@ -492,7 +471,7 @@ func (e *envelope) canonical(compact bool) ([]byte, error) {
 	}
 	for _, k := range sortedKeys(e.extra) {
 		b.WriteByte(',')
-		b.Write(rawString(k))
+		b.Write(codec.RawString(k))
 		b.WriteByte(':')
 		if err := json.Compact(b, e.extra[k]); err != nil {
 			return nil, err
@@ -509,7 +488,7 @@ func (e *envelope) writeMeta(b *bytes.Buffer) error {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.Write(rawString(k))
+		b.Write(codec.RawString(k))
 		b.WriteByte(':')
 		if err := json.Compact(b, e.meta[k]); err != nil {
 			return err
@@ -574,7 +553,7 @@ func (e *envelope) document(scope Scope, branch string, modTime time.Time) (*Doc
 		d.Content = c
 	} else {
 		d.Metadata = e.canonicalMeta()
-		d.Content = compactRaw(e.content)
+		d.Content = codec.CompactRaw(e.content)
 	}
 	return d, nil
 }
@@ -588,12 +567,4 @@ func (e *envelope) entry(size int, modTime time.Time) ListEntry {
 		le.LastModified = modTime.UTC()
 	}
 	return le
-}
-
-func compactRaw(v json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	if json.Compact(&b, v) != nil {
-		return v
-	}
-	return b.Bytes()
 }

@@ -1,5 +1,7 @@
 package memorybank
 
+import "github.com/mnemobank/mnemobank/memorybank/internal/codec"
+
 // IndexCount returns how many bank indexes b holds, to show the map stays
 // bounded.
 func IndexCount(b *Bank) int {
@@ -9,4 +11,4 @@ func IndexCount(b *Bank) int {
 }
 
 // TextVersion is the version of a text document without front matter.
-var TextVersion = textVersion
+var TextVersion = codec.TextVersion

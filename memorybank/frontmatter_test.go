@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 	"github.com/stretchr/testify/require"
 )
 
@@ -21,7 +22,7 @@ func FuzzFrontMatter(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		e, err := decodeText("f.md", []byte(text))
 		if err != nil {
-			var fe *frontMatterError
+			var fe *codec.FrontMatterError
 			require.True(t, errors.As(err, &fe), "%q: %v", text, err)
 			return
 		}
@@ -30,7 +31,7 @@ func FuzzFrontMatter(f *testing.F) {
 		require.True(t, ok)
 		if e.bare {
 			var want string // text is a JSON string: invalid UTF-8 reads as U+FFFD
-			require.NoError(t, json.Unmarshal(rawString(text), &want))
+			require.NoError(t, json.Unmarshal(codec.RawString(text), &want))
 			require.Equal(t, want, body, "text without front matter is all text")
 			return
 		}

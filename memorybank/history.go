@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemobank/mnemobank/internal/jsontext"
 	"github.com/mnemobank/mnemobank/jsonpatch"
+	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 	"github.com/mnemobank/mnemobank/memorybank/internal/histio"
 	"github.com/mnemobank/mnemobank/memorybank/internal/jsondiff"
 )
@@ -210,7 +211,7 @@ func changeOf(old, next *envelope, patch jsonpatch.Patch, limit int) (fwd, inv j
 			if !ok {
 				return nil, nil, fmt.Errorf("the old value at %q is missing", t)
 			}
-			inv = append(inv, jsonpatch.Operation{Op: "replace", Path: t, Value: compactRaw(v)})
+			inv = append(inv, jsonpatch.Operation{Op: "replace", Path: t, Value: codec.CompactRaw(v)})
 		}
 		return fwd, inv, nil
 	}

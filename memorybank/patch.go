@@ -114,7 +114,7 @@ func fieldValue(e *envelope, f string) []byte {
 	if v == nil {
 		return nil
 	}
-	return compactRaw(v)
+	return codec.CompactRaw(v)
 }
 
 // firstAncestorOp finds the operation that changed field f by writing one of

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 )
 
 // ReadContextRequest asks for rules, branch memory and global memory in one
@@ -170,7 +172,7 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 		cf := ContextFile{Path: p, Content: d.Content, Tags: d.Tags, LastModified: d.LastModified}
 		if tb.limited() {
 			enc, _ := json.Marshal(cf)
-			entry := string(rawString(p)) + ":" + string(enc) // "path":{...}
+			entry := string(codec.RawString(p)) + ":" + string(enc) // "path":{...}
 			tokens = tb.count(entry)
 			if !tb.fits(tokens) {
 				res.Truncated = true

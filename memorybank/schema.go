@@ -197,7 +197,7 @@ func (e *envelope) sealProblems() (data []byte, problems []Problem, name string,
 	for _, k := range sortedKeys(e.extra) {
 		if isJSON {
 			out = append(out, ",\n  "...)
-			out = append(out, rawString(k)...)
+			out = append(out, codec.RawString(k)...)
 			out = append(out, ": "...)
 		}
 		env[k] = decode("/"+escapePointer(k), e.extra[k])

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 )
 
 //go:embed templates/*/*.json
@@ -25,7 +27,7 @@ func Template(file string, lang Language, branch string) (doc json.RawMessage, o
 	if err != nil {
 		return nil, false
 	}
-	quoted := string(rawString(branch))
+	quoted := string(codec.RawString(branch))
 	return json.RawMessage(strings.ReplaceAll(string(b), "{{branch}}", quoted[1:len(quoted)-1])), true
 }
 

@@ -1,10 +1,20 @@
-// Package codec holds the document codec's JSON parser: Parse decodes a
-// value once, into what the schema validator reads, and writes it indented
-// as stored in the same pass, refusing an object that holds a member name
-// twice (the one place such names are judged: FirstDuplicate is the same
-// rule without decoding, for a document before it is patched). It is
-// fuzzed against encoding/json. It does not know the memory_document_v2
-// envelope, schemas or text documents; the Bank does.
+// Package codec is the memory bank's document codec, the parts that know
+// nothing of the Bank: the JSON parser (parse.go) and the text document
+// conventions (text.go).
+//
+// Parse decodes a value once, into what the schema validator reads, and
+// writes it indented as stored in the same pass, refusing an object that
+// holds a member name twice. Repeated names are judged in one place, its
+// duplicate scan: FirstDuplicate is the same rule without decoding, and
+// Members splits an object and judges its names in the same pass. Text
+// documents keep their metadata in YAML front matter (ParseFrontMatter,
+// YAMLString) or, without it, in their text (FirstHeading, LegacyTags,
+// TextVersion). Everything here is fuzzed: the parser against
+// encoding/json, the front matter through the Bank's round trip.
+//
+// It does not hold the envelope (memorybank/envelope.go), the schemas or
+// the errors the Bank reports: those are the Bank's, as is every decision
+// about what a write may change.
 package codec
 
 import (
