@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/mnemobank/mnemobank/memorybank/internal/histio"
 )
 
 // Format and FormatVersion identify an archive of this package.
@@ -23,7 +25,7 @@ const (
 	TrashName    = "memories/trash.md"
 	paxSHA256    = "MNEMOBANK.sha256"
 	tagIndexName = ".tagindex.json"
-	historyDir   = ".history/"
+	historyDir   = histio.Prefix
 )
 
 // Default limits of Import, checked before the work they bound.

@@ -16,6 +16,7 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/archive"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 var fixed = func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC) }
@@ -111,7 +112,7 @@ func TestRoundTripMemStore(t *testing.T) {
 	r, err := dst.Write(context.Background(), memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "architecture.md", Text: "x", IfVersion: 2})
 	require.NoError(t, err)
 	require.EqualValues(t, 3, r.Version)
-	h, err := dst.History(context.Background(), memorybank.HistoryRequest{Scope: memorybank.ScopeGlobal, Path: "architecture.md"})
+	h, err := history.List(context.Background(), dst, memorybank.HistoryRequest{Scope: memorybank.ScopeGlobal, Path: "architecture.md"})
 	require.NoError(t, err)
 	require.Len(t, h, 3)
 	// A deleted document re-created continues after its tombstone.
@@ -213,7 +214,7 @@ func TestConflictPolicies(t *testing.T) {
 		require.Equal(t, "ours 3", read(b, "architecture.md").Text())
 		require.Contains(t, itemFor(items, "global-memory-bank/architecture.md").Resolution, "kept ours")
 		// Its history stays ours: three versions.
-		h, err := b.History(ctx, memorybank.HistoryRequest{Scope: memorybank.ScopeGlobal, Path: "architecture.md"})
+		h, err := history.List(ctx, b, memorybank.HistoryRequest{Scope: memorybank.ScopeGlobal, Path: "architecture.md"})
 		require.NoError(t, err)
 		require.Len(t, h, 3)
 	})
@@ -226,7 +227,7 @@ func TestConflictPolicies(t *testing.T) {
 		d := read(b, "architecture.md")
 		require.Equal(t, theirs.Text(), d.Text())
 		require.EqualValues(t, 4, d.Version, "theirs is the next version of ours")
-		old, err := b.ReadVersion(ctx, memorybank.ReadRequest{Scope: memorybank.ScopeGlobal, Path: "architecture.md"}, 3)
+		old, err := history.ReadVersion(ctx, b, memorybank.ReadRequest{Scope: memorybank.ScopeGlobal, Path: "architecture.md"}, 3)
 		require.NoError(t, err)
 		require.Equal(t, "ours 3", old.Text(), "ours stays in the history")
 	})

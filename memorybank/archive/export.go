@@ -16,6 +16,7 @@ import (
 
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/internal/histio"
 )
 
 // Memories are the learned memories that move with a bank: the memories
@@ -243,16 +244,14 @@ func splitBankKey(key string) (prefix, p string, ok bool) {
 	return "", "", false
 }
 
-// historyDirOf is the directory of the history of the document at key, by
-// the scheme memorybank documents (history.go): ".history/<bank
-// prefix><SHA-256 of the path in hex>/". The core does not export it.
+// historyDirOf is the directory of the history of the document at key,
+// from the bank's own key layout.
 func historyDirOf(key string) (string, bool) {
 	prefix, p, ok := splitBankKey(key)
 	if !ok {
 		return "", false
 	}
-	sum := sha256.Sum256([]byte(p))
-	return historyDir + prefix + hex.EncodeToString(sum[:]) + "/", true
+	return histio.Dir(prefix, p), true
 }
 
 // dirOfHistoryKey is the directory of a history key.
