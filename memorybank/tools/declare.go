@@ -172,7 +172,7 @@ func (a *Args[In]) Decode(tool string, args json.RawMessage, lenient func(map[st
 			Message: fmt.Sprintf("%s: the arguments are not valid JSON (%v); send a JSON object with the properties %s",
 				tool, err, strings.Join(a.allowed, ", "))}
 	case obj == nil:
-		return nil, a.refusal(tool, []memorybank.Problem{{Pointer: "", Message: "Invalid type. Expected: object, given: " + kind(args)}}, false)
+		return nil, a.refusal(tool, []memorybank.Problem{{Pointer: "", Message: "invalid type: expected object, given " + kind(args)}}, false)
 	}
 	if lenient != nil {
 		lenient(obj)
@@ -239,12 +239,12 @@ func decodeField(fv reflect.Value, f argField, raw json.RawMessage) error {
 	if f.integer && bytes.ContainsAny(raw, ".eE") {
 		fl, _, err := big.ParseFloat(string(raw), 10, 128, big.ToNearestEven)
 		if err != nil {
-			return fmt.Errorf("Invalid type. Expected: integer, given: %s", kind(raw))
+			return fmt.Errorf("invalid type: expected integer, given %s", kind(raw))
 		}
 		i, acc := fl.Int64()
 		if acc != big.Exact {
 			if !fl.IsInt() {
-				return fmt.Errorf("Invalid type. Expected: integer, given: %s", raw)
+				return fmt.Errorf("invalid type: expected integer, given %s", raw)
 			}
 			return fmt.Errorf("must be less than or equal to %d", maxSafeInteger)
 		}
@@ -253,7 +253,7 @@ func decodeField(fv reflect.Value, f argField, raw json.RawMessage) error {
 	err := json.Unmarshal(raw, fv.Addr().Interface())
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return fmt.Errorf("Invalid type. Expected: %s, given: %s", schemaType(f.schema), te.Value)
+		return fmt.Errorf("invalid type: expected %s, given %s", schemaType(f.schema), te.Value)
 	}
 	return err
 }
@@ -273,7 +273,7 @@ func check(problems []memorybank.Problem, ptr string, v reflect.Value, s *jsonsc
 	}
 	if raw, ok := v.Interface().(json.RawMessage); ok {
 		if len(raw) > 0 && len(s.Types) > 0 && !slices.Contains(s.Types, kind(raw)) {
-			add("Invalid type. Expected: [%s], given: %s", strings.Join(s.Types, ","), kind(raw))
+			add("invalid type: expected one of [%s], given %s", strings.Join(s.Types, ","), kind(raw))
 		}
 		return problems
 	}

@@ -191,11 +191,6 @@ func patchArgError(err error) *Error {
 	return nil
 }
 
-// Descriptions shared by several argument types' tags.
-const (
-	languageText = `Language of the rules and of the templates a new branch bank is initialised with: "en", "ja" or "zh". Default: the server's configured language.`
-)
-
 type writeArgs struct {
 	Path          string          `json:"path" jsonschema:"Document path relative to its bank, e.g. \"activeContext.json\" or \"notes/db.md\". Paths ending in .json hold JSON documents (memory_document_v2); any other path holds text."`
 	Content       json.RawMessage `json:"content,omitempty" jsonschema:"Full new document (overwrites it). For .json paths: the memory_document_v2 envelope {\"schema\":\"memory_document_v2\",\"metadata\":{\"title\":...,\"documentType\":...,\"tags\":[...]},\"content\":{...}} or just the content object (a string holding that JSON is accepted). For other paths: the text. Mutually exclusive with patches."`

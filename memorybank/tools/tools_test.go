@@ -180,18 +180,18 @@ func TestToolsRefuseBadArguments(t *testing.T) {
 	}{
 		{"unknown property", tools.WriteGlobalMemoryBank, `{"path":"a.json","content":{"x":2},"branch":"main"}`, "/branch", "allowed properties are: content, ifVersion"},
 		{"unknown property on read", tools.ReadGlobalMemoryBank, `{"path":"a.json","scope":"global"}`, "/scope", "allowed properties are: path"},
-		{"wrong type", tools.ReadGlobalMemoryBank, `{"path":7}`, "/path", "Expected: string"},
+		{"wrong type", tools.ReadGlobalMemoryBank, `{"path":7}`, "/path", "expected string"},
 		{"missing required", tools.ReadBranchMemoryBank, `{"path":"a.json"}`, "/branch", "branch is required"},
 		{"empty arguments miss required", tools.ReadGlobalMemoryBank, ``, "/path", "path is required"},
 		{"bad enum", tools.ReadRules, `{"language":"fr"}`, "/language", `"en", "ja", "zh"`},
-		{"content of a wrong type", tools.WriteGlobalMemoryBank, `{"path":"a.json","content":[1]}`, "/content", "Expected: [string,object]"},
+		{"content of a wrong type", tools.WriteGlobalMemoryBank, `{"path":"a.json","content":[1]}`, "/content", "expected one of [string,object]"},
 		{"patch op unknown", tools.WriteGlobalMemoryBank, `{"path":"a.json","patches":[{"op":"merge","path":"/content/x"}]}`, "/patches/0/op", "must be one of"},
 		{"empty patch list", tools.WriteGlobalMemoryBank, `{"path":"a.json","patches":[]}`, "/patches", "at least 1"},
 		{"negative ifVersion", tools.WriteGlobalMemoryBank, `{"path":"a.json","content":{"x":2},"ifVersion":-1}`, "/ifVersion", "greater than or equal to 0"},
 		{"huge ifVersion", tools.WriteGlobalMemoryBank, `{"path":"a.json","content":{"x":2},"ifVersion":1e30}`, "/ifVersion", "less than or equal to"},
-		{"fractional ifVersion", tools.DeleteDocument, `{"scope":"global","path":"a.json","ifVersion":1.5}`, "/ifVersion", "Expected: integer"},
-		{"include flag as string", tools.ReadContext, `{"includeBranchMemory":"no"}`, "/includeBranchMemory", "Expected: boolean"},
-		{"arguments not an object", tools.ListDocuments, `["global"]`, "", "Expected: object"},
+		{"fractional ifVersion", tools.DeleteDocument, `{"scope":"global","path":"a.json","ifVersion":1.5}`, "/ifVersion", "expected integer"},
+		{"include flag as string", tools.ReadContext, `{"includeBranchMemory":"no"}`, "/includeBranchMemory", "expected boolean"},
+		{"arguments not an object", tools.ListDocuments, `["global"]`, "", "expected object"},
 		{"empty tag", tools.SearchDocumentsByTags, `{"tags":[""]}`, "/tags/0", "greater than or equal to 1"},
 	}
 	for _, tt := range tests {
