@@ -149,67 +149,70 @@ func walkTree(dir string, lim Limits, keep func(rel string, isDir bool) bool) (*
 			return &SourceError{Source: dir, Entry: rel, Reason: err.Error(), Err: ErrUnsafePath}
 		}
 		defer f.Close()
+		var list []fs.DirEntry
 		for {
 			batch, err := f.ReadDir(256)
 			entries += len(batch)
 			if entries > lim.MaxEntries {
 				return &SourceError{Source: dir, Entry: rel, Reason: fmt.Sprintf("more than %d directory entries", lim.MaxEntries), Err: ErrLimit}
 			}
-			slices.SortFunc(batch, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-			for _, e := range batch {
-				name := path.Join(rel, e.Name())
-				t := e.Type()
-				if t&fs.ModeSymlink != 0 {
-					if !keep(name, false) {
-						continue // not a name read: links to directories are not followed
-					}
-					fi, err := root.Stat(name) // resolved inside the root only
-					if err != nil {
-						if errors.Is(err, fs.ErrNotExist) {
-							continue // a dangling link holds nothing
-						}
-						return &SourceError{Source: dir, Entry: name, Reason: "a symbolic link that leaves the directory: " + err.Error(), Err: ErrUnsafePath}
-					}
-					if !fi.Mode().IsRegular() {
-						continue
-					}
-					t = 0
-				}
-				switch {
-				case t.IsDir():
-					if keep(name, true) {
-						if err := walk(name, depth+1); err != nil {
-							return err
-						}
-					}
-				case t.IsRegular():
-					if !keep(name, false) {
-						continue
-					}
-					fi, err := root.Stat(name)
-					if err != nil {
-						return &SourceError{Source: dir, Entry: name, Reason: err.Error(), Err: ErrUnsafePath}
-					}
-					if fi.Size() > lim.MaxFileBytes {
-						return &SourceError{Source: dir, Entry: name, Reason: fmt.Sprintf("%d bytes, over the limit of %d for a file", fi.Size(), lim.MaxFileBytes), Err: ErrLimit}
-					}
-					if len(files) == lim.MaxFiles {
-						return &SourceError{Source: dir, Entry: name, Reason: fmt.Sprintf("more than %d files", lim.MaxFiles), Err: ErrLimit}
-					}
-					total += fi.Size()
-					if total > lim.MaxTotalBytes {
-						return &SourceError{Source: dir, Entry: name, Reason: fmt.Sprintf("the files hold more than %d bytes in all", lim.MaxTotalBytes), Err: ErrLimit}
-					}
-					files = append(files, file{rel: name, size: fi.Size()})
-				}
-			}
-			if err == io.EOF || len(batch) == 0 {
-				return nil
+			list = append(list, batch...)
+			if err == io.EOF || (err == nil && len(batch) == 0) {
+				break
 			}
 			if err != nil {
 				return &SourceError{Source: dir, Entry: rel, Reason: err.Error(), Err: ErrUnsafePath}
 			}
 		}
+		slices.SortFunc(list, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+		for _, e := range list {
+			name := path.Join(rel, e.Name())
+			t := e.Type()
+			if t&fs.ModeSymlink != 0 {
+				if !keep(name, false) {
+					continue // not a name read: links to directories are not followed
+				}
+				fi, err := root.Stat(name) // resolved inside the root only
+				if err != nil {
+					if errors.Is(err, fs.ErrNotExist) {
+						continue // a dangling link holds nothing
+					}
+					return &SourceError{Source: dir, Entry: name, Reason: "a symbolic link that leaves the directory: " + err.Error(), Err: ErrUnsafePath}
+				}
+				if !fi.Mode().IsRegular() {
+					continue
+				}
+				t = 0
+			}
+			switch {
+			case t.IsDir():
+				if keep(name, true) {
+					if err := walk(name, depth+1); err != nil {
+						return err
+					}
+				}
+			case t.IsRegular():
+				if !keep(name, false) {
+					continue
+				}
+				fi, err := root.Stat(name)
+				if err != nil {
+					return &SourceError{Source: dir, Entry: name, Reason: err.Error(), Err: ErrUnsafePath}
+				}
+				if fi.Size() > lim.MaxFileBytes {
+					return &SourceError{Source: dir, Entry: name, Reason: fmt.Sprintf("%d bytes, over the limit of %d for a file", fi.Size(), lim.MaxFileBytes), Err: ErrLimit}
+				}
+				if len(files) == lim.MaxFiles {
+					return &SourceError{Source: dir, Entry: name, Reason: fmt.Sprintf("more than %d files", lim.MaxFiles), Err: ErrLimit}
+				}
+				total += fi.Size()
+				if total > lim.MaxTotalBytes {
+					return &SourceError{Source: dir, Entry: name, Reason: fmt.Sprintf("the files hold more than %d bytes in all", lim.MaxTotalBytes), Err: ErrLimit}
+				}
+				files = append(files, file{rel: name, size: fi.Size()})
+			}
+		}
+		return nil
 	}
 	if err := walk(".", 0); err != nil {
 		root.Close()

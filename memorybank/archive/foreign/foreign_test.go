@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -271,6 +273,11 @@ func TestReadDirSafety(t *testing.T) {
 		{"too deep", func(t *testing.T, dir string) {
 			require.NoError(t, os.MkdirAll(filepath.Join(dir, "a", "b", "c"), 0o755))
 		}, &foreign.Limits{MaxDepth: 2}, foreign.ErrLimit, "a/b/c"},
+		{"too many directory entries", func(t *testing.T, dir string) {
+			for _, n := range []string{"a.txt", "b.txt", "c.txt"} {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, n), nil, 0o644))
+			}
+		}, &foreign.Limits{MaxEntries: 2}, foreign.ErrLimit, "."},
 		{"names differing by case", func(t *testing.T, dir string) {
 			for _, n := range []string{"A.md", "a.md"} {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, n), nil, 0o644))
@@ -293,6 +300,17 @@ func TestReadDirSafety(t *testing.T) {
 			assert.Contains(t, err.Error(), "nothing was written")
 		})
 	}
+}
+
+func TestReadDirSortsLargeDirectories(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 600 {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%04d.md", 599-i)), nil, 0o644))
+	}
+	docs, err := foreign.ReadMarkdownDir(dir, "", nil)
+	require.NoError(t, err)
+	require.Len(t, docs, 600)
+	assert.True(t, slices.IsSorted(paths(docs)))
 }
 
 func TestReadDirFollowsLinksInside(t *testing.T) {
