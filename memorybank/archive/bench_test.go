@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -34,7 +35,8 @@ import (
 // Each iteration copies the directory with cp -r, exports it to a tar file
 // and imports that into an empty directory store, in turn, so the three
 // see the same disk and cache. It reports the time of each against cp -r
-// (export/cp, import/cp) and, on Linux, the peak resident memory (VmHWM) of
+// (export/cp, import/cp; import/cp+sync against a copy made durable, as an
+// import is) and, on Linux, the peak resident memory (VmHWM) of
 // a child process that only exports, or only imports (export-MB,
 // import-MB), which stays flat as the bank grows when both stream.
 // TestMoveBenchmarkSmall runs the same code on a small bank in the tests.
@@ -79,26 +81,36 @@ func benchDocs(tb testing.TB) int {
 }
 
 // moveRound copies src with cp -r, exports it and imports the archive into
-// an empty store, and returns the three durations.
-func moveRound(tb testing.TB, src, work string) (cp, exp, imp time.Duration) {
+// an empty store, and returns the durations of the copy, of the copy made
+// durable (cp -r, then syncfs of its file system), of the export and of
+// the import. Each phase starts after an untimed sync(2), so that none
+// pays for the writeback of another's files: an import ends durable, cp -r
+// does not.
+func moveRound(tb testing.TB, src, work string) (cp, cpSync, exp, imp time.Duration) {
 	tb.Helper()
 	ctx := context.Background()
+	syscall.Sync()
 	t0 := time.Now()
 	out, err := exec.Command("cp", "-r", src, filepath.Join(work, "cp")).CombinedOutput()
 	require.NoError(tb, err, "%s", out)
 	cp = time.Since(t0)
+	out, err = exec.Command("sync", "-f", filepath.Join(work, "cp")).CombinedOutput()
+	require.NoError(tb, err, "%s", out)
+	cpSync = time.Since(t0)
 
+	syscall.Sync()
 	t0 = time.Now()
 	tarName := filepath.Join(work, "bank.tar")
 	require.NoError(tb, exportDir(ctx, src, tarName))
 	exp = time.Since(t0)
 
+	syscall.Sync()
 	t0 = time.Now()
 	res, err := importDir(ctx, tarName, filepath.Join(work, "dst"))
 	require.NoError(tb, err)
 	imp = time.Since(t0)
 	require.Zero(tb, res.Conflicts)
-	return cp, exp, imp
+	return cp, cpSync, exp, imp
 }
 
 func exportDir(ctx context.Context, dir, tarName string) error {
@@ -140,12 +152,12 @@ func BenchmarkMove(b *testing.B) {
 	n := benchDocs(b)
 	src := filepath.Join(b.TempDir(), "bank")
 	makeBenchBank(b, src, n)
-	var cp, exp, imp time.Duration
+	var cp, cpSync, exp, imp time.Duration
 	rounds := 0
 	for b.Loop() {
 		work := b.TempDir()
-		c, e, i := moveRound(b, src, work)
-		cp, exp, imp = cp+c, exp+e, imp+i
+		c, cs, e, i := moveRound(b, src, work)
+		cp, cpSync, exp, imp = cp+c, cpSync+cs, exp+e, imp+i
 		rounds++
 		b.StopTimer()
 		require.NoError(b, os.RemoveAll(work))
@@ -155,6 +167,7 @@ func BenchmarkMove(b *testing.B) {
 	b.ReportMetric(float64(cp.Milliseconds())/float64(rounds), "cp-ms")
 	b.ReportMetric(exp.Seconds()/cp.Seconds(), "export/cp")
 	b.ReportMetric(imp.Seconds()/cp.Seconds(), "import/cp")
+	b.ReportMetric(imp.Seconds()/cpSync.Seconds(), "import/cp+sync")
 	if e, i, ok := childPeaks(b, src); ok {
 		b.ReportMetric(e, "export-MB")
 		b.ReportMetric(i, "import-MB")
