@@ -48,6 +48,9 @@ func (s *Store) PutBatch(ctx context.Context, objs []memorybank.Object, cond mem
 	}
 	var todo []pending
 	inBatch := map[string]bool{}
+	// isDir holds the directories this batch found or made, so the keys
+	// after the first in a directory skip its checks (the lock is held).
+	isDir := map[string]bool{".": true}
 	cleanup := func() {
 		for _, p := range todo {
 			s.root.Remove(p.tmp)
@@ -83,9 +86,11 @@ func (s *Store) PutBatch(ctx context.Context, objs []memorybank.Object, cond mem
 			errs[i] = err
 			continue
 		}
-		if parent := s.fileParent(o.Key); parent != "" {
-			errs[i] = fmt.Errorf("%w: key %q needs %q to be a directory, but it is a file holding a key", ErrPathConflict, o.Key, parent)
-			continue
+		if !isDir[path.Dir(o.Key)] {
+			if parent := s.fileParent(o.Key); parent != "" {
+				errs[i] = fmt.Errorf("%w: key %q needs %q to be a directory, but it is a file holding a key", ErrPathConflict, o.Key, parent)
+				continue
+			}
 		}
 		if fi, err := s.root.Lstat(o.Key); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			// A link is kept as Put keeps it: written one by one.
@@ -111,10 +116,13 @@ func (s *Store) PutBatch(ctx context.Context, objs []memorybank.Object, cond mem
 		}
 		inBatch[o.Key] = true
 		var prev = cur
-		tmp, err := s.writeTemp(o.Key, o.Data, prev, !fullSync)
+		tmp, err := s.writeTemp(o.Key, o.Data, prev, !fullSync, isDir[path.Dir(o.Key)])
 		if err != nil {
 			cleanup()
 			return errs, fmt.Errorf("fsstore: put %q: %w", o.Key, err)
+		}
+		for d := path.Dir(o.Key); !isDir[d]; d = path.Dir(d) {
+			isDir[d] = true
 		}
 		todo = append(todo, pending{i: i, tmp: tmp, file: o.Key})
 	}
@@ -163,10 +171,10 @@ func (s *Store) PutBatch(ctx context.Context, objs []memorybank.Object, cond mem
 
 // writeTemp writes data to a new temporary file beside key, with a
 // modification time after prev's (see setModTimeAfter), synced when sync
-// is set, and returns its name.
-func (s *Store) writeTemp(key string, data []byte, prev fs.FileInfo, sync bool) (string, error) {
+// is set, and returns its name. dirExists skips making key's directory.
+func (s *Store) writeTemp(key string, data []byte, prev fs.FileInfo, sync, dirExists bool) (string, error) {
 	dir := path.Dir(key)
-	if dir != "." {
+	if dir != "." && !dirExists {
 		if err := s.root.MkdirAll(dir, s.opts.DirMode); err != nil {
 			return "", err
 		}
