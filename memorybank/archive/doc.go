@@ -47,9 +47,12 @@
 // written; then it plans, per document, create, skip (the same bytes are
 // there) or conflict; then, with Apply, it writes. A document and its
 // history are one unit: a history entry is written only with its document.
-// Writes are single compare-and-swap Puts (IfAbsent), history first and the
+// Writes are compare-and-swap Puts (IfAbsent), history first and the
 // document last, so an import that is killed leaves no half-written
-// document, and running it again skips what was written and finishes.
+// document, and running it again skips what was written and finishes. On
+// a Store that offers PutBatch (fsstore does), runs of up to 512 keys go
+// in one batch, made durable with one sync before the next batch begins,
+// instead of two syncs per key.
 // Conflicts follow ImportOptions.OnConflict: keep ours (the default), keep
 // theirs (written through the Bank as the next version of ours, so our
 // version stays in the history and can be reverted to), or keep both (theirs

@@ -361,72 +361,150 @@ func (im *importer) plan(ctx context.Context, src *io.SectionReader) error {
 	return err
 }
 
+// batchPutter is the optional interface of a Store that writes many keys
+// at once as durably as one by one, with fewer syncs (fsstore.PutBatch):
+// per object nil, an error matching ErrConflict when cond does not hold,
+// or the key's own error; an error that stops the batch.
+type batchPutter interface {
+	PutBatch(ctx context.Context, objs []memorybank.Object, cond memorybank.Condition) ([]error, error)
+}
+
+// Bounds of one batch of writes.
+const (
+	batchEntries = 512
+	batchBytes   = 8 << 20
+)
+
 // apply writes the archive: history entries of directories not in
-// conflict, documents, keys and memories.
+// conflict, documents, keys and memories. On a Store with PutBatch, runs
+// of history entries and of documents are written in batches, each
+// durable before the next begins; since every history key sorts before
+// every document key, history is still on disk before its document.
 func (im *importer) apply(ctx context.Context, src *io.SectionReader) error {
 	total := im.res.Manifest.Entries
+	bp, _ := im.store.(batchPutter)
+	var pend []entry
+	pendBytes := 0
+	flush := func() error {
+		if len(pend) == 0 {
+			return nil
+		}
+		objs := make([]memorybank.Object, len(pend))
+		for i, e := range pend {
+			objs[i] = memorybank.Object{Key: e.key, Data: e.data}
+		}
+		errs, err := bp.PutBatch(ctx, objs, memorybank.Condition{IfAbsent: true})
+		if err != nil {
+			return fmt.Errorf("archive: import: writing %d keys from %q: %w", len(pend), pend[0].key, err)
+		}
+		for i, e := range pend {
+			a, err := im.afterPut(ctx, e, errs[i])
+			if err != nil {
+				return err
+			}
+			im.finish(ctx, e, a)
+		}
+		pend, pendBytes = pend[:0], 0
+		return nil
+	}
+	put := func(e entry) error {
+		if bp == nil {
+			a, err := im.putIfAbsent(ctx, e)
+			if err != nil {
+				return err
+			}
+			im.finish(ctx, e, a)
+			return nil
+		}
+		pend = append(pend, e)
+		pendBytes += len(e.data)
+		if len(pend) >= batchEntries || pendBytes >= batchBytes {
+			return flush()
+		}
+		return nil
+	}
 	_, err := walk(ctx, src, im.lim, func(e entry) error {
 		if im.o.Progress != nil {
 			im.o.Progress(e.index, total)
 		}
-		if e.key == "" {
+		switch {
+		case e.key == "":
+			if err := flush(); err != nil {
+				return err
+			}
 			return im.applyMemories(ctx, e)
-		}
-		switch e.kind {
-		case kindHistory:
+		case e.kind == kindHistory:
 			if im.conflicted[dirOfHistoryKey(e.key)] {
 				return nil
 			}
-			a, err := im.putIfAbsent(ctx, e)
-			if err != nil {
-				return err
-			}
-			if a == Create {
-				im.res.HistoryWritten++
-			} else {
-				im.res.HistorySkipped++
-			}
-			return nil
-		case kindDoc, kindSkill:
+			return put(e)
+		case e.kind == kindDoc || e.kind == kindSkill:
 			dir, _ := historyDirOf(e.key)
 			prefix, _, _ := splitBankKey(e.key)
 			if !im.conflicted[dir] && !im.conflicted[prefix] {
-				a, err := im.putIfAbsent(ctx, e)
-				if err != nil {
-					return err
-				}
-				if a != Conflict {
-					im.report(Item{Kind: KindDocument, Key: e.key, Action: a})
-					return nil
-				}
+				return put(e)
 			}
-			it := Item{Kind: KindDocument, Key: e.key, Action: Conflict, Detail: "ours differs"}
-			it.Resolution = im.resolve(ctx, e)
-			im.report(it)
+			if err := flush(); err != nil {
+				return err
+			}
+			im.finish(ctx, e, Conflict)
 			return nil
 		default:
+			if err := flush(); err != nil {
+				return err
+			}
 			a, err := im.putIfAbsent(ctx, e)
 			if err != nil {
 				return err
 			}
-			it := Item{Kind: KindKey, Key: e.key, Action: a}
-			if a == Conflict {
-				it.Detail, it.Resolution = "ours holds other bytes", "kept ours"
-			}
-			im.report(it)
+			im.finish(ctx, e, a)
 			return nil
 		}
 	})
+	if err == nil {
+		err = flush()
+	}
 	if err == nil && im.o.Progress != nil {
 		im.o.Progress(total, total)
 	}
 	return err
 }
 
+// finish counts and reports the entry e once its write did a.
+func (im *importer) finish(ctx context.Context, e entry, a Action) {
+	switch e.kind {
+	case kindHistory:
+		if a == Create {
+			im.res.HistoryWritten++
+		} else {
+			im.res.HistorySkipped++
+		}
+	case kindDoc, kindSkill:
+		if a != Conflict {
+			im.report(Item{Kind: KindDocument, Key: e.key, Action: a})
+			return
+		}
+		it := Item{Kind: KindDocument, Key: e.key, Action: Conflict, Detail: "ours differs"}
+		it.Resolution = im.resolve(ctx, e)
+		im.report(it)
+	default:
+		it := Item{Kind: KindKey, Key: e.key, Action: a}
+		if a == Conflict {
+			it.Detail, it.Resolution = "ours holds other bytes", "kept ours"
+		}
+		im.report(it)
+	}
+}
+
 // putIfAbsent writes e's key if absent: Create when written, Skip when the
 // same bytes are there, Conflict when others are.
 func (im *importer) putIfAbsent(ctx context.Context, e entry) (Action, error) {
 	_, err := im.store.Put(ctx, e.key, e.data, memorybank.Condition{IfAbsent: true})
+	return im.afterPut(ctx, e, err)
+}
+
+// afterPut is the Action of a create-only write of e that returned err.
+func (im *importer) afterPut(ctx context.Context, e entry, err error) (Action, error) {
 	if err == nil {
 		return Create, nil
 	}

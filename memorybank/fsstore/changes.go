@@ -33,7 +33,10 @@ var _ memorybank.ChangeCounter = (*Store)(nil)
 const changesSize = 16
 
 // countChange adds one to the change count. The caller holds the store lock.
-func (s *Store) countChange() error {
+func (s *Store) countChange() error { return s.countChanges(1) }
+
+// countChanges adds n to the change count. The caller holds the store lock.
+func (s *Store) countChanges(n uint64) error {
 	f, err := s.root.OpenFile(ChangesFileName, os.O_RDWR|os.O_CREATE, s.opts.FileMode)
 	if err != nil {
 		return fmt.Errorf("fsstore: count the change in %s: %w", ChangesFileName, err)
@@ -47,7 +50,7 @@ func (s *Store) countChange() error {
 		_, _ = rand.Read(buf[:8]) // crypto/rand.Read never fails
 		binary.LittleEndian.PutUint64(buf[8:], 0)
 	}
-	binary.LittleEndian.PutUint64(buf[8:], binary.LittleEndian.Uint64(buf[8:])+1)
+	binary.LittleEndian.PutUint64(buf[8:], binary.LittleEndian.Uint64(buf[8:])+n)
 	if _, err := f.WriteAt(buf[:], 0); err != nil {
 		return fmt.Errorf("fsstore: count the change in %s: %w", ChangesFileName, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/mnemobank/mnemobank/memories/filestore"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/archive"
+	"github.com/mnemobank/mnemobank/memorybank/archive/foreign"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
 	"github.com/mnemobank/mnemobank/memorybank/pgstore"
 )
@@ -112,10 +113,14 @@ func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout io.Writer)
 	return nil
 }
 
-const exportUsage = `Usage: mnemobank export [--root DIR --memories FILE | --postgres DSN --namespace N] [-o FILE]
+const exportUsage = `Usage: mnemobank export [--root DIR --memories FILE | --postgres DSN --namespace N] [--format archive|anthropic-memory-store] [-o FILE]
 
 Writes an archive of the bank (every document of every scope, its history,
 skill graphs, learned memories and their trash) to FILE, or to standard output.
+With --format anthropic-memory-store it writes only the Claude memory tool's
+files (the global bank's memories/ folder) as a memory store listing
+{"data":[{"path","content","content_size_bytes","content_sha256"}]}, the
+shape "import --from anthropic-memory-store" reads.
 
 Flags:
 `
@@ -125,17 +130,24 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	fs.SetOutput(stderr)
 	open := storeFlags(fs)
 	out := fs.String("o", "", "write the archive to FILE (written beside it, then renamed) instead of standard output")
+	format := fs.String("format", "archive", "archive, or anthropic-memory-store (the memory tool's files as a memory store listing)")
 	if err := parseFlags(fs, args, exportUsage, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
+	if *format != "archive" && *format != "anthropic-memory-store" {
+		return fmt.Errorf("%w: --format %q: use archive or anthropic-memory-store", errUsage, *format)
+	}
 	side, err := open(ctx)
 	if err != nil {
 		return err
 	}
 	defer side.close()
+	if *format == "anthropic-memory-store" {
+		return exportMemoryStore(ctx, side, *out, stdout, stderr)
+	}
 	if *out == "" {
 		_, err := archive.Export(ctx, side.bank, side.mem, stdout, &archive.ExportOptions{Source: side.source})
 		return err
@@ -171,11 +183,33 @@ func exportFile(ctx context.Context, side *bankSide, path string, progress func(
 }
 
 const importUsage = `Usage: mnemobank import [--root DIR --memories FILE | --postgres DSN --namespace N] [--apply] [--on-conflict theirs|ours|both] FILE
+       mnemobank import --from SOURCE [--prefix FOLDER/] [store flags] [--apply] [--on-conflict ...] PATH...
 
 Imports the archive FILE ("-": standard input) into the bank. Without --apply
 it only prints the plan: create, skip or conflict, per document and memory.
 The whole archive is verified before anything is written; an import that
 was interrupted can be run again and finishes.
+
+With --from, imports other tools' memories into the global bank instead:
+
+  --from claude-code DIR...   a project's CLAUDE.md, CLAUDE.local.md,
+                              .claude/CLAUDE.md and .claude/rules/*.md into
+                              claude-code/; a Claude Code auto-memory folder
+                              (~/.claude/projects/<project>/memory, holding
+                              MEMORY.md) into claude-code/memory/
+  --from mcp-memory FILE      the JSON Lines graph of the MCP memory server
+                              (@modelcontextprotocol/server-memory): one
+                              document per entity in mcp-memory/
+  --from anthropic-memory-store FILE
+                              the JSON of a memory store's full listing
+                              (view=full): each memory into memories/, the
+                              Claude memory tool's folder, byte for byte
+  --from markdown DIR...      a folder of Markdown notes (basic-memory,
+                              Obsidian) into notes/, front matter kept
+
+Every source is read and checked (sizes, counts, names, links that leave
+the directory) before anything is written; the same --apply and
+--on-conflict rules apply.
 
 Flags:
 `
@@ -186,8 +220,29 @@ func runImport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	open := storeFlags(fs)
 	apply := fs.Bool("apply", false, "write (without it: a dry run that prints the plan)")
 	onConflict := fs.String("on-conflict", string(archive.KeepOurs), "a document both hold with different bytes: ours (keep ours), theirs (the archive's becomes the next version of ours), both (theirs beside ours as NAME.imported.EXT)")
+	from := fs.String("from", "archive", "what FILE or PATH is: "+importSourceNames)
+	prefix := fs.String("prefix", "", "with --from (not archive): the global bank folder to import into, ending in / (default: the source's own)")
 	if err := parseFlags(fs, args, importUsage, stdout); err != nil {
 		return err
+	}
+	if *from != "archive" {
+		if _, ok := importSources[*from]; !ok {
+			return fmt.Errorf("%w: --from %q: use one of %s", errUsage, *from, importSourceNames)
+		}
+		if fs.NArg() == 0 {
+			return fmt.Errorf("%w: import --from %s takes the paths to read", errUsage, *from)
+		}
+		if *prefix != "" && !strings.HasSuffix(*prefix, "/") {
+			return fmt.Errorf("%w: --prefix %q: a folder ends in /", errUsage, *prefix)
+		}
+		policy, err := archive.ParsePolicy(*onConflict)
+		if err != nil {
+			return fmt.Errorf("%w: --on-conflict: %v", errUsage, err)
+		}
+		return importForeign(ctx, *from, *prefix, fs.Args(), stdin, open, foreign.Options{Apply: *apply, OnConflict: policy}, stdout, stderr)
+	}
+	if *prefix != "" {
+		return fmt.Errorf("%w: --prefix applies to --from sources, not to an archive", errUsage)
 	}
 	if fs.NArg() != 1 {
 		return fmt.Errorf("%w: import takes one archive FILE (\"-\" for standard input)", errUsage)

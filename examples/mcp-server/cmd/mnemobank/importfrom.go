@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mnemobank/mnemobank/memorybank/archive"
+	"github.com/mnemobank/mnemobank/memorybank/archive/foreign"
+)
+
+// The sources of "mnemobank import --from": other tools' memories, read by
+// memorybank/archive/foreign into the global bank.
+
+// importSources maps a --from value to its reader, which reads every
+// argument (a directory or a file, "-" for standard input where a file is
+// read) into documents under prefix ("" for the source's own folder).
+var importSources = map[string]func(arg, prefix string, stdin io.Reader) ([]foreign.Doc, error){
+	"claude-code": func(arg, prefix string, _ io.Reader) ([]foreign.Doc, error) {
+		return foreign.ReadClaudeCode(arg, prefix, nil)
+	},
+	"markdown": func(arg, prefix string, _ io.Reader) ([]foreign.Doc, error) {
+		return foreign.ReadMarkdownDir(arg, prefix, nil)
+	},
+	"mcp-memory": func(arg, prefix string, stdin io.Reader) ([]foreign.Doc, error) {
+		return readFileArg(arg, stdin, func(r io.Reader) ([]foreign.Doc, error) {
+			return foreign.ReadMCPMemory(r, arg, prefix, nil)
+		})
+	},
+	"anthropic-memory-store": func(arg, prefix string, stdin io.Reader) ([]foreign.Doc, error) {
+		if prefix != "" {
+			return nil, fmt.Errorf("%w: --prefix does not apply to anthropic-memory-store: its memories go to memories/, the Claude memory tool's folder", errUsage)
+		}
+		return readFileArg(arg, stdin, func(r io.Reader) ([]foreign.Doc, error) {
+			return foreign.ReadMemoryStore(r, arg, nil)
+		})
+	},
+}
+
+// importSourceNames lists the --from values, archive first.
+const importSourceNames = "archive, claude-code, mcp-memory, anthropic-memory-store, markdown"
+
+func readFileArg(arg string, stdin io.Reader, read func(io.Reader) ([]foreign.Doc, error)) ([]foreign.Doc, error) {
+	if arg == "-" {
+		return read(stdin)
+	}
+	f, err := os.Open(arg)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a file", arg)
+	}
+	return read(f)
+}
+
+// importForeign reads every source argument first (a bad one is refused
+// before anything is written), then imports all their documents.
+func importForeign(ctx context.Context, from, prefix string, args []string, stdin io.Reader, open func(context.Context) (*bankSide, error), o foreign.Options, stdout, stderr io.Writer) error {
+	read := importSources[from]
+	var docs []foreign.Doc
+	for _, a := range args {
+		d, err := read(a, prefix, stdin)
+		if err != nil {
+			return err
+		}
+		docs = append(docs, d...)
+	}
+	side, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	defer side.close()
+	o.Source = from + " " + strings.Join(args, " ")
+	o.Report = func(it archive.Item) {
+		line := fmt.Sprintf("%-8s %s", it.Action, it.Key)
+		if it.Resolution != "" {
+			line += ": " + it.Resolution
+		} else if it.Detail != "" {
+			line += ": " + it.Detail
+		}
+		fmt.Fprintln(stdout, line)
+	}
+	res, err := foreign.Import(ctx, side.bank, docs, &o)
+	if err != nil {
+		return err
+	}
+	if o.Apply {
+		fmt.Fprintf(stderr, "mnemobank: imported from %s: %d created, %d unchanged, %d conflicts (on-conflict %s), %d refused\n",
+			from, res.Created, res.Skipped, res.Conflicts, o.OnConflict, res.Failed)
+		return nil
+	}
+	fmt.Fprintf(stderr, "mnemobank: plan from %s: %d to create, %d unchanged, %d conflicts (on-conflict %s). Dry run: nothing was written; run again with --apply.\n",
+		from, res.Created, res.Skipped, res.Conflicts, o.OnConflict)
+	return nil
+}
+
+// exportMemoryStore writes the memory tool's files of side as a memory
+// store listing to path (beside it, then renamed) or to stdout.
+func exportMemoryStore(ctx context.Context, side *bankSide, path string, stdout, stderr io.Writer) error {
+	if path == "" {
+		_, err := foreign.ExportMemoryStore(ctx, side.bank, stdout)
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".mnemobank-export-*.json")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	n, err := foreign.ExportMemoryStore(ctx, side.bank, f)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err == nil {
+		fmt.Fprintf(stderr, "mnemobank: exported %d memory tool files to %s\n", n, path)
+	}
+	return err
+}

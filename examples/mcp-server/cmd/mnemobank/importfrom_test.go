@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemobank/mnemobank/memorybank/archive/foreign"
+)
+
+const foreignTestdata = "../../../../memorybank/archive/foreign/testdata/"
+
+func runCmd(t *testing.T, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	ok, err := runSubcommand(context.Background(), args, strings.NewReader(stdin), &out, &errOut)
+	require.True(t, ok)
+	return out.String(), errOut.String(), err
+}
+
+func TestImportFrom(t *testing.T) {
+	tests := []struct {
+		from    string
+		args    []string
+		created int
+		first   string
+	}{
+		{"claude-code", []string{foreignTestdata + "claude-code/project", foreignTestdata + "claude-code/memory"}, 9, "create   claude-code/claude/CLAUDE.md"},
+		{"mcp-memory", []string{foreignTestdata + "mcp-memory/memory.jsonl"}, 6, "create   mcp-memory/mnemobank.md"},
+		{"anthropic-memory-store", []string{foreignTestdata + "memory-store/listing.json"}, 4, "create   memories/preferences.md"},
+		{"markdown", []string{foreignTestdata + "markdown/vault"}, 3, "create   notes/Coffee Brewing.md"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.from, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "docs")
+			base := append([]string{"import", "--from", tt.from, "--root", root}, tt.args...)
+			out, summary, err := runCmd(t, "", base...)
+			require.NoError(t, err)
+			assert.True(t, strings.HasPrefix(out, tt.first+"\n"), out)
+			assert.Equal(t, tt.created, strings.Count(out, "create "))
+			assert.Contains(t, summary, "Dry run: nothing was written")
+			_, err = os.Stat(root)
+			assert.True(t, os.IsNotExist(err) || isEmptyDir(t, root), "a dry run writes nothing")
+
+			apply := append([]string{"import", "--apply", "--from", tt.from, "--root", root}, tt.args...)
+			_, summary, err = runCmd(t, "", apply...)
+			require.NoError(t, err)
+			assert.Contains(t, summary, "created")
+			out, _, err = runCmd(t, "", apply...)
+			require.NoError(t, err)
+			assert.Equal(t, tt.created, strings.Count(out, "skip "), "a second import skips everything")
+		})
+	}
+}
+
+func isEmptyDir(t *testing.T, dir string) bool {
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") {
+			return false
+		}
+	}
+	return true
+}
+
+// The memory store listing round-trips through the command: import, then
+// export --format anthropic-memory-store gives the same files.
+func TestMemoryStoreRoundTripCommand(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "docs")
+	sample := foreignTestdata + "memory-store/listing.json"
+	_, _, err := runCmd(t, "", "import", "--apply", "--from", "anthropic-memory-store", "--root", root, sample)
+	require.NoError(t, err)
+	out := filepath.Join(t.TempDir(), "listing.json")
+	_, _, err = runCmd(t, "", "export", "--format", "anthropic-memory-store", "--root", root, "-o", out)
+	require.NoError(t, err)
+	want := readListing(t, sample)
+	got := readListing(t, out)
+	assert.ElementsMatch(t, want, got)
+}
+
+func readListing(t *testing.T, name string) []foreign.Doc {
+	f, err := os.Open(name)
+	require.NoError(t, err)
+	defer f.Close()
+	docs, err := foreign.ReadMemoryStore(f, name, nil)
+	require.NoError(t, err)
+	return docs
+}
+
+func TestImportFromUsageErrors(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "docs")
+	for _, args := range [][]string{
+		{"import", "--from", "evernote", "--root", root, "x"},
+		{"import", "--from", "markdown", "--root", root},
+		{"import", "--from", "markdown", "--prefix", "notes", "--root", root, "x"},
+		{"import", "--from", "anthropic-memory-store", "--prefix", "x/", "--root", root, "-"},
+		{"import", "--prefix", "x/", "--root", root, "bank.tar"},
+		{"export", "--format", "zip", "--root", root},
+	} {
+		_, _, err := runCmd(t, "", args...)
+		require.ErrorIs(t, err, errUsage, "%v", args)
+	}
+	// A source that is wrong is refused with its typed error, naming it.
+	_, _, err := runCmd(t, "{\"type\":\"entity\"}\n", "import", "--from", "mcp-memory", "--root", root, "-")
+	require.ErrorIs(t, err, foreign.ErrFormat)
+	assert.Contains(t, err.Error(), "line 1")
+}

@@ -1,0 +1,33 @@
+// Package foreign reads the memories other tools keep and imports them into
+// a memory bank's global bank, with the plan, conflict policies and report
+// of an archive import ([archive.Policy], [archive.Action]).
+//
+// Each source has a reader, a pure function from the tool's files to
+// [Doc]s, and [Import] writes Docs into a Bank:
+//
+//   - [ReadClaudeCode]: Claude Code's memory of a project: every CLAUDE.md
+//     and CLAUDE.local.md under the project directory, .claude/CLAUDE.md
+//     and .claude/rules/**/*.md, into "claude-code/" (".claude" becomes
+//     "claude"); and a Claude Code auto-memory folder (the directory
+//     ~/.claude/projects/<project>/memory/ holding the MEMORY.md index and
+//     its topic files), into "claude-code/memory/". Front matter (a topic
+//     file's name, description and type) becomes the document's metadata.
+//   - [ReadMCPMemory]: the JSON Lines knowledge graph of the MCP reference
+//     memory server (@modelcontextprotocol/server-memory): one Markdown
+//     document per entity at "mcp-memory/<entity>.md", its type and
+//     observations, its relations out and in.
+//   - [ReadMemoryStore]: the full listing of an Anthropic memory store (the
+//     JSON of a List memories response with view=full, or an array of its
+//     memory objects), each memory into the folder "memories/" that the
+//     Claude memory tool backend (claudememory.BankFiles) uses, byte for
+//     byte. [ExportMemoryStore] writes that shape back.
+//   - [ReadMarkdownDir]: a folder of Markdown notes (basic-memory,
+//     Obsidian), into "notes/", front matter kept as the document's.
+//
+// Readers never follow a symbolic link out of the directory they are
+// given (a link to a file inside it is read as that file; a link to a
+// directory is not descended into), refuse names that would not be valid
+// bank paths, and check every bound of [Limits] before reading what it
+// bounds: a violation is a *SourceError naming the entry, wrapping
+// ErrLimit, ErrUnsafePath or ErrFormat, and nothing is written.
+package foreign

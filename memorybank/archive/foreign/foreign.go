@@ -1,0 +1,259 @@
+package foreign
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/mnemobank/mnemobank/memorybank"
+)
+
+var (
+	// ErrFormat: the source is not in its tool's format (a line that is not
+	// JSON, a field of the wrong type, a checksum that does not match).
+	ErrFormat = errors.New("foreign: not in the source's format")
+	// ErrLimit: the source is over one of the Limits.
+	ErrLimit = errors.New("foreign: source over a limit")
+	// ErrUnsafePath: a name would escape the source's directory (a symbolic
+	// link out of it, "..", an absolute path) or is not a valid bank path.
+	ErrUnsafePath = errors.New("foreign: unsafe path")
+)
+
+// SourceError says which entry of a source is wrong and how. It wraps
+// ErrFormat, ErrLimit or ErrUnsafePath (and the cause, when there is one).
+type SourceError struct {
+	Source string // the file or directory given
+	Entry  string // the file inside a directory, the entity, the memory's path
+	Line   int    // the line of a JSON Lines file, from 1; 0 when none
+	Reason string
+	Err    error
+}
+
+func (e *SourceError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Err.Error())
+	b.WriteString(": ")
+	b.WriteString(e.Source)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ", line %d", e.Line)
+	}
+	if e.Entry != "" {
+		fmt.Fprintf(&b, ", %q", e.Entry)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Reason)
+	b.WriteString("; nothing was written")
+	return b.String()
+}
+
+// Unwrap returns the sentinel.
+func (e *SourceError) Unwrap() error { return e.Err }
+
+// Default limits, checked before the work they bound.
+const (
+	DefaultMaxFileBytes  = memorybank.DefaultMaxDocumentBytes
+	DefaultMaxFiles      = 100_000
+	DefaultMaxEntries    = 1_000_000
+	DefaultMaxTotalBytes = 1 << 30
+	DefaultMaxDepth      = 64
+)
+
+// Limits bound what a reader reads. A zero field is its default.
+type Limits struct {
+	// MaxFileBytes bounds one file, one line of a JSON Lines file, one
+	// memory's content and one document made from an entity.
+	MaxFileBytes int64
+	// MaxFiles bounds the files read from a directory, the entities and
+	// relations of a graph, the memories of a listing.
+	MaxFiles int
+	// MaxEntries bounds the directory entries a walk looks at.
+	MaxEntries int
+	// MaxTotalBytes bounds the bytes read in all.
+	MaxTotalBytes int64
+	// MaxDepth bounds the depth of directories walked.
+	MaxDepth int
+}
+
+func (l *Limits) withDefaults() Limits {
+	var o Limits
+	if l != nil {
+		o = *l
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if o.MaxFiles <= 0 {
+		o.MaxFiles = DefaultMaxFiles
+	}
+	if o.MaxEntries <= 0 {
+		o.MaxEntries = DefaultMaxEntries
+	}
+	if o.MaxTotalBytes <= 0 {
+		o.MaxTotalBytes = DefaultMaxTotalBytes
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = DefaultMaxDepth
+	}
+	return o
+}
+
+// Doc is one document read from a source.
+type Doc struct {
+	// Path is the document's path in the global bank
+	// ("claude-code/CLAUDE.md", "memories/notes.md").
+	Path string `json:"path"`
+	// Source names where it came from: the file inside the directory, the
+	// entity, the memory store path.
+	Source string `json:"source"`
+	// Text is the document's whole text. Unless MemoryFile is set, a front
+	// matter block at its start is the document's metadata.
+	Text string `json:"text"`
+	// MemoryFile marks a file of the Claude memory tool: Path is under
+	// "memories/" and the text is kept byte for byte, front matter
+	// included, as claudememory.BankFiles keeps it.
+	MemoryFile bool `json:"memoryFile,omitempty"`
+}
+
+// file is one regular file of a walked directory.
+type file struct {
+	rel  string // slash-separated, relative to the root
+	size int64
+}
+
+// walkTree lists the regular files under dir that keep accepts (rel is
+// slash-separated; dirs are asked with isDir true, and a refused directory
+// is not descended into), checking the Limits as it goes. A symbolic link
+// to a file inside dir is listed as that file; one that leaves dir is
+// ErrUnsafePath; a link to a directory is not followed.
+func walkTree(dir string, lim Limits, keep func(rel string, isDir bool) bool) (*os.Root, []file, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var files []file
+	var total int64
+	entries := 0
+	var walk func(rel string, depth int) error
+	walk = func(rel string, depth int) error {
+		if depth > lim.MaxDepth {
+			return &SourceError{Source: dir, Entry: rel, Reason: fmt.Sprintf("directories nested deeper than %d", lim.MaxDepth), Err: ErrLimit}
+		}
+		f, err := root.Open(rel)
+		if err != nil {
+			return &SourceError{Source: dir, Entry: rel, Reason: err.Error(), Err: ErrUnsafePath}
+		}
+		defer f.Close()
+		var list []fs.DirEntry
+		for {
+			batch, err := f.ReadDir(256)
+			entries += len(batch)
+			if entries > lim.MaxEntries {
+				return &SourceError{Source: dir, Entry: rel, Reason: fmt.Sprintf("more than %d directory entries", lim.MaxEntries), Err: ErrLimit}
+			}
+			list = append(list, batch...)
+			if err == io.EOF || (err == nil && len(batch) == 0) {
+				break
+			}
+			if err != nil {
+				return &SourceError{Source: dir, Entry: rel, Reason: err.Error(), Err: ErrUnsafePath}
+			}
+		}
+		slices.SortFunc(list, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+		for _, e := range list {
+			name := path.Join(rel, e.Name())
+			t := e.Type()
+			if t&fs.ModeSymlink != 0 {
+				if !keep(name, false) {
+					continue // not a name read: links to directories are not followed
+				}
+				fi, err := root.Stat(name) // resolved inside the root only
+				if err != nil {
+					if errors.Is(err, fs.ErrNotExist) {
+						continue // a dangling link holds nothing
+					}
+					return &SourceError{Source: dir, Entry: name, Reason: "a symbolic link that leaves the directory: " + err.Error(), Err: ErrUnsafePath}
+				}
+				if !fi.Mode().IsRegular() {
+					continue
+				}
+				t = 0
+			}
+			switch {
+			case t.IsDir():
+				if keep(name, true) {
+					if err := walk(name, depth+1); err != nil {
+						return err
+					}
+				}
+			case t.IsRegular():
+				if !keep(name, false) {
+					continue
+				}
+				fi, err := root.Stat(name)
+				if err != nil {
+					return &SourceError{Source: dir, Entry: name, Reason: err.Error(), Err: ErrUnsafePath}
+				}
+				if fi.Size() > lim.MaxFileBytes {
+					return &SourceError{Source: dir, Entry: name, Reason: fmt.Sprintf("%d bytes, over the limit of %d for a file", fi.Size(), lim.MaxFileBytes), Err: ErrLimit}
+				}
+				if len(files) == lim.MaxFiles {
+					return &SourceError{Source: dir, Entry: name, Reason: fmt.Sprintf("more than %d files", lim.MaxFiles), Err: ErrLimit}
+				}
+				total += fi.Size()
+				if total > lim.MaxTotalBytes {
+					return &SourceError{Source: dir, Entry: name, Reason: fmt.Sprintf("the files hold more than %d bytes in all", lim.MaxTotalBytes), Err: ErrLimit}
+				}
+				files = append(files, file{rel: name, size: fi.Size()})
+			}
+		}
+		return nil
+	}
+	if err := walk(".", 0); err != nil {
+		root.Close()
+		return nil, nil, err
+	}
+	return root, files, nil
+}
+
+// readFile reads a listed file, at most its listed size (a file that grew
+// since is ErrLimit), without blocking on a FIFO swapped in meanwhile.
+func readFile(root *os.Root, dir string, f file, lim Limits) (string, error) {
+	h, err := root.OpenFile(f.rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", &SourceError{Source: dir, Entry: f.rel, Reason: err.Error(), Err: ErrUnsafePath}
+	}
+	defer h.Close()
+	fi, err := h.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", &SourceError{Source: dir, Entry: f.rel, Reason: "no longer a regular file", Err: ErrUnsafePath}
+	}
+	data, err := io.ReadAll(io.LimitReader(h, lim.MaxFileBytes+1))
+	if err != nil {
+		return "", &SourceError{Source: dir, Entry: f.rel, Reason: err.Error(), Err: ErrFormat}
+	}
+	if int64(len(data)) > lim.MaxFileBytes {
+		return "", &SourceError{Source: dir, Entry: f.rel, Reason: fmt.Sprintf("grew over the limit of %d bytes while read", lim.MaxFileBytes), Err: ErrLimit}
+	}
+	return string(data), nil
+}
+
+// bankPath joins prefix and rel and checks that the result is a bank path.
+func bankPath(source, entry, prefix, rel string) (string, error) {
+	p := prefix + rel
+	if err := memorybank.ValidateKey(p); err != nil {
+		return "", &SourceError{Source: source, Entry: entry, Reason: "not a valid bank path " + p + ": " + err.Error(), Err: ErrUnsafePath}
+	}
+	return p, nil
+}
+
+// isMarkdown reports whether name is a Markdown file.
+func isMarkdown(name string) bool {
+	ext := strings.ToLower(path.Ext(name))
+	return ext == ".md" || ext == ".markdown"
+}
