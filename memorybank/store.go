@@ -82,6 +82,39 @@ type ChangeCounter interface {
 	Changes(ctx context.Context) (ChangeCount, error)
 }
 
+// ChangeNotifier is the optional interface of a ChangeCounter that says
+// when its count may have changed, so that a watcher (an MCP server's
+// subscriptions, an index kept warm) reacts to a write at once instead of
+// polling Changes. The count stays the source of truth: a signal only means
+// "read Changes now"; signals are coalesced (one may stand for many
+// changes) and may be spurious, and a store that cannot hear some writers
+// (another process, a dropped connection) polls Changes itself and signals
+// what it finds.
+type ChangeNotifier interface {
+	ChangeCounter
+	// WatchChanges returns a channel that receives a value soon after the
+	// count may have changed, until ctx ends; then it is closed. Each call
+	// gets its own channel (buffered by one, never blocking the store).
+	WatchChanges(ctx context.Context) <-chan struct{}
+}
+
+// KeyLocker is the optional interface of a Store whose writers of one
+// document can wait for each other, across every process it can see,
+// instead of racing their compare-and-swap and retrying. The lock is
+// advisory and only spares the retries: writes still carry their
+// Condition, and a lock lost with its connection costs one retry, never an
+// update.
+type KeyLocker interface {
+	Store
+	// LockKey waits until the caller holds the lock called name (any
+	// string of up to MaxLockNameBytes bytes; callers choose their own
+	// names) or ctx ends, and returns the function that releases it.
+	LockKey(ctx context.Context, name string) (unlock func(), err error)
+}
+
+// MaxLockNameBytes bounds the name given to KeyLocker.LockKey.
+const MaxLockNameBytes = 1024
+
 // ChangeCount is a reading of a ChangeCounter.
 type ChangeCount struct {
 	Epoch string

@@ -19,3 +19,16 @@ const ListPageSize = listPageSize
 
 // SchemaVersion is the latest schema version of the objects table.
 var SchemaVersion = len(objectsMigration("t").steps)
+
+// NewWithSignal returns a Store like s whose writes run the same
+// statements with or without the change count and the notification, for
+// the benchmark that measures what they cost.
+func NewWithSignal(s *Store, counted, notified bool) *Store {
+	c := newStore(s.pool, false, s.opts)
+	c.q = newQueries(s.opts.Table, counted, notified)
+	c.quiet = newQueries(s.opts.Table, counted, false)
+	return c
+}
+
+// ChangeChannel exposes changeChannel.
+var ChangeChannel = changeChannel

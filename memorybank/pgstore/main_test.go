@@ -117,5 +117,6 @@ func newTestStore(t testing.TB) (*pgstore.Store, *pgxpool.Pool, *pgstore.Options
 	opts := freshOptions(t, pool)
 	s, err := pgstore.New(pool, opts)
 	require.NoError(t, err)
+	t.Cleanup(s.Close) // its LockKey connections; the pool is shared
 	return s, pool, opts
 }

@@ -71,6 +71,11 @@ func validateTable(field, name string) error {
 	return nil
 }
 
+// changeChannel is the LISTEN/NOTIFY channel of a table's writes: the name
+// of its change-count table, which is a validated lower-case identifier, so
+// it needs no quoting as a string literal either.
+func changeChannel(table string) string { return table + changesSuffix }
+
 // ident quotes a validated name for SQL text.
 func ident(name string) string { return pgx.Identifier{name}.Sanitize() }
 
@@ -111,6 +116,22 @@ func objectsMigration(table string) migration {
 			n         bigint NOT NULL,
 			epoch     text NOT NULL DEFAULT md5(random()::text || clock_timestamp()::text)
 		);`,
+		// Version 3: the count is split into shards (a writer adds to the
+		// shard of its connection, pg_backend_pid() % changeShards), so
+		// writers of different documents no longer queue on one row; a
+		// reading sums the shards. The epoch is shard 0's, which is the
+		// row version 2 had, so an upgrade does not look like a reset.
+		// Idempotent: the table survives its objects table being dropped
+		// and re-created (see apply).
+		`ALTER TABLE ` + ident(table+changesSuffix) + ` ADD COLUMN IF NOT EXISTS shard integer NOT NULL DEFAULT 0;
+		DO $$ DECLARE k text; n int; BEGIN
+			SELECT conname, array_length(conkey, 1) INTO k, n FROM pg_constraint
+				WHERE conrelid = '` + ident(table+changesSuffix) + `'::regclass AND contype = 'p';
+			IF n = 1 THEN
+				EXECUTE format('ALTER TABLE ` + ident(table+changesSuffix) + ` DROP CONSTRAINT %I', k);
+				EXECUTE 'ALTER TABLE ` + ident(table+changesSuffix) + ` ADD PRIMARY KEY (namespace, shard)';
+			END IF;
+		END $$;`,
 	}}
 }
 
@@ -250,5 +271,5 @@ func (o *schemaOnce) forgetIfDropped(err error) {
 // sqlf replaces {t} and {seq} in a query template with the quoted table and
 // sequence names; done once per Store, not per call.
 func sqlf(template, table string) string {
-	return strings.NewReplacer("{t}", ident(table), "{seq}", "'"+ident(table+seqSuffix)+"'", "{c}", ident(table+changesSuffix), "{e}", ident(table+entriesSuffix)).Replace(template)
+	return strings.NewReplacer("{t}", ident(table), "{seq}", "'"+ident(table+seqSuffix)+"'", "{c}", ident(table+changesSuffix), "{e}", ident(table+entriesSuffix), "{n}", "'"+changeChannel(table)+"'").Replace(template)
 }

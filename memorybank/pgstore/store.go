@@ -106,7 +106,10 @@ type Store struct {
 	memories schemaOnce
 	objMig   migration
 	memMig   migration
-	q        queries
+	q        queries // writes notify the table's channel
+	quiet    queries // writes do not (a trailing notification follows)
+	notes    notifier
+	locks    *keyLocks // LockKey's stripes and connections
 }
 
 var (
@@ -116,53 +119,82 @@ var (
 
 // Changes returns the namespace's change count: every Put and Delete that
 // changed a row added one, in the same statement (see
-// memorybank.ChangeCounter), whichever process or machine ran it. It is one
-// primary-key read.
+// memorybank.ChangeCounter), whichever process or machine ran it. The count
+// is kept in shards so that writers of different documents do not queue on
+// one row; a reading sums them, one index range scan of at most
+// changeShards rows.
 func (s *Store) Changes(ctx context.Context) (memorybank.ChangeCount, error) {
 	if err := s.begin(ctx, "changes", ""); err != nil {
 		return memorybank.ChangeCount{}, err
 	}
-	var c memorybank.ChangeCount
-	var n int64
-	err := s.pool.QueryRow(ctx, s.q.changes, s.opts.Namespace).Scan(&n, &c.Epoch)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return memorybank.ChangeCount{Epoch: "none"}, nil
+	for range 2 {
+		var (
+			n     int64
+			rows  int64
+			epoch *string
+		)
+		err := s.pool.QueryRow(ctx, s.q.changes, s.opts.Namespace).Scan(&n, &rows, &epoch)
+		if err != nil {
+			return memorybank.ChangeCount{}, s.fail(ctx, "changes", "", err)
+		}
+		if rows == 0 {
+			return memorybank.ChangeCount{Epoch: "none"}, nil
+		}
+		if epoch != nil {
+			return memorybank.ChangeCount{Epoch: *epoch, N: uint64(n)}, nil
+		}
+		// Writers counted in other shards before any in shard 0, which
+		// holds the epoch: create it (its count is 0) and read again.
+		if _, err := s.pool.Exec(ctx, s.q.epoch, s.opts.Namespace); err != nil {
+			return memorybank.ChangeCount{}, s.fail(ctx, "changes", "", err)
+		}
 	}
-	if err != nil {
-		return memorybank.ChangeCount{}, s.fail(ctx, "changes", "", err)
-	}
-	c.N = uint64(n)
-	return c, nil
+	return memorybank.ChangeCount{}, s.fail(ctx, "changes", "", errors.New("the epoch row of the change count vanished as it was created"))
 }
 
 // queries are the SQL texts of a Store, built once with its table name.
 type queries struct {
-	get, put, putAbsent, putIfVersion, del, delIfVersion, version, changes string
-	list                                                                   [2][2]string // [after][bounded]
+	get, put, putAbsent, putIfVersion, del, delIfVersion, version, changes, epoch string
+	list                                                                          [2][2]string // [after][bounded]
 }
 
-func newQueries(table string) queries {
+// changeShards is how many rows a namespace's change count is split into.
+const changeShards = 64
+
+// newQueries builds the SQL of a Store on table. counted false leaves out
+// the change count, notified false the notification, for the benchmark
+// that measures what they cost.
+func newQueries(table string, counted, notified bool) queries {
+	count, notify, notifyCount := countChange, notifyChange, notifyChangeCount
+	if !counted {
+		count = ""
+	}
+	if !notified {
+		notify, notifyCount = ", true", "count(*)"
+	}
 	q := queries{
 		get: sqlf(`SELECT data, version, mod_time FROM {t} WHERE namespace = $1 AND key = $2`, table),
 		// Every write counts itself in the namespace's change count, in the
-		// same statement, only when it changed a row.
+		// same statement, only when it changed a row, and notifies the
+		// servers listening (Store.WatchChanges) when it commits.
 		put: sqlf(`WITH w AS (INSERT INTO {t} (namespace, key, data, version, mod_time)
 			VALUES ($1, $2, $3, nextval({seq}), clock_timestamp())
 			ON CONFLICT (namespace, key) DO UPDATE
 			SET data = EXCLUDED.data, version = EXCLUDED.version, mod_time = EXCLUDED.mod_time
-			RETURNING version, mod_time)`+countChange+`SELECT version, mod_time FROM w`, table),
+			RETURNING version, mod_time)`+count+`SELECT version, mod_time`+notify+` FROM w`, table),
 		putAbsent: sqlf(`WITH w AS (INSERT INTO {t} (namespace, key, data, version, mod_time)
 			VALUES ($1, $2, $3, nextval({seq}), clock_timestamp())
 			ON CONFLICT (namespace, key) DO NOTHING
-			RETURNING version, mod_time)`+countChange+`SELECT version, mod_time FROM w`, table),
+			RETURNING version, mod_time)`+count+`SELECT version, mod_time`+notify+` FROM w`, table),
 		putIfVersion: sqlf(`WITH w AS (UPDATE {t} SET data = $3, version = nextval({seq}), mod_time = clock_timestamp()
 			WHERE namespace = $1 AND key = $2 AND version = $4
-			RETURNING version, mod_time)`+countChange+`SELECT version, mod_time FROM w`, table),
-		del: sqlf(`WITH w AS (DELETE FROM {t} WHERE namespace = $1 AND key = $2 RETURNING 1)`+countChange+
-			`SELECT count(*) FROM w`, table),
-		delIfVersion: sqlf(`WITH w AS (DELETE FROM {t} WHERE namespace = $1 AND key = $2 AND version = $3 RETURNING 1)`+countChange+
-			`SELECT count(*) FROM w`, table),
-		changes: sqlf(`SELECT n, epoch FROM {c} WHERE namespace = $1`, table),
+			RETURNING version, mod_time)`+count+`SELECT version, mod_time`+notify+` FROM w`, table),
+		del: sqlf(`WITH w AS (DELETE FROM {t} WHERE namespace = $1 AND key = $2 RETURNING 1)`+count+
+			`SELECT `+notifyCount+` FROM w`, table),
+		delIfVersion: sqlf(`WITH w AS (DELETE FROM {t} WHERE namespace = $1 AND key = $2 AND version = $3 RETURNING 1)`+count+
+			`SELECT `+notifyCount+` FROM w`, table),
+		changes: sqlf(`SELECT coalesce(sum(n), 0)::bigint, count(*), max(epoch) FILTER (WHERE shard = 0) FROM {c} WHERE namespace = $1`, table),
+		epoch:   sqlf(`INSERT INTO {c} (namespace, shard, n) VALUES ($1, 0, 0) ON CONFLICT (namespace, shard) DO NOTHING`, table),
 		version: sqlf(`SELECT version FROM {t} WHERE namespace = $1 AND key = $2`, table),
 	}
 	// List pages by key: the first page starts at the prefix (>=), the next
@@ -180,9 +212,19 @@ func newQueries(table string) queries {
 }
 
 // countChange is the CTE that adds one to the namespace's change count for
-// each row the write CTE w changed.
-const countChange = `, c AS (INSERT INTO {c} (namespace, n) SELECT $1, count(*) FROM w HAVING count(*) > 0
-			ON CONFLICT (namespace) DO UPDATE SET n = {c}.n + EXCLUDED.n) `
+// each row the write CTE w changed, in the shard of the connection.
+var countChange = `, c AS (INSERT INTO {c} (namespace, shard, n) SELECT $1, pg_backend_pid() % ` + strconv.Itoa(changeShards) + `, count(*) FROM w HAVING count(*) > 0
+			ON CONFLICT (namespace, shard) DO UPDATE SET n = {c}.n + EXCLUDED.n) `
+
+// notifyChange is the column a write's final SELECT adds to notify the
+// listeners of the table's channel, with the namespace as the payload, for
+// the row it changed (none when it changed nothing); PostgreSQL delivers it
+// when the statement's transaction commits. notifyChangeCount is the same
+// for the count Delete returns.
+const (
+	notifyChange      = `, pg_notify({n}, $1) IS NULL`
+	notifyChangeCount = `count(pg_notify({n}, $1) IS NULL)`
+)
 
 // New returns a Store using pool, which the caller keeps owning (Close does
 // not close it). The tables are created on first use. It returns an error
@@ -202,7 +244,7 @@ func newStore(pool *pgxpool.Pool, ownsPool bool, o Options) *Store {
 	return &Store{
 		pool: pool, ownsPool: ownsPool, opts: o,
 		objMig: objectsMigration(o.Table), memMig: memoriesMigration(o.MemoriesTable),
-		q: newQueries(o.Table),
+		q: newQueries(o.Table, true, true), quiet: newQueries(o.Table, true, false), locks: newKeyLocks(),
 	}
 }
 
@@ -263,9 +305,10 @@ func ParseConfig(dsn string) (*pgxpool.Config, error) {
 	return cfg, nil
 }
 
-// Close closes the connection pool if Open created it; for a Store from New
-// it does nothing.
+// Close closes the connections LockKey opened, and the connection pool if
+// Open created it (a Store from New leaves its pool to the caller).
 func (s *Store) Close() {
+	s.locks.close()
 	if s.ownsPool {
 		s.pool.Close()
 	}
@@ -347,30 +390,33 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, cond memoryban
 	if data == nil {
 		data = []byte{} // pgx sends a nil slice as NULL
 	}
+	q, inline := s.writeQueries()
 	var row pgx.Row
 	switch {
 	case cond.IfAbsent:
-		row = s.pool.QueryRow(ctx, s.q.putAbsent, s.opts.Namespace, key, data)
+		row = s.pool.QueryRow(ctx, q.putAbsent, s.opts.Namespace, key, data)
 	case cond.IfVersion != "":
 		want, ok := parseVersion(cond.IfVersion)
 		if !ok {
 			return memorybank.Object{}, s.conflict(ctx, key, cond)
 		}
-		row = s.pool.QueryRow(ctx, s.q.putIfVersion, s.opts.Namespace, key, data, want)
+		row = s.pool.QueryRow(ctx, q.putIfVersion, s.opts.Namespace, key, data, want)
 	default:
-		row = s.pool.QueryRow(ctx, s.q.put, s.opts.Namespace, key, data)
+		row = s.pool.QueryRow(ctx, q.put, s.opts.Namespace, key, data)
 	}
 	var (
-		version int64
-		modTime time.Time
+		version  int64
+		modTime  time.Time
+		notified bool
 	)
-	err := row.Scan(&version, &modTime)
+	err := row.Scan(&version, &modTime, &notified)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return memorybank.Object{}, s.conflict(ctx, key, cond)
 	}
 	if err != nil {
 		return memorybank.Object{}, s.fail(ctx, "put", key, err)
 	}
+	s.notified(inline)
 	return memorybank.Object{Key: key, Version: formatVersion(version), ModTime: modTime}, nil
 }
 
@@ -393,6 +439,7 @@ func (s *Store) Delete(ctx context.Context, key string, cond memorybank.Conditio
 		// Never deletes anything: NotFound if absent, else Conflict.
 		return s.classify(ctx, "delete", key, cond)
 	}
+	q, inline := s.writeQueries()
 	var (
 		n   int64
 		err error
@@ -402,9 +449,9 @@ func (s *Store) Delete(ctx context.Context, key string, cond memorybank.Conditio
 		if !ok {
 			return s.classify(ctx, "delete", key, cond)
 		}
-		err = s.pool.QueryRow(ctx, s.q.delIfVersion, s.opts.Namespace, key, want).Scan(&n)
+		err = s.pool.QueryRow(ctx, q.delIfVersion, s.opts.Namespace, key, want).Scan(&n)
 	} else {
-		err = s.pool.QueryRow(ctx, s.q.del, s.opts.Namespace, key).Scan(&n)
+		err = s.pool.QueryRow(ctx, q.del, s.opts.Namespace, key).Scan(&n)
 	}
 	if err != nil {
 		return s.fail(ctx, "delete", key, err)
@@ -412,6 +459,7 @@ func (s *Store) Delete(ctx context.Context, key string, cond memorybank.Conditio
 	if n == 0 {
 		return s.classify(ctx, "delete", key, cond)
 	}
+	s.notified(inline)
 	return nil
 }
 

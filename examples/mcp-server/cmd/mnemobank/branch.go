@@ -112,7 +112,7 @@ func (s *server) rootsBranch(ctx context.Context, req *mcp.CallToolRequest) (str
 			return "", nil
 		}
 		if req.ProtocolVersion() >= multiRoundTripProtocol {
-			return "", &needInput{mcp.InputRequestMap{rootsRequestID: &mcp.ListRootsParams{}}}
+			return "", &needInput{requests: mcp.InputRequestMap{rootsRequestID: &mcp.ListRootsParams{}}}
 		}
 		// Earlier protocols: ask now. A client that declares roots but
 		// cannot list them (some answer "method not found") is taken as

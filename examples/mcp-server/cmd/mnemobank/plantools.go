@@ -176,8 +176,17 @@ func (s *server) applyOps(ctx context.Context, req *mcp.CallToolRequest, a apply
 				RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}},
 			}
 			answer, given := req.Params.InputResponses[confirmRequestID].(*mcp.ElicitResult)
+			if given {
+				// An answer counts only with the sealed state of the
+				// round that asked for it, once: the client cannot make
+				// one up, nor send one again.
+				if err := s.states.redeem(req.Params.Name, confirmRequestID, req.Params.Arguments, req.Params.RequestState); err != nil {
+					return nil, stateError(err)
+				}
+			}
 			if !given && req.ProtocolVersion() >= multiRoundTripProtocol {
-				return nil, &needInput{mcp.InputRequestMap{confirmRequestID: params}}
+				return nil, &needInput{requests: mcp.InputRequestMap{confirmRequestID: params},
+					state: s.states.issue(req.Params.Name, confirmRequestID, req.Params.Arguments)}
 			}
 			if !given {
 				var err error
@@ -234,4 +243,10 @@ func planError(err error) error {
 		return te
 	}
 	return err
+}
+
+// stateError is the tool error of a refused request state.
+func stateError(err error) *tools.Error {
+	return toolError(tools.CodeInvalidArgument, err, nil,
+		"%v. Nothing was written; call the tool again without inputResponses and requestState to ask the user again.", err)
 }

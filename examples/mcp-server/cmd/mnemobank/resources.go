@@ -412,6 +412,26 @@ func (w *watcher) version(ctx context.Context, key string) (string, error) {
 }
 
 func (w *watcher) loop() {
+	// A store that says when it changed (pgstore: PostgreSQL
+	// LISTEN/NOTIFY, polling its count only while it cannot listen) is
+	// not polled here: a write through another server reaches this one's
+	// subscribers as soon as it commits.
+	if cn, ok := w.bank.Store().(memorybank.ChangeNotifier); ok {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		changed := cn.WatchChanges(ctx)
+		for {
+			select {
+			case <-w.done:
+				return
+			case _, open := <-changed:
+				if !open {
+					return
+				}
+				w.check()
+			}
+		}
+	}
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
 	for {

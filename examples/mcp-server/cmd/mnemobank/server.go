@@ -41,12 +41,15 @@ type server struct {
 	toolTypes map[string][2]reflect.Type
 	// sessions holds the sessions track waits on.
 	sessions sync.Map // *mcp.ServerSession → struct{}
+	// states seals the state a multi round-trip tool call carries
+	// between its rounds (see reqstate.go).
+	states *stateSealer
 }
 
 // newServer returns the server with every tool, resource template and
 // prompt registered. Close stops its change watcher.
 func newServer(bank *memorybank.Bank, mem memories.MemoryManager, logger *slog.Logger) *server {
-	s := &server{bank: bank, mem: mem, logger: logger, roots: newRootsCache(), toolTypes: map[string][2]reflect.Type{}}
+	s := &server{bank: bank, mem: mem, logger: logger, roots: newRootsCache(), toolTypes: map[string][2]reflect.Type{}, states: newStateSealer(nil)}
 	s.watcher = newWatcher(bank, logger)
 	s.Server = mcp.NewServer(&mcp.Implementation{Name: "mnemobank", Version: version}, &mcp.ServerOptions{
 		Logger:       logger,
@@ -102,7 +105,12 @@ type toolDef struct {
 // needInput is returned as an error by a tool that needs the client's
 // input first (MCP's multi round-trip requests: elicitation, roots); the
 // result asks for it and the client calls again with the responses.
-type needInput struct{ requests mcp.InputRequestMap }
+// state, when set, is the sealed requestState the client echoes back
+// with its answers.
+type needInput struct {
+	requests mcp.InputRequestMap
+	state    string
+}
 
 func (*needInput) Error() string { return "the tool needs the client's input first" }
 
@@ -120,7 +128,7 @@ func (s *server) handler(d toolDef) mcp.ToolHandler {
 		res, err := d.run(ctx, req, req.Params.Arguments)
 		var ni *needInput
 		if errors.As(err, &ni) {
-			return &mcp.CallToolResult{InputRequests: ni.requests}, nil
+			return &mcp.CallToolResult{InputRequests: ni.requests, RequestState: ni.state}, nil
 		}
 		if err != nil {
 			return errorResult(tools.AsError(err)), nil
