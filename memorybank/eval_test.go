@@ -21,8 +21,11 @@ import (
 // figures measured when it was written, less a small margin; the tag and
 // substring search that preceded it is measured beside it for comparison.
 const (
-	wantRecallAt5 = 0.981 // measured; tag+substring search: 0.189
-	wantMRR       = 0.956 // measured; tag+substring search: 0.170
+	// Measured on internal/textsearch (the bank's own BM25F, title weight
+	// 3, stemming plurals only, gave 0.981 and 0.956); tag+substring
+	// search: 0.189 and 0.170.
+	wantRecallAt5 = 1.000
+	wantMRR       = 0.986
 	evalMargin    = 0.03
 )
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mnemobank/mnemobank/internal/textsearch"
 )
 
 // The index.
@@ -328,8 +330,11 @@ func reserved(p string) bool {
 	return strings.HasPrefix(p, ".") || strings.Contains(p, "/.")
 }
 
+// putEntry records a document's entry; its text, when the bank has a
+// full-text index, is marked pending (what the index holds of it stays
+// until the next search reads it again).
 func (idx *bankIndex) putEntry(p, storeVersion string, le ListEntry) {
-	idx.removeEntry(p)
+	idx.dropEntry(p)
 	idx.entries[p] = &indexEntry{storeVersion: storeVersion, ListEntry: le}
 	if idx.paths[p] == storeVersion {
 		delete(idx.stale, p)
@@ -348,14 +353,20 @@ func (idx *bankIndex) putEntry(p, storeVersion string, le ListEntry) {
 	}
 }
 
+// removeEntry removes a document from the index.
 func (idx *bankIndex) removeEntry(p string) {
+	if idx.entries[p] != nil && idx.text != nil {
+		idx.text.forget(p)
+		delete(idx.text.pending, p)
+	}
+	idx.dropEntry(p)
+}
+
+// dropEntry removes a document's entry and tags.
+func (idx *bankIndex) dropEntry(p string) {
 	e := idx.entries[p]
 	if e == nil {
 		return
-	}
-	if idx.text != nil {
-		idx.text.forget(p)
-		delete(idx.text.pending, p)
 	}
 	for _, t := range e.Tags {
 		t = foldTag(t)
@@ -426,3 +437,7 @@ func (b *Bank) unindexed(l loc, prev string) {
 	idx.mu.Unlock()
 	b.own.Add(1)
 }
+
+// foldTag is the form tags are compared in: the search fold
+// (textsearch.Fold), so a tag matches as its word does.
+func foldTag(t string) string { return textsearch.Fold(t) }

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/mnemobank/mnemobank/internal/textsearch"
 	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 )
 
@@ -327,11 +327,10 @@ func (b *Bank) chooseDocuments(ctx context.Context, req ReadContextRequest, sect
 	}
 	var terms []string
 	if req.Query != "" {
-		terms = queryTerms(req.Query)
+		terms = textsearch.QueryTerms(req.Query)
 	}
 	var cands []cand
-	var st corpusStats
-	st.df = make([]int, len(terms))
+	var st textsearch.Stats
 	idxs := make([]*bankIndex, len(sections))
 	for i, s := range sections {
 		prefix, err := b.bankPrefix(ctx, s.scope, req.Branch, false)
@@ -342,7 +341,7 @@ func (b *Bank) chooseDocuments(ctx context.Context, req ReadContextRequest, sect
 		if len(terms) > 0 {
 			idx, err = b.textIndexOf(ctx, prefix)
 			if err == nil {
-				idx.text.stats(terms, &st)
+				st.Merge(idx.text.ix.Stats(terms))
 			}
 		} else {
 			idx, err = b.entryIndex(ctx, prefix)
@@ -357,8 +356,8 @@ func (b *Bank) chooseDocuments(ctx context.Context, req ReadContextRequest, sect
 		idx := idxs[i]
 		idx.mu.Lock()
 		scores := map[string]float64{}
-		if len(terms) > 0 && st.n > 0 {
-			for _, h := range idx.text.score(terms, &st, nil, math.MaxInt) {
+		if len(terms) > 0 && st.N > 0 {
+			for _, h := range idx.text.score(terms, &st, nil, 0) {
 				scores[h.path] = h.score
 			}
 		}

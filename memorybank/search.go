@@ -2,11 +2,16 @@ package memorybank
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"maps"
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/mnemobank/mnemobank/internal/textsearch"
 )
 
 // Match says whether a search hit must carry all the tags or any of them.
@@ -166,10 +171,12 @@ type TextHit struct {
 
 // Search finds the documents most relevant to a query, best first: BM25F
 // over the title and path, the tags and the text (a text document's text,
-// the string values of a JSON document's content), with a title or tag
-// match counting for more. Words are compared after Unicode compatibility
-// and case folding; Chinese and Japanese text, written without spaces, is
-// matched by character bigrams. A search sees every write acknowledged
+// the string values of a JSON document's content), with a tag match
+// counting double (internal/textsearch, DocumentParams). Words are compared
+// after Unicode compatibility and case folding and English stemming;
+// function words ("how", "the") are left out of a query that has other
+// words; Chinese and Japanese text, written without spaces, is matched by
+// character bigrams. A search sees every write acknowledged
 // before it began, by this Bank or any other on the same store; it reads
 // only documents changed since the last search (a fresh process reads each
 // document of the searched banks once).
@@ -177,7 +184,7 @@ func (b *Bank) Search(ctx context.Context, req TextSearchRequest) ([]TextHit, er
 	if len(req.Query) > MaxQueryBytes {
 		return nil, invalidRequest("search: query is %d bytes; the limit is %d: search for the key words only", len(req.Query), MaxQueryBytes)
 	}
-	terms := queryTerms(req.Query)
+	terms := textsearch.QueryTerms(req.Query)
 	if len(terms) == 0 {
 		return nil, invalidRequest("search: query %q has no words to search for; give words such as \"login token refresh\"", req.Query)
 	}
@@ -197,19 +204,18 @@ func (b *Bank) Search(ctx context.Context, req TextSearchRequest) ([]TextHit, er
 	}
 	// Pass 1: bring each bank's index up to date and gather the collection
 	// statistics, so scores compare across banks.
-	var st corpusStats
-	st.df = make([]int, len(terms))
+	var st textsearch.Stats
 	idxs := make([]*bankIndex, len(banks))
 	for i, sb := range banks {
 		idx, err := b.textIndexOf(ctx, sb.prefix)
 		if err != nil {
 			return nil, err
 		}
-		idx.text.stats(terms, &st)
+		st.Merge(idx.text.ix.Stats(terms))
 		idx.mu.Unlock()
 		idxs[i] = idx
 	}
-	if st.n == 0 {
+	if st.N == 0 {
 		return []TextHit{}, nil
 	}
 	// Pass 2: score.
@@ -311,4 +317,93 @@ func (b *Bank) searchBanks(ctx context.Context, scope Scope, branch string) ([]s
 		return out, nil
 	}
 	return nil, invalidRequest("search: scope %q is not \"branch\", \"global\" or \"all\"", scope)
+}
+
+// branchDir is a branch bank's directory and its branch name.
+type branchDirName struct{ dir, name string }
+
+// branchListing caches the directories of the branch banks, checked like
+// the bank indexes: by the store's change count, else listed again.
+type branchListing struct {
+	mu       sync.Mutex
+	listed   bool
+	counted  bool
+	seen     ChangeCount
+	own      uint64
+	lastFull time.Time
+	dirs     map[string]struct{}
+}
+
+// branchDirs returns the branch banks, sorted by directory: those listed
+// in the store (listed again only when someone else changed the store, or
+// the listing is older than Options.IndexMaxAge) and those this Bank wrote
+// since.
+func (b *Bank) branchDirs(ctx context.Context) ([]branchDirName, error) {
+	l := &b.branchList
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	own := b.own.Load()
+	cur, counted, err := b.changes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fresh := l.listed && counted && l.counted && cur.Epoch == l.seen.Epoch && cur.N-l.seen.N == own-l.own &&
+		b.opts.IndexMaxAge >= 0 && b.opts.Clock().Sub(l.lastFull) < b.opts.IndexMaxAge
+	if !fresh {
+		dirs := map[string]struct{}{}
+		for obj, err := range b.store.List(ctx, BranchPrefix) {
+			if err != nil {
+				return nil, err
+			}
+			dir, rest, ok := strings.Cut(strings.TrimPrefix(obj.Key, BranchPrefix), "/")
+			if ok && !reserved(rest) {
+				dirs[dir] = struct{}{}
+			}
+		}
+		l.dirs, l.listed, l.lastFull = dirs, true, b.opts.Clock()
+	}
+	l.seen, l.counted, l.own = cur, counted, own
+	all := maps.Clone(l.dirs)
+	b.mu.Lock()
+	for prefix := range b.indexes {
+		if dir, ok := strings.CutPrefix(prefix, BranchPrefix); ok {
+			all[strings.TrimSuffix(dir, "/")] = struct{}{}
+		}
+	}
+	b.mu.Unlock()
+	out := make([]branchDirName, 0, len(all))
+	for _, dir := range slices.Sorted(maps.Keys(all)) {
+		name, err := b.branchName(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, branchDirName{dir: dir, name: name})
+	}
+	return out, nil
+}
+
+// branchName is the branch a directory records in its marker, else the
+// directory's name.
+func (b *Bank) branchName(ctx context.Context, dir string) (string, error) {
+	b.mu.Lock()
+	name, ok := b.branches[dir]
+	b.mu.Unlock()
+	if ok {
+		return name, nil
+	}
+	obj, err := b.store.Get(ctx, BranchPrefix+dir+"/"+branchMarker)
+	if errors.Is(err, ErrNotFound) {
+		return dir, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var rec branchRecord
+	if json.Unmarshal(obj.Data, &rec) != nil || rec.Branch == "" {
+		return dir, nil
+	}
+	b.mu.Lock()
+	b.branches[dir] = rec.Branch
+	b.mu.Unlock()
+	return rec.Branch, nil
 }

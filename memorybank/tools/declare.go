@@ -434,8 +434,11 @@ func (a *Args[In]) refusal(tool string, problems []memorybank.Problem, unknown b
 
 // OutputSchema derives the output schema of a tool whose result is an
 // Out: an object (a host may add members, as the MCP server adds
-// branchFromRoots), or, for a failed call, the Error. Clients check the
-// structured content of failed calls against the output schema too.
+// branchFromRoots). It is terse, because a client sends every tool's
+// schemas to the model on every turn: the descriptions of the result's
+// members are stripped (the tool's description says what it returns), and
+// the error's shape is the Error's, without descriptions either (clients
+// check failed calls against the output schema too).
 func OutputSchema[Out any](tool string) *jsonschema.Schema {
 	out, err := jsonschema.For[Out](SchemaOptions)
 	if err != nil {
@@ -450,7 +453,10 @@ func OutputSchema[Out any](tool string) *jsonschema.Schema {
 			p.Types, p.Type = nil, "array"
 		}
 	}
-	return &jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{out, errorSchema.CloneSchemas()}}
+	errSchema := errorSchema.CloneSchemas()
+	StripDescriptions(out)
+	StripDescriptions(errSchema)
+	return &jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{out, errSchema}}
 }
 
 var errorSchema = func() *jsonschema.Schema {
@@ -463,6 +469,28 @@ var errorSchema = func() *jsonschema.Schema {
 	details.AdditionalProperties = nil // any members: the default
 	return s
 }()
+
+// StripDescriptions removes the descriptions of s and every schema in
+// it; what is left says the shape only.
+func StripDescriptions(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	s.Description = ""
+	for _, p := range s.Properties {
+		StripDescriptions(p)
+	}
+	for _, list := range [][]*jsonschema.Schema{s.AnyOf, s.OneOf, s.AllOf, s.PrefixItems} {
+		for _, c := range list {
+			StripDescriptions(c)
+		}
+	}
+	for _, d := range s.Defs {
+		StripDescriptions(d)
+	}
+	StripDescriptions(s.Items)
+	StripDescriptions(s.AdditionalProperties)
+}
 
 // property returns the property name of s, panicking if there is none: an
 // adjustment naming a field the type does not have is a mistake.

@@ -11,6 +11,13 @@ import (
 // Fold is the form two names share when a case-insensitive,
 // normalisation-insensitive file system (macOS, Windows) would take them
 // for one: Unicode case folding, then NFC.
+//
+// It differs on purpose from the search fold (internal/textsearch Fold,
+// NFKC and case folding): it says which paths a file system stores as one
+// file, and those file systems keep compatibility characters apart ("ﬁ"
+// and "fi", "①" and "1", full-width and ASCII letters are different
+// files), so folding them here would refuse paths that can coexist. Search
+// wants the opposite: any form a user may type finds the word.
 func Fold(s string) string {
 	ascii := true
 	for i := 0; i < len(s); i++ {

@@ -12,12 +12,9 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
-const rootsBranchText = ` When branch is omitted and the client declared exactly one root that is a git work tree, ` +
-	`the server uses that work tree's current branch and names it in the result's branchFromRoots.`
-
 // addBankTool registers a memory bank tool of memorybank/tools as it is
-// declared there: schemas, annotations and, where a call may omit its
-// branch, the server's note on the client's roots (tools.BranchNote).
+// declared there: schemas and annotations (how an omitted branch is
+// filled from the client's roots is said once, in the instructions).
 func (s *server) addBankTool(t tools.Tool) {
 	s.register(toolDef{
 		tool: &mcp.Tool{
