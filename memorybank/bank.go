@@ -163,8 +163,9 @@ type Bank struct {
 	mu         sync.Mutex
 	branches   map[string]string // branch dir -> branch name, verified
 	indexes    map[string]*bankIndex
-	own        atomic.Uint64 // this Bank's successful Puts and Deletes (see index.go)
-	branchList branchListing // the branch banks, for searches of every branch
+	folds      map[string]*foldIndex // bank prefix -> folded paths (collide.go)
+	own        atomic.Uint64         // this Bank's successful Puts and Deletes (see index.go)
+	branchList branchListing         // the branch banks, for searches of every branch
 }
 
 // New returns a Bank over store. opts may be nil. A nil store gives a Bank
