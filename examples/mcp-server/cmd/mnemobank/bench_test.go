@@ -50,25 +50,47 @@ func timedCall(b *testing.B, s *mcp.ClientSession, name string, args string) tim
 }
 
 // BenchmarkStartup: from starting the process to the answer to the first
-// tools/list (the initialize handshake included).
+// tools/list (the initialize handshake included), timed alternately with
+// the same for a minimal Go SDK server with one tool
+// (testdata/minimalserver), started the same way; x-minimal is the ratio of
+// the medians.
 func BenchmarkStartup(b *testing.B) {
-	bin := serverBinary(b)
+	bin, minimal := serverBinary(b), minimalServerBinary(b)
 	root := filepath.Join(b.TempDir(), "docs")
 	require.NoError(b, os.MkdirAll(root, 0o755))
-	var ds []time.Duration
-	for b.Loop() {
-		start := time.Now()
-		cmd := exec.Command(bin, "--root", root)
+	start := func(cmd *exec.Cmd) time.Duration {
+		t := time.Now()
 		s, err := newClient(nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 		require.NoError(b, err)
 		_, err = s.ListTools(context.Background(), nil)
 		require.NoError(b, err)
-		ds = append(ds, time.Since(start))
+		d := time.Since(t)
 		b.StopTimer()
 		_ = s.Close()
 		b.StartTimer()
+		return d
+	}
+	var ds, ms []time.Duration
+	for b.Loop() {
+		ds = append(ds, start(exec.Command(bin, "--root", root)))
+		ms = append(ms, start(exec.Command(minimal)))
 	}
 	reportLatencies(b, ds)
+	if len(ms) > 0 {
+		slices.Sort(ms)
+		b.ReportMetric(float64(ms[len(ms)/2])/float64(time.Millisecond), "minimal-median-ms")
+		b.ReportMetric(float64(ds[len(ds)/2])/float64(ms[len(ms)/2]), "x-minimal")
+	}
+}
+
+// minimalServerBinary builds testdata/minimalserver once.
+func minimalServerBinary(b *testing.B) string {
+	b.Helper()
+	bin := filepath.Join(b.TempDir(), "minimalserver")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/minimalserver").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %s", out)
+	}
+	return bin
 }
 
 // bankOf1000 returns a bank directory holding 1,000 documents in the
