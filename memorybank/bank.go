@@ -156,6 +156,7 @@ type Options struct {
 // one or many processes) may share one Store.
 type Bank struct {
 	store Store
+	hist  Store // history entries: store, or its Lazy view (LazyWriter)
 	opts  Options
 
 	locks *keyLocks // serialise this Bank's writers of one key
@@ -163,14 +164,18 @@ type Bank struct {
 	mu         sync.Mutex
 	branches   map[string]string // branch dir -> branch name, verified
 	indexes    map[string]*bankIndex
-	own        atomic.Uint64 // this Bank's successful Puts and Deletes (see index.go)
-	branchList branchListing // the branch banks, for searches of every branch
+	folds      map[string]*foldIndex // bank prefix -> folded paths (collide.go)
+	own        atomic.Uint64         // this Bank's successful Puts and Deletes (see index.go)
+	branchList branchListing         // the branch banks, for searches of every branch
 }
 
 // New returns a Bank over store. opts may be nil. A nil store gives a Bank
 // whose every method returns ErrNotInitialised.
 func New(store Store, opts *Options) *Bank {
-	b := &Bank{store: store, locks: newKeyLocks(), branches: map[string]string{}, indexes: map[string]*bankIndex{}}
+	b := &Bank{store: store, hist: store, locks: newKeyLocks(), branches: map[string]string{}, indexes: map[string]*bankIndex{}}
+	if lw, ok := store.(LazyWriter); ok {
+		b.hist = lw.Lazy()
+	}
 	if opts != nil {
 		b.opts = *opts
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mnemobank/mnemobank/memorybank/internal/docpath"
 )
@@ -24,52 +25,175 @@ func foldKey(s string) string { return docpath.Fold(s) }
 
 // pathCollision checks a path about to be created in the bank at l against
 // the paths the bank holds: an error wrapping ErrPathConflict names the
-// existing document. The paths come from the bank's index when it has been
-// listed (it follows this Bank's own writes), else from one listing of the
-// bank. Writers of one Bank lock a document by its folded key, so two
-// spellings created at once through one Bank cannot both pass; another
-// process creating one at the same moment may slip past, as with any check
-// before a write.
+// existing document. The check looks the folded path and its folders up in
+// the bank's folded index (see foldIndex), so it costs the same however
+// large the bank is. Writers of one Bank lock a document by its folded
+// key, so two spellings created at once through one Bank cannot both pass;
+// another process creating one at the same moment may slip past, as with
+// any check before a write.
 func (b *Bank) pathCollision(ctx context.Context, l loc) error {
-	var paths []string
-	b.mu.Lock()
-	idx := b.indexes[l.prefix]
-	b.mu.Unlock()
-	if idx != nil {
-		idx.mu.Lock()
-		if idx.listed {
-			paths = slices.Clone(idx.sortedPaths())
-		}
-		idx.mu.Unlock()
-	}
-	if paths == nil {
-		for obj, err := range b.store.List(ctx, l.prefix) {
-			if err != nil {
-				return err
-			}
-			if p := strings.TrimPrefix(obj.Key, l.prefix); !reserved(p) {
-				paths = append(paths, p)
-			}
-		}
+	fx := b.foldsFor(l.prefix)
+	fx.mu.Lock()
+	defer fx.mu.Unlock()
+	if err := b.foldsCurrent(ctx, fx, l.prefix); err != nil {
+		return err
 	}
 	fp := foldKey(l.path)
-	for _, q := range paths {
-		if q == l.path {
+	if q := fx.other(fp, l.path); q != "" {
+		return fmt.Errorf("%w: %q differs from the existing %q only by letter case or Unicode normalisation, and they would be one file on macOS and Windows; write %q instead",
+			ErrPathConflict, l.path, q, q)
+	}
+	for i := range len(fp) {
+		if fp[i] != '/' {
 			continue
 		}
-		switch docpath.Collide(fp, foldKey(q)) {
-		case docpath.SameFile:
-			return fmt.Errorf("%w: %q differs from the existing %q only by letter case or Unicode normalisation, and they would be one file on macOS and Windows; write %q instead",
-				ErrPathConflict, l.path, q, q)
-		case docpath.UnderDocument:
+		if q := fx.other(fp[:i], l.path); q != "" {
 			return fmt.Errorf("%w: %q would put a document under %q, which is a document, not a folder; choose another path",
-				ErrPathConflict, l.path, q)
-		case docpath.OverDocuments:
-			return fmt.Errorf("%w: %q is a folder holding documents (such as %q), so it cannot also be a document; choose another path",
 				ErrPathConflict, l.path, q)
 		}
 	}
+	if fx.dirs[fp] > 0 {
+		q := ""
+		for f, ps := range fx.docs {
+			if docpath.Collide(fp, f) == docpath.OverDocuments {
+				for _, p := range ps {
+					if q == "" || p < q {
+						q = p
+					}
+				}
+			}
+		}
+		return fmt.Errorf("%w: %q is a folder holding documents (such as %q), so it cannot also be a document; choose another path",
+			ErrPathConflict, l.path, q)
+	}
 	return nil
+}
+
+// foldIndex is what pathCollision looks paths up in: the folded form of
+// every document path of one bank, and of every folder holding one. It is
+// built with one listing of the bank the first time a document is created
+// in it, and kept current as the bank's index is (index.go): the Bank's own
+// creates and deletes update it in place, and when the store's change count
+// moved by more than the Bank's own changes (another Bank or process wrote),
+// or the store keeps no count, it is listed again.
+type foldIndex struct {
+	mu    sync.Mutex
+	ready bool                // docs and dirs are complete as of seen
+	seen  ChangeCount         // the store's count when last current
+	own   uint64              // the Bank's own count then
+	docs  map[string][]string // folded path -> the paths folding to it
+	dirs  map[string]int      // folded folder -> documents under it, at any depth
+}
+
+// foldsFor returns the folded index of the bank at prefix, creating it
+// empty (not ready).
+func (b *Bank) foldsFor(prefix string) *foldIndex {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	fx := b.folds[prefix]
+	if fx == nil {
+		if b.folds == nil {
+			b.folds = map[string]*foldIndex{}
+		}
+		fx = &foldIndex{}
+		b.folds[prefix] = fx
+	}
+	return fx
+}
+
+// foldsCurrent brings fx up to date with the store, listing the bank when
+// anybody but this Bank changed the store since fx was last current. The
+// caller holds fx.mu.
+func (b *Bank) foldsCurrent(ctx context.Context, fx *foldIndex, prefix string) error {
+	own := b.own.Load() // before the store's count, as in bankIndex.current
+	cur, counted, err := b.changes(ctx)
+	if err != nil {
+		return err
+	}
+	if fx.ready && counted && cur.Epoch == fx.seen.Epoch && cur.N-fx.seen.N == own-fx.own {
+		fx.seen, fx.own = cur, own
+		return nil
+	}
+	fx.ready, fx.docs, fx.dirs = false, map[string][]string{}, map[string]int{}
+	for obj, err := range b.store.List(ctx, prefix) {
+		if err != nil {
+			fx.docs, fx.dirs = nil, nil
+			return err
+		}
+		if p := strings.TrimPrefix(obj.Key, prefix); !reserved(p) {
+			fx.add(p)
+		}
+	}
+	fx.ready, fx.seen, fx.own = counted, cur, own
+	return nil
+}
+
+// other returns one path other than self whose folded form is f, or "".
+func (fx *foldIndex) other(f, self string) string {
+	q := ""
+	for _, p := range fx.docs[f] {
+		if p != self && (q == "" || p < q) {
+			q = p
+		}
+	}
+	return q
+}
+
+// add records the document path p; adding a path held already does nothing.
+func (fx *foldIndex) add(p string) {
+	f := foldKey(p)
+	if slices.Contains(fx.docs[f], p) {
+		return
+	}
+	fx.docs[f] = append(fx.docs[f], p)
+	for i := range len(f) {
+		if f[i] == '/' {
+			fx.dirs[f[:i]]++
+		}
+	}
+}
+
+// remove forgets the document path p, if held.
+func (fx *foldIndex) remove(p string) {
+	f := foldKey(p)
+	ps := fx.docs[f]
+	i := slices.Index(ps, p)
+	if i < 0 {
+		return
+	}
+	if ps = slices.Delete(ps, i, i+1); len(ps) == 0 {
+		delete(fx.docs, f)
+	} else {
+		fx.docs[f] = ps
+	}
+	for i := range len(f) {
+		if f[i] == '/' {
+			if fx.dirs[f[:i]]--; fx.dirs[f[:i]] <= 0 {
+				delete(fx.dirs, f[:i])
+			}
+		}
+	}
+}
+
+// folded tells the bank's folded index, if built, that this Bank created
+// (or, with created false, deleted) the document at l.
+func (b *Bank) folded(l loc, created bool) {
+	b.mu.Lock()
+	fx := b.folds[l.prefix]
+	b.mu.Unlock()
+	if fx == nil {
+		return
+	}
+	fx.mu.Lock()
+	defer fx.mu.Unlock()
+	if !fx.ready {
+		return // the next check lists the bank, which sees the change
+	}
+	if created {
+		fx.add(l.path)
+	} else {
+		fx.remove(l.path)
+	}
 }
 
 // branchDirCollision reports a branch directory other than dir whose name

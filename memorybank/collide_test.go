@@ -109,3 +109,29 @@ func TestConcurrentCollidingCreates(t *testing.T) {
 		assert.Len(t, paths, 1)
 	})
 }
+
+// The collision check keeps its folded paths current: it sees a document
+// another Bank created after its first check, and forgets one this Bank
+// deleted.
+func TestPathCollisionFollowsChanges(t *testing.T) {
+	forEachStore(t, func(t *testing.T, store memorybank.Store) {
+		g := memorybank.ScopeGlobal
+		b1, b2 := newBank(store), newBank(store)
+		mustWrite(t, b1, memorybank.WriteRequest{Scope: g, Path: "first.md", Text: "x"})
+		mustWrite(t, b2, memorybank.WriteRequest{Scope: g, Path: "Other.md", Text: "x"})
+		mustWrite(t, b2, memorybank.WriteRequest{Scope: g, Path: "dir/doc.md", Text: "x"})
+		_, err := b1.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "other.md", Text: "y"})
+		require.ErrorIs(t, err, memorybank.ErrPathConflict)
+		assert.Contains(t, err.Error(), `"Other.md"`)
+		_, err = b1.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "DIR", Text: "y"})
+		require.ErrorIs(t, err, memorybank.ErrPathConflict)
+		assert.Contains(t, err.Error(), `"dir/doc.md"`)
+
+		mustWrite(t, b1, memorybank.WriteRequest{Scope: g, Path: "gone.md", Text: "x"})
+		require.NoError(t, b1.Delete(ctx, memorybank.DeleteRequest{Scope: g, Path: "gone.md"}))
+		mustWrite(t, b1, memorybank.WriteRequest{Scope: g, Path: "Gone.md", Text: "x"})
+		_, err = b1.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "Gone.md/under.md", Text: "y"})
+		require.ErrorIs(t, err, memorybank.ErrPathConflict)
+		assert.Contains(t, err.Error(), `"Gone.md"`)
+	})
+}

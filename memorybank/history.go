@@ -128,7 +128,10 @@ func (b *Bank) lastDeleted(ctx context.Context, l loc) (int64, error) {
 }
 
 // putHistory stores one entry, best effort: the change it records has
-// happened, so a failure only leaves a gap, which is logged.
+// happened, so a failure only leaves a gap, which is logged. The entry goes
+// through the store's Lazy view when it has one (LazyWriter): the document's
+// Put, made before, is the write's one durable step, and a crash before the
+// entry reaches the disk leaves a gap, never an entry without its write.
 func (b *Bank) putHistory(ctx context.Context, l loc, e HistoryEntry) {
 	if b.opts.HistoryVersions < 0 {
 		return
@@ -141,7 +144,7 @@ func (b *Bank) putHistory(ctx context.Context, l loc, e HistoryEntry) {
 	}
 	key := historyKey(l, e.Version)
 	if err == nil {
-		_, err = b.store.Put(ctx, key, data, Condition{IfAbsent: true})
+		_, err = b.hist.Put(ctx, key, data, Condition{IfAbsent: true})
 	}
 	if err != nil {
 		b.opts.Logger.WarnContext(ctx, "memorybank: cannot record the change in the document's history; the write stands, its entry is missing", "key", key, "err", err)
@@ -155,7 +158,7 @@ func (b *Bank) putHistory(ctx context.Context, l loc, e HistoryEntry) {
 			if v < 1 {
 				continue
 			}
-			switch err := b.store.Delete(ctx, historyKey(l, v), Condition{}); {
+			switch err := b.hist.Delete(ctx, historyKey(l, v), Condition{}); {
 			case err == nil:
 				b.own.Add(1)
 			case !errors.Is(err, ErrNotFound):

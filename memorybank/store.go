@@ -115,6 +115,25 @@ type KeyLocker interface {
 // MaxLockNameBytes bounds the name given to KeyLocker.LockKey.
 const MaxLockNameBytes = 1024
 
+// LazyWriter is the optional interface of a Store whose Put and Delete are
+// durable (they wait for the disk, as fsstore's fsync does) and that can
+// also write without waiting. A Bank writes a document's history entry, and
+// drops entries out of retention, through the Lazy view, after the
+// document's own durable Put: a write then waits for the disk once, and a
+// crash can cost the entry of a write that happened (a gap, which history
+// readers already allow) but never leave an entry for a write that did not.
+type LazyWriter interface {
+	Store
+	// Lazy returns a Store on the same data, with the same keys,
+	// compare-and-swap, lock and change count, whose Put and Delete need
+	// not be durable when they return: after a crash of the machine a key
+	// it wrote may hold its earlier value, nothing, or bytes that are not
+	// what was written (a reader treats them as unreadable). Readers in
+	// any process see its writes at once, whole, as they see Put's.
+	// Closing the view, if it has a Close, does nothing.
+	Lazy() Store
+}
+
 // ChangeCount is a reading of a ChangeCounter.
 type ChangeCount struct {
 	Epoch string

@@ -338,6 +338,9 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 	}
 	le := next.entry(len(data), put.ModTime)
 	b.indexed(l, prev, put.Version, le)
+	if !exists {
+		b.folded(l, true)
+	}
 	if !next.bare { // a file without front matter has no numbered versions to record
 		b.recordWrite(ctx, l, req, old, next, now)
 	}

@@ -55,6 +55,14 @@ type Options struct {
 	// temporary file once the data is written, before it is synced and
 	// renamed, e.g. to set its modification time. An error aborts the write.
 	BeforeCommit func(tempName string) error
+	// NoSync skips the fsync of the file and of its directory: the
+	// replace is still atomic for readers (they see the old file or the
+	// new one), but not durable. After a crash of the machine the file may
+	// hold its old content, or be missing, empty or torn. For data that
+	// may be lost, never for data a reader must trust after a crash.
+	// Parent directories Write creates are still synced, so a durable
+	// write made into them later is never lost with its directory.
+	NoSync bool
 }
 
 // Write replaces the file name in root with data, atomically and durably,
@@ -108,8 +116,10 @@ func Write(root *os.Root, name string, data []byte, opts *Options) (err error) {
 			return err
 		}
 	}
-	if err := f.Sync(); err != nil {
-		return err
+	if !o.NoSync {
+		if err := f.Sync(); err != nil {
+			return err
+		}
 	}
 	if err := f.Close(); err != nil {
 		f = nil
@@ -118,6 +128,9 @@ func Write(root *os.Root, name string, data []byte, opts *Options) (err error) {
 	f = nil
 	if err := root.Rename(tmp, name); err != nil {
 		return err
+	}
+	if o.NoSync {
+		return nil
 	}
 	return SyncDir(root, dir)
 }

@@ -138,3 +138,18 @@ func TestRemoveTempBefore(t *testing.T) {
 	assert.Equal(t, 1, n)
 	assert.Equal(t, []string{".atomicfile-01.tmp", "keep.md"}, entries(t, root))
 }
+
+// NoSync writes the same file the same way, atomically for readers.
+func TestWriteNoSync(t *testing.T) {
+	root, err := os.OpenRoot(t.TempDir())
+	require.NoError(t, err)
+	defer root.Close()
+	require.NoError(t, atomicfile.Write(root, "d/e/f.txt", []byte("one"), &atomicfile.Options{NoSync: true}))
+	require.NoError(t, atomicfile.Write(root, "d/e/f.txt", []byte("two"), &atomicfile.Options{NoSync: true}))
+	got, err := root.ReadFile("d/e/f.txt")
+	require.NoError(t, err)
+	assert.Equal(t, "two", string(got))
+	n, err := atomicfile.RemoveTemp(root, "d/e")
+	require.NoError(t, err)
+	assert.Zero(t, n, "no temporary file is left behind")
+}

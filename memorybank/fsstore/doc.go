@@ -25,6 +25,12 @@
 // Directories are created as needed; Delete removes the parent directories
 // it leaves empty.
 //
+// [Store.Lazy] is a view whose Put and Delete skip the fsyncs (the rename
+// stays atomic for readers): a [memorybank.Bank] writes a document's history
+// entry through it after the document's durable Put, so a write waits for
+// the disk once (one fsync of the file, one of its directory). The change
+// count is never fsynced (see [Store.Changes]).
+//
 // # Compare-and-swap across processes
 //
 // Put and Delete hold one exclusive lock per store, an flock(2) on the file

@@ -63,6 +63,8 @@ type Store struct {
 	// sem serialises this Store's writers before they take the file lock,
 	// so goroutines queue on a channel instead of polling the lock file.
 	sem chan struct{}
+	// lazy: a view made by Lazy, whose writes skip the fsyncs.
+	lazy bool
 }
 
 var _ memorybank.Store = (*Store)(nil)
@@ -98,7 +100,12 @@ func Open(dir string, opts *Options) (*Store, error) {
 }
 
 // Close releases the directory. Methods called after Close return errors.
-func (s *Store) Close() error { return s.root.Close() }
+func (s *Store) Close() error {
+	if s.lazy {
+		return nil
+	}
+	return s.root.Close()
+}
 
 // Dir returns the directory the Store was opened on.
 func (s *Store) Dir() string { return s.dir }
@@ -205,6 +212,7 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, cond memoryban
 	err = atomicfile.Write(s.root, file, data, &atomicfile.Options{
 		Perm:    s.opts.FileMode,
 		DirPerm: s.opts.DirMode,
+		NoSync:  s.lazy,
 		BeforeCommit: func(tmp string) error {
 			var prev time.Time
 			if exists {
@@ -292,6 +300,9 @@ func (s *Store) Delete(ctx context.Context, key string, cond memorybank.Conditio
 			break
 		}
 		dir = path.Dir(dir)
+	}
+	if s.lazy {
+		return nil
 	}
 	if err := atomicfile.SyncDir(s.root, dir); err != nil {
 		return fmt.Errorf("fsstore: delete %q: removed, but: %w", key, err)

@@ -286,3 +286,29 @@ func TestOpenRemovesStaleTempFiles(t *testing.T) {
 	}
 	assert.Equal(t, []string{"global-memory-bank/keep.md"}, listKeys(t, s, ""))
 }
+
+// The Lazy view keeps the whole Store contract (only durability differs,
+// which no test short of a power cut can see), shares the change count, and
+// closing it leaves the Store open.
+func TestLazyConformance(t *testing.T) {
+	t.Parallel()
+	storetest.TestStore(t, func(t *testing.T) memorybank.Store { return open(t, t.TempDir(), nil).Lazy() })
+}
+
+func TestLazySharesCountAndStore(t *testing.T) {
+	s := open(t, t.TempDir(), nil)
+	lazy := s.Lazy()
+	before, err := s.Changes(ctx)
+	require.NoError(t, err)
+	_, err = lazy.Put(ctx, "a.json", []byte(`{}`), memorybank.Condition{IfAbsent: true})
+	require.NoError(t, err)
+	_, err = lazy.Put(ctx, "a.json", []byte(`{}`), memorybank.Condition{IfAbsent: true})
+	require.ErrorIs(t, err, memorybank.ErrConflict)
+	require.NoError(t, lazy.Delete(ctx, "a.json", memorybank.Condition{}))
+	after, err := s.Changes(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, before.N+2, after.N)
+	require.NoError(t, lazy.(interface{ Close() error }).Close())
+	_, err = s.Put(ctx, "b.json", []byte(`{}`), memorybank.Condition{})
+	require.NoError(t, err, "closing the view leaves the Store open")
+}

@@ -50,25 +50,47 @@ func timedCall(b *testing.B, s *mcp.ClientSession, name string, args string) tim
 }
 
 // BenchmarkStartup: from starting the process to the answer to the first
-// tools/list (the initialize handshake included).
+// tools/list (the initialize handshake included), timed alternately with
+// the same for a minimal Go SDK server with one tool
+// (testdata/minimalserver), started the same way; x-minimal is the ratio of
+// the medians.
 func BenchmarkStartup(b *testing.B) {
-	bin := serverBinary(b)
+	bin, minimal := serverBinary(b), minimalServerBinary(b)
 	root := filepath.Join(b.TempDir(), "docs")
 	require.NoError(b, os.MkdirAll(root, 0o755))
-	var ds []time.Duration
-	for b.Loop() {
-		start := time.Now()
-		cmd := exec.Command(bin, "--root", root)
+	start := func(cmd *exec.Cmd) time.Duration {
+		t := time.Now()
 		s, err := newClient(nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 		require.NoError(b, err)
 		_, err = s.ListTools(context.Background(), nil)
 		require.NoError(b, err)
-		ds = append(ds, time.Since(start))
+		d := time.Since(t)
 		b.StopTimer()
 		_ = s.Close()
 		b.StartTimer()
+		return d
+	}
+	var ds, ms []time.Duration
+	for b.Loop() {
+		ds = append(ds, start(exec.Command(bin, "--root", root)))
+		ms = append(ms, start(exec.Command(minimal)))
 	}
 	reportLatencies(b, ds)
+	if len(ms) > 0 {
+		slices.Sort(ms)
+		b.ReportMetric(float64(ms[len(ms)/2])/float64(time.Millisecond), "minimal-median-ms")
+		b.ReportMetric(float64(ds[len(ds)/2])/float64(ms[len(ms)/2]), "x-minimal")
+	}
+}
+
+// minimalServerBinary builds testdata/minimalserver once.
+func minimalServerBinary(b *testing.B) string {
+	b.Helper()
+	bin := filepath.Join(b.TempDir(), "minimalserver")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/minimalserver").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %s", out)
+	}
+	return bin
 }
 
 // bankOf1000 returns a bank directory holding 1,000 documents in the
@@ -172,5 +194,45 @@ func BenchmarkPeakMemory(b *testing.B) {
 		slices.Sort(peaks)
 		b.ReportMetric(peaks[len(peaks)/2], "median-peak-RSS-MiB")
 		b.ReportMetric(peaks[len(peaks)-1], "max-peak-RSS-MiB")
+	}
+}
+
+// BenchmarkWritesBankSize: create and patch through the server in global
+// banks of 100, 1,000 and 10,000 documents written straight to disk (as an
+// existing bank is, never listed by the server before), timed alternately;
+// neither should grow with the bank.
+func BenchmarkWritesBankSize(b *testing.B) {
+	for _, n := range []int{100, 1000, 10_000} {
+		b.Run(fmt.Sprintf("docs=%d", n), func(b *testing.B) {
+			root := filepath.Join(b.TempDir(), "docs")
+			dir := filepath.Join(root, "global-memory-bank", "docs")
+			require.NoError(b, os.MkdirAll(dir, 0o755))
+			for i := range n {
+				doc := fmt.Sprintf(`{"schema":"memory_document_v2","metadata":{"id":"d%d","title":"Document %d","documentType":"note","path":"docs/%05d.json","tags":["all"],"lastModified":"2025-03-17T09:00:00.000Z","createdAt":"2025-03-17T09:00:00.000Z","version":1},"content":{"text":"note %d"}}`, i, i, i, i)
+				require.NoError(b, os.WriteFile(filepath.Join(dir, fmt.Sprintf("%05d.json", i)), []byte(doc), 0o644))
+			}
+			s := connectStdio(b, nil, root, "--language", "en")
+			timedCall(b, s, "write_global_memory_bank", `{"path":"patched.json","content":{"items":[]}}`)
+			var creates, patches []time.Duration
+			i := 0
+			for b.Loop() {
+				i++
+				creates = append(creates, timedCall(b, s, "write_global_memory_bank",
+					fmt.Sprintf(`{"path":"created/c%d-%d.json","content":{"n":%d},"mode":"create"}`, b.N, i, i)))
+				patches = append(patches, timedCall(b, s, "write_global_memory_bank",
+					`{"path":"patched.json","patches":[{"op":"replace","path":"/content/items","value":[1,2,3]}]}`))
+			}
+			report := func(name string, ds []time.Duration) {
+				if len(ds) == 0 {
+					return
+				}
+				slices.Sort(ds)
+				b.ReportMetric(float64(ds[len(ds)/2])/float64(time.Millisecond), name+"-median-ms")
+				b.ReportMetric(float64(ds[min(len(ds)-1, len(ds)*99/100)])/float64(time.Millisecond), name+"-p99-ms")
+			}
+			report("create", creates)
+			report("patch", patches)
+			b.ReportMetric(0, "ns/op")
+		})
 	}
 }

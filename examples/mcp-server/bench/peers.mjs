@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+// peers.mjs: the same scenario against mnemobank and the simple Node peer
+// @allpepper/memory-bank-mcp, interleaved call by call, printing medians,
+// p99s and ratios. Not part of CI (it installs from npm and takes a minute).
+//
+//   cd examples/mcp-server && go build -o /tmp/mnemobank ./cmd/mnemobank
+//   node bench/peers.mjs /tmp/mnemobank [iterations]
+//
+// Scenario, each step timed from request to answer over stdio:
+//   startup   process start to the answer to the first tools/list
+//   create    a new document (mnemobank: write_global_memory_bank mode
+//             create; peer: memory_bank_write)
+//   update    the same document changed again (mnemobank: a one-operation
+//             patch; peer: memory_bank_update, a whole-file rewrite)
+//   read      that document (read_global_memory_bank / memory_bank_read)
+// both on a bank of 1,000 documents written straight to disk beforehand.
+// Ratio = mnemobank median / peer median (below 1: mnemobank is faster).
+// The peer neither fsyncs nor validates; mnemobank's write is durable.
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const bin = process.argv[2];
+const iters = Number(process.argv[3] ?? 100);
+if (!bin) {
+  console.error("usage: node bench/peers.mjs PATH-TO-mnemobank [iterations]");
+  process.exit(2);
+}
+
+const work = mkdtempSync(join(tmpdir(), "mnemobank-peers-"));
+process.on("exit", () => rmSync(work, { recursive: true, force: true }));
+console.error(`installing @allpepper/memory-bank-mcp into ${work} ...`);
+execFileSync("npm", ["install", "--silent", "--no-audit", "--no-fund", "--prefix", work, "@allpepper/memory-bank-mcp"], { stdio: "inherit" });
+const peerMain = join(work, "node_modules", "@allpepper", "memory-bank-mcp", "dist", "index.js");
+
+// Banks of 1,000 documents, one per server, in each one's layout.
+const mnRoot = join(work, "mn"), peerRoot = join(work, "peer");
+mkdirSync(join(mnRoot, "global-memory-bank", "docs"), { recursive: true });
+mkdirSync(join(peerRoot, "proj"), { recursive: true });
+for (let i = 0; i < 1000; i++) {
+  const n = String(i).padStart(5, "0");
+  writeFileSync(join(mnRoot, "global-memory-bank", "docs", `${n}.md`), `# Note ${i}\nA decision or a finding of some length.\n`);
+  writeFileSync(join(peerRoot, "proj", `${n}.md`), `# Note ${i}\nA decision or a finding of some length.\n`);
+}
+
+// A minimal JSON-RPC client over a child's stdio (one JSON message a line).
+class Client {
+  constructor(cmd, args, env) {
+    this.p = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "ignore"] });
+    this.next = 1; this.waiting = new Map(); this.buf = "";
+    this.p.stdout.on("data", (d) => {
+      this.buf += d;
+      let i;
+      while ((i = this.buf.indexOf("\n")) >= 0) {
+        const line = this.buf.slice(0, i); this.buf = this.buf.slice(i + 1);
+        if (!line.trim()) continue;
+        const m = JSON.parse(line);
+        const w = this.waiting.get(m.id);
+        if (w) { this.waiting.delete(m.id); m.error ? w.reject(new Error(JSON.stringify(m.error))) : w.resolve(m.result); }
+      }
+    });
+  }
+  request(method, params) {
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.p.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    });
+  }
+  notify(method, params) { this.p.stdin.write(JSON.stringify({ jsonrpc: "2.0", method, params }) + "\n"); }
+  async start() {
+    await this.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "peers", version: "1" } });
+    this.notify("notifications/initialized", {});
+    await this.request("tools/list", {});
+  }
+  async call(name, args) {
+    const r = await this.request("tools/call", { name, arguments: args });
+    if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.content)}`);
+    return r;
+  }
+  close() { this.p.stdin.end(); this.p.kill(); }
+}
+
+const servers = {
+  mnemobank: {
+    launch: () => new Client(bin, ["--root", mnRoot, "--language", "en", "--memories", join(work, "memories.md")], {}),
+    create: (c, i) => c.call("write_global_memory_bank", { path: `created/c${i}.md`, content: `# Created ${i}\nfirst text\n`, mode: "create" }),
+    update: (c, i) => c.call("write_global_memory_bank", { path: `created/c${i}.md`, patches: [{ op: "replace", path: "/content", value: `# Created ${i}\nsecond text\n` }] }),
+    read: (c, i) => c.call("read_global_memory_bank", { path: `created/c${i}.md` }),
+  },
+  peer: {
+    launch: () => new Client(process.execPath, [peerMain], { MEMORY_BANK_ROOT: peerRoot }),
+    create: (c, i) => c.call("memory_bank_write", { projectName: "proj", fileName: `c${i}.md`, content: `# Created ${i}\nfirst text\n` }),
+    update: (c, i) => c.call("memory_bank_update", { projectName: "proj", fileName: `c${i}.md`, content: `# Created ${i}\nsecond text\n` }),
+    read: (c, i) => c.call("memory_bank_read", { projectName: "proj", fileName: `c${i}.md` }),
+  },
+};
+
+const times = {}; // server -> step -> [ms]
+const record = (s, step, ms) => (((times[s] ??= {})[step] ??= []).push(ms));
+const timed = async (s, step, f) => { const t = performance.now(); await f(); record(s, step, performance.now() - t); };
+
+// Start-up, alternately.
+for (let k = 0; k < Math.min(iters, 30); k++) {
+  for (const [name, s] of Object.entries(servers)) {
+    let c;
+    await timed(name, "startup", async () => { c = s.launch(); await c.start(); });
+    c.close();
+  }
+}
+// Calls, interleaved on one long-lived process each.
+const clients = {};
+for (const [name, s] of Object.entries(servers)) { clients[name] = s.launch(); await clients[name].start(); }
+for (let i = 0; i < iters; i++) {
+  for (const step of ["create", "update", "read"]) {
+    for (const [name, s] of Object.entries(servers)) await timed(name, step, () => s[step](clients[name], i));
+  }
+}
+for (const c of Object.values(clients)) c.close();
+
+const pct = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(s.length * p))]; };
+console.log("step      mnemobank median/p99 ms   peer median/p99 ms   ratio (median)");
+for (const step of ["startup", "create", "update", "read"]) {
+  const m = times.mnemobank[step], p = times.peer[step];
+  console.log(`${step.padEnd(9)} ${pct(m, 0.5).toFixed(2).padStart(8)} / ${pct(m, 0.99).toFixed(2).padEnd(12)} ${pct(p, 0.5).toFixed(2).padStart(8)} / ${pct(p, 0.99).toFixed(2).padEnd(9)} ${(pct(m, 0.5) / pct(p, 0.5)).toFixed(2)}x`);
+}
+process.exit(0);
