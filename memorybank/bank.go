@@ -53,9 +53,14 @@ const (
 // Default limits.
 const (
 	DefaultMaxDocumentBytes = 1 << 20
-	DefaultMaxPatchOps      = 256
-	DefaultMaxTags          = 64
-	DefaultMaxRetries       = 32
+	// MaxLockNameBytes bounds the name given to KeyLocker.LockKey.
+	MaxLockNameBytes = 1024
+	// DefaultWatchInterval is how often Watch reads the change count of a
+	// store that does not say when it changed.
+	DefaultWatchInterval = 200 * time.Millisecond
+	DefaultMaxPatchOps   = 256
+	DefaultMaxTags       = 64
+	DefaultMaxRetries    = 32
 	// DefaultHistoryVersions and DefaultHistoryEntryBytes bound each
 	// document's history (Options.HistoryVersions, HistoryEntryBytes).
 	DefaultHistoryVersions   = 100

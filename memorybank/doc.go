@@ -77,7 +77,7 @@
 // MaxTokens, whole documents, the most relevant first; what was left out
 // is listed. A branch bank with no documents is initialised from templates
 // in the request's language. Rules come from the global document
-// "rules/<lang>.md" ([RulesPath]) if it exists, else Options.DefaultRules,
+// "rules/<lang>.md" if it exists, else Options.DefaultRules,
 // else the built-in text ([BuiltinRules]).
 //
 // # Index and search

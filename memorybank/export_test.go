@@ -12,3 +12,11 @@ func IndexCount(b *Bank) int {
 
 // TextVersion is the version of a text document without front matter.
 var TextVersion = codec.TextVersion
+
+// Names only the tests use.
+var (
+	RulesPath        = rulesPath
+	ContentSchemaFor = contentSchemaFor
+	SchemaNames      = allSchemaNames
+	Template         = coreTemplate
+)

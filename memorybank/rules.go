@@ -19,12 +19,12 @@ func BuiltinRules(lang Language) string {
 	return string(b)
 }
 
-// RulesPath returns the path, in the global bank, of the document that
+// rulesPath returns the path, in the global bank, of the document that
 // overrides the rules of lang: "rules/<lang>.md".
-func RulesPath(lang Language) string { return "rules/" + string(lang) + ".md" }
+func rulesPath(lang Language) string { return "rules/" + string(lang) + ".md" }
 
 // Rules returns the memory bank rules in lang ("" for Options.Language): the
-// global document RulesPath(lang) when it exists, else Options.DefaultRules[lang],
+// global document rulesPath(lang) when it exists, else Options.DefaultRules[lang],
 // else the built-in rules.
 func (b *Bank) Rules(ctx context.Context, lang Language) (string, error) {
 	if err := b.ready(); err != nil {
@@ -36,7 +36,7 @@ func (b *Bank) Rules(ctx context.Context, lang Language) (string, error) {
 	if !validLanguage(lang) {
 		return "", invalidRequest("language %q is not one of en, ja, zh", lang)
 	}
-	d, err := b.Read(ctx, ReadRequest{Scope: ScopeGlobal, Path: RulesPath(lang)})
+	d, err := b.Read(ctx, ReadRequest{Scope: ScopeGlobal, Path: rulesPath(lang)})
 	switch {
 	case err == nil:
 		return d.Text(), nil

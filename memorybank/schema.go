@@ -22,7 +22,7 @@ var schemaFS embed.FS
 
 // Schema names. SchemaEnvelope validates whole documents; the others
 // validate the "content" of JSON documents by metadata.documentType
-// (ContentSchemaFor).
+// (contentSchemaFor).
 const (
 	// SchemaV2 is the value of "schema" in every document the Bank writes.
 	SchemaV2             = "memory_document_v2"
@@ -36,8 +36,8 @@ const (
 
 var schemaNames = []string{SchemaEnvelope, SchemaBranchContext, SchemaActiveContext, SchemaProgress, SchemaSystemPatterns, SchemaGeneric}
 
-// SchemaNames lists the embedded JSON Schemas (draft-07).
-func SchemaNames() []string { return slices.Clone(schemaNames) }
+// allSchemaNames lists the embedded JSON Schemas (draft-07).
+func allSchemaNames() []string { return slices.Clone(schemaNames) }
 
 // Schema returns the text of an embedded JSON Schema (draft-07), for hosts
 // that hand it to a language model. ok is false for an unknown name.
@@ -52,10 +52,10 @@ func Schema(name string) (schema json.RawMessage, ok bool) {
 	return b, true
 }
 
-// ContentSchemaFor returns the name of the schema that validates the
+// contentSchemaFor returns the name of the schema that validates the
 // content of a JSON document of the given documentType: the type itself for
 // the four core types, SchemaGeneric for every other.
-func ContentSchemaFor(documentType string) string {
+func contentSchemaFor(documentType string) string {
 	switch documentType {
 	case SchemaBranchContext, SchemaActiveContext, SchemaProgress, SchemaSystemPatterns:
 		return documentType
@@ -222,7 +222,7 @@ func (e *envelope) sealProblems() (data []byte, problems []Problem, name string,
 		// The content is checked even when the envelope has problems, so
 		// that a write is compared with its stored document on all of them.
 		dt, _ := e.str("documentType")
-		cname := ContentSchemaFor(dt)
+		cname := contentSchemaFor(dt)
 		cp, err := validateValue(cname, content, "/content")
 		if err != nil {
 			return nil, nil, "", err

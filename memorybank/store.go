@@ -112,9 +112,6 @@ type KeyLocker interface {
 	LockKey(ctx context.Context, name string) (unlock func(), err error)
 }
 
-// MaxLockNameBytes bounds the name given to KeyLocker.LockKey.
-const MaxLockNameBytes = 1024
-
 // LazyWriter is the optional interface of a Store whose Put and Delete are
 // durable (they wait for the disk, as fsstore's fsync does) and that can
 // also write without waiting. A Bank writes a document's history entry, and

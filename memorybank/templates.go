@@ -15,11 +15,11 @@ import (
 //go:embed templates/*/*.json
 var templateFS embed.FS
 
-// Template returns the template of a branch core file (for example
+// coreTemplate returns the template of a branch core file (for example
 // "activeContext.json") in a language, with the branch name filled in: a
 // memory_document_v2 envelope without the metadata the Bank maintains. ok is
 // false when there is no such template.
-func Template(file string, lang Language, branch string) (doc json.RawMessage, ok bool) {
+func coreTemplate(file string, lang Language, branch string) (doc json.RawMessage, ok bool) {
 	if !validLanguage(lang) || path.Base(file) != file {
 		return nil, false
 	}
@@ -49,7 +49,7 @@ func (b *Bank) InitBranch(ctx context.Context, branch string, lang Language) err
 		return invalidRequest("InitBranch needs a branch name")
 	}
 	for _, f := range b.opts.BranchCoreFiles {
-		doc, ok := Template(f, lang, branch)
+		doc, ok := coreTemplate(f, lang, branch)
 		if !ok {
 			continue
 		}

@@ -81,18 +81,6 @@ func parseDocURI(uri string) (memorybank.ReadRequest, error) {
 	return req, nil
 }
 
-// storeKey is the store key of a document.
-func storeKey(req memorybank.ReadRequest) (string, error) {
-	if req.Scope == memorybank.ScopeGlobal {
-		return memorybank.GlobalPrefix + req.Path, nil
-	}
-	dir, err := memorybank.BranchDir(req.Branch)
-	if err != nil {
-		return "", err
-	}
-	return memorybank.BranchPrefix + dir + "/" + req.Path, nil
-}
-
 func mimeType(p string) string {
 	switch path.Ext(p) {
 	case ".json":
@@ -188,11 +176,7 @@ func (s *server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 	if err != nil {
 		return invalidParams(err)
 	}
-	key, err := storeKey(rr)
-	if err != nil {
-		return invalidParams(err)
-	}
-	if err := s.watcher.add(ctx, req.Session, req.Params.URI, key); err != nil {
+	if err := s.watcher.add(ctx, req.Session, req.Params.URI, rr); err != nil {
 		var le *subscriptionLimitError
 		if errors.As(err, &le) {
 			return invalidParams(err)
@@ -277,13 +261,11 @@ type watcher struct {
 	bySession map[*mcp.ServerSession]map[string]struct{} // the URIs each session watches
 	running   bool
 	done      chan struct{}
-	last      memorybank.ChangeCount
-	haveCnt   bool
 }
 
 type watched struct {
 	sessions int // sessions watching it
-	key      string
+	doc      memorybank.ReadRequest
 	version  string // the store's version; "" when the document does not exist
 }
 
@@ -292,9 +274,9 @@ func newWatcher(bank *memorybank.Bank, logger *slog.Logger) *watcher {
 		bySession: map[*mcp.ServerSession]map[string]struct{}{}, done: make(chan struct{})}
 }
 
-// add makes ss watch uri (store key key); watching it again is no new
+// add makes ss watch uri (the document doc); watching it again is no new
 // watch.
-func (w *watcher) add(ctx context.Context, ss *mcp.ServerSession, uri, key string) error {
+func (w *watcher) add(ctx context.Context, ss *mcp.ServerSession, uri string, doc memorybank.ReadRequest) error {
 	w.mu.Lock()
 	mine := w.bySession[ss]
 	_, again := mine[uri]
@@ -310,10 +292,11 @@ func (w *watcher) add(ctx context.Context, ss *mcp.ServerSession, uri, key strin
 		return &subscriptionLimitError{Limit: maxWatchedDocuments}
 	}
 	w.mu.Unlock()
-	v, err := w.version(ctx, key)
+	vs, err := w.bank.DocumentVersions(ctx, []memorybank.ReadRequest{doc})
 	if err != nil {
 		return err
 	}
+	v := vs[0]
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	mine = w.bySession[ss]
@@ -328,7 +311,7 @@ func (w *watcher) add(ctx context.Context, ss *mcp.ServerSession, uri, key strin
 		if len(w.docs) >= maxWatchedDocuments {
 			return &subscriptionLimitError{Limit: maxWatchedDocuments}
 		}
-		cur = &watched{key: key, version: v}
+		cur = &watched{doc: doc, version: v}
 		w.docs[uri] = cur
 	}
 	cur.sessions++
@@ -339,11 +322,6 @@ func (w *watcher) add(ctx context.Context, ss *mcp.ServerSession, uri, key strin
 	mine[uri] = struct{}{}
 	if !w.running {
 		w.running = true
-		if cc, ok := w.bank.Store().(memorybank.ChangeCounter); ok {
-			if c, err := cc.Changes(ctx); err == nil {
-				w.last, w.haveCnt = c, true
-			}
-		}
 		go w.loop()
 	}
 	return nil
@@ -398,47 +376,21 @@ func (w *watcher) stop() {
 	}
 }
 
-// version returns the store version of key, "" when it holds nothing.
-func (w *watcher) version(ctx context.Context, key string) (string, error) {
-	for obj, err := range w.bank.Store().List(ctx, key) {
-		if err != nil {
-			return "", err
-		}
-		if obj.Key == key {
-			return obj.Version, nil
-		}
-	}
-	return "", nil
-}
-
 func (w *watcher) loop() {
-	// A store that says when it changed (pgstore: PostgreSQL
-	// LISTEN/NOTIFY, polling its count only while it cannot listen) is
-	// not polled here: a write through another server reaches this one's
-	// subscribers as soon as it commits.
-	if cn, ok := w.bank.Store().(memorybank.ChangeNotifier); ok {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		changed := cn.WatchChanges(ctx)
-		for {
-			select {
-			case <-w.done:
-				return
-			case _, open := <-changed:
-				if !open {
-					return
-				}
-				w.check()
-			}
-		}
-	}
-	t := time.NewTicker(pollInterval)
-	defer t.Stop()
+	// The Bank says when the documents may have changed: at once on a
+	// store that is told (pgstore: PostgreSQL LISTEN/NOTIFY), else when
+	// its change count moved, read every pollInterval.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	changed := w.bank.Watch(ctx, pollInterval)
 	for {
 		select {
 		case <-w.done:
 			return
-		case <-t.C:
+		case _, open := <-changed:
+			if !open {
+				return
+			}
 			w.check()
 		}
 	}
@@ -448,44 +400,28 @@ func (w *watcher) loop() {
 func (w *watcher) check() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if cc, ok := w.bank.Store().(memorybank.ChangeCounter); ok {
-		c, err := cc.Changes(ctx)
-		if err == nil {
-			w.mu.Lock()
-			same := w.haveCnt && c == w.last
-			w.last, w.haveCnt = c, true
-			w.mu.Unlock()
-			if same {
-				return
-			}
-		}
-	}
 	w.mu.Lock()
-	if len(w.docs) == 0 {
-		w.mu.Unlock()
-		return
-	}
-	byKey := make(map[string]bool, len(w.docs)) // the watched keys
-	for _, d := range w.docs {
-		byKey[d.key] = true
+	uris := make([]string, 0, len(w.docs))
+	docs := make([]memorybank.ReadRequest, 0, len(w.docs))
+	for uri, d := range w.docs {
+		uris = append(uris, uri)
+		docs = append(docs, d.doc)
 	}
 	w.mu.Unlock()
-	// One listing for every watched document.
-	versions := make(map[string]string, len(byKey))
-	for obj, err := range w.bank.Store().List(ctx, "") {
-		if err != nil {
-			w.logger.Warn("watching the subscribed documents", "err", err)
-			return
-		}
-		if byKey[obj.Key] {
-			versions[obj.Key] = obj.Version
-		}
+	if len(docs) == 0 {
+		return
+	}
+	// One listing of each bank for every watched document.
+	versions, err := w.bank.DocumentVersions(ctx, docs)
+	if err != nil {
+		w.logger.Warn("watching the subscribed documents", "err", err)
+		return
 	}
 	var changed []string
 	w.mu.Lock()
-	for uri, d := range w.docs {
-		if v := versions[d.key]; v != d.version {
-			d.version = v
+	for i, uri := range uris {
+		if d := w.docs[uri]; d != nil && d.version != versions[i] {
+			d.version = versions[i]
 			changed = append(changed, uri)
 		}
 	}

@@ -127,8 +127,8 @@ func TestSubscriptionsAcrossProcesses(t *testing.T) {
 func TestSubscriptionLimits(t *testing.T) {
 	ts := newTestServer(t)
 	a, b := &mcp.ServerSession{}, &mcp.ServerSession{}
-	uri := func(i int) (string, string) {
-		return fmt.Sprintf("memorybank://global/d%d.json", i), fmt.Sprintf("global-memory-bank/d%d.json", i)
+	uri := func(i int) (string, memorybank.ReadRequest) {
+		return fmt.Sprintf("memorybank://global/d%d.json", i), memorybank.ReadRequest{Scope: memorybank.ScopeGlobal, Path: fmt.Sprintf("d%d.json", i)}
 	}
 	for i := range maxSubscriptionsPerSession {
 		u, k := uri(i)
@@ -207,7 +207,8 @@ func TestWatchCostDoesNotGrowWithWatches(t *testing.T) {
 	const n = 100
 	for i := range n {
 		ss := &mcp.ServerSession{} // as many sessions as it takes
-		require.NoError(t, w.add(t.Context(), ss, fmt.Sprintf("memorybank://global/d%d.json", i), fmt.Sprintf("global-memory-bank/d%d.json", i)))
+		require.NoError(t, w.add(t.Context(), ss, fmt.Sprintf("memorybank://global/d%d.json", i),
+			memorybank.ReadRequest{Scope: memorybank.ScopeGlobal, Path: fmt.Sprintf("d%d.json", i)}))
 	}
 	before := store.lists.Load()
 	_, err = bank.Write(t.Context(), memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "d7.json", Content: []byte(`{"x":1}`)})
