@@ -21,6 +21,11 @@ import (
 // it per container the patch goes into, and once to write the result,
 // whatever the number of operations.
 //
+// The file is longer than this repository's ~600 lines on purpose: the
+// node layout, expansion, lookup and writing share one set of invariants
+// (offsets into the sources, arenas, the span index) that are checked by
+// reading them together.
+//
 // Texts are referred to by offsets into the tree's sources (the document,
 // the names of added members, the operations' values, copied values), which
 // keeps a node at 24 bytes and a member at 40.
