@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -89,7 +88,7 @@ func benchDocs(tb testing.TB) int {
 func moveRound(tb testing.TB, src, work string) (cp, cpSync, exp, imp time.Duration) {
 	tb.Helper()
 	ctx := context.Background()
-	syscall.Sync()
+	syncAll()
 	t0 := time.Now()
 	out, err := exec.Command("cp", "-r", src, filepath.Join(work, "cp")).CombinedOutput()
 	require.NoError(tb, err, "%s", out)
@@ -98,13 +97,13 @@ func moveRound(tb testing.TB, src, work string) (cp, cpSync, exp, imp time.Durat
 	require.NoError(tb, err, "%s", out)
 	cpSync = time.Since(t0)
 
-	syscall.Sync()
+	syncAll()
 	t0 = time.Now()
 	tarName := filepath.Join(work, "bank.tar")
 	require.NoError(tb, exportDir(ctx, src, tarName))
 	exp = time.Since(t0)
 
-	syscall.Sync()
+	syncAll()
 	t0 = time.Now()
 	res, err := importDir(ctx, tarName, filepath.Join(work, "dst"))
 	require.NoError(tb, err)
