@@ -135,7 +135,7 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 	if err := checkHistoryKeys(l); err != nil {
 		return err
 	}
-	unlock, err := b.locks.lock(ctx, foldKey(l.key)) // spellings of one name queue together
+	unlock, err := b.lockDocument(ctx, l.key) // spellings of one name queue together
 	if err != nil {
 		return err
 	}

@@ -32,20 +32,22 @@ func (b *Bank) Watch(ctx context.Context, interval time.Duration) <-chan struct{
 		default:
 		}
 	}
+	// The first reading is taken before Watch returns, so a write made
+	// after it returns is always signalled.
+	var changed <-chan struct{}
+	if cn, ok := b.store.(ChangeNotifier); ok {
+		changed = cn.WatchChanges(ctx)
+	}
+	cc, counts := b.store.(ChangeCounter)
+	var last ChangeCount
+	have := false
+	if counts {
+		if c, err := cc.Changes(ctx); err == nil {
+			last, have = c, true
+		}
+	}
 	go func() {
 		defer close(out)
-		var changed <-chan struct{}
-		if cn, ok := b.store.(ChangeNotifier); ok {
-			changed = cn.WatchChanges(ctx)
-		}
-		cc, counts := b.store.(ChangeCounter)
-		var last ChangeCount
-		have := false
-		if counts {
-			if c, err := cc.Changes(ctx); err == nil {
-				last, have = c, true
-			}
-		}
 		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {

@@ -167,7 +167,7 @@ func (b *Bank) Write(ctx context.Context, req WriteRequest) (*WriteResult, error
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := b.locks.lock(ctx, foldKey(l.key)) // spellings of one name queue together
+	unlock, err := b.lockDocument(ctx, l.key) // spellings of one name queue together
 	if err != nil {
 		return nil, err
 	}

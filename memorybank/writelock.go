@@ -2,6 +2,8 @@ package memorybank
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"hash/maphash"
 	"math/rand/v2"
 	"time"
@@ -66,4 +68,34 @@ func backoff(ctx context.Context, attempt int) error {
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}
+}
+
+// lockDocument makes the writers of the document at key queue instead of
+// racing: this Bank's goroutines on its striped locks (by the folded key,
+// so spellings of one name queue together), and, when the store is a
+// KeyLocker (pgstore: a PostgreSQL advisory lock), every writer of every
+// process on the store. The store's lock is advisory: if taking it fails
+// for any reason but ctx, the write goes on under compare-and-swap alone,
+// which still loses nothing (it may retry).
+func (b *Bank) lockDocument(ctx context.Context, key string) (unlock func(), err error) {
+	folded := foldKey(key)
+	unlockLocal, err := b.locks.lock(ctx, folded)
+	if err != nil {
+		return nil, err
+	}
+	kl, ok := b.store.(KeyLocker)
+	if !ok {
+		return unlockLocal, nil
+	}
+	sum := sha256.Sum256([]byte(folded)) // a fixed-length name, whatever the key
+	unlockStore, err := kl.LockKey(ctx, "mnemobank/doc/"+hex.EncodeToString(sum[:]))
+	if err != nil {
+		if ctx.Err() != nil {
+			unlockLocal()
+			return nil, context.Cause(ctx)
+		}
+		b.opts.Logger.DebugContext(ctx, "memorybank: the store's document lock failed; writing under compare-and-swap alone", "key", key, "err", err)
+		return unlockLocal, nil
+	}
+	return func() { unlockStore(); unlockLocal() }, nil
 }

@@ -383,6 +383,7 @@ func (w *watcher) loop() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	changed := w.bank.Watch(ctx, pollInterval)
+	w.check() // a write between the first subscription's read and Watch's first reading
 	for {
 		select {
 		case <-w.done:
