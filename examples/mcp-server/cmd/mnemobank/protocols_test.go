@@ -60,6 +60,12 @@ func TestHTTPServesEveryProtocolVersion(t *testing.T) {
 			ps, err := s.ListPrompts(t.Context(), nil)
 			require.NoError(t, err)
 			assert.NotEmpty(t, ps.Prompts)
+			if protocol >= statelessProtocol {
+				// Results the client may cache, for its user only, briefly.
+				for _, c := range []mcp.Cacheable{tools.Cacheable, rs.Cacheable, rd.Cacheable, ps.Cacheable} {
+					assert.Equal(t, privateCache(), c)
+				}
+			}
 		})
 	}
 }

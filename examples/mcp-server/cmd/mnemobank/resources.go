@@ -135,7 +135,8 @@ func (s *server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 }
 
 func (s *server) listResources(ctx context.Context) (*mcp.ListResourcesResult, error) {
-	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
+	// Answered here, not by the SDK, so its SetCacheable is not called.
+	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}, Cacheable: privateCache()}
 	add := func(scope memorybank.Scope, branch string) error {
 		entries, err := s.bank.List(ctx, memorybank.ListRequest{Scope: scope, Branch: branch})
 		if err != nil {
