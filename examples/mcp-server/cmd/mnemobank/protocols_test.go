@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -57,6 +58,16 @@ func TestHTTPServesEveryProtocolVersion(t *testing.T) {
 			rd, err := s.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: docURI(memorybank.ScopeBranch, branch, "notes.md")})
 			require.NoError(t, err)
 			assert.Contains(t, rd.Contents[0].Text, "hello "+protocol)
+			// A missing resource: the code the version in use expects.
+			_, err = s.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: docURI(memorybank.ScopeBranch, branch, "missing.md")})
+			var je *jsonrpc.Error
+			require.ErrorAs(t, err, &je)
+			if protocol >= statelessProtocol {
+				assert.EqualValues(t, jsonrpc.CodeInvalidParams, je.Code)
+			} else {
+				assert.EqualValues(t, -32002, je.Code)
+			}
+
 			ps, err := s.ListPrompts(t.Context(), nil)
 			require.NoError(t, err)
 			assert.NotEmpty(t, ps.Prompts)
