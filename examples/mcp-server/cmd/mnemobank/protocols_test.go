@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -96,4 +97,38 @@ func connectHTTPURL(t *testing.T, endpoint string, client *mcp.Client, protocol 
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
+}
+
+// Over streamable HTTP a subscriber of every protocol version hears of a
+// change to a document: by subscriptions/listen from 2026-07-28 on, by
+// resources/subscribe before.
+func TestHTTPResourceUpdatesEveryProtocolVersion(t *testing.T) {
+	ts := newTestServer(t)
+	endpoint := newHTTPTestServer(t, ts)
+	writer := connectHTTPURL(t, endpoint, newClient(nil), legacyProtocol)
+	for _, protocol := range httpProtocols {
+		t.Run(protocol, func(t *testing.T) {
+			branch := "s" + protocol
+			ok(t, writer, "write_branch_memory_bank", `{"branch":"`+branch+`","path":"notes.md","content":"one"}`)
+			uri := docURI(memorybank.ScopeBranch, branch, "notes.md")
+			updated := make(chan string, 10)
+			client := newClient(&mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+				updated <- req.Params.URI
+			}})
+			s := connectHTTPURL(t, endpoint, client, protocol)
+			require.NoError(t, s.Subscribe(t.Context(), &mcp.SubscribeParams{URI: uri}))
+			// The watch is in place once the server has taken the
+			// subscription; subscriptions/listen acknowledges it first.
+			require.Eventually(t, func() bool { return ts.watcher.watchedDocuments() > 0 }, 5*time.Second, 10*time.Millisecond)
+			ok(t, writer, "write_branch_memory_bank", `{"branch":"`+branch+`","path":"notes.md","content":"two"}`)
+			select {
+			case got := <-updated:
+				assert.Equal(t, uri, got)
+			case <-time.After(10 * time.Second): // the failure bound
+				t.Fatal("no notifications/resources/updated")
+			}
+			require.NoError(t, s.Unsubscribe(t.Context(), &mcp.UnsubscribeParams{URI: uri}))
+			require.Eventually(t, func() bool { return ts.watcher.watchedDocuments() == 0 }, 5*time.Second, 10*time.Millisecond, "the watch is released")
+		})
+	}
 }
