@@ -122,7 +122,7 @@ func (s *server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	}
 	doc, err := s.bank.Read(ctx, rr)
 	if errors.Is(err, memorybank.ErrNotFound) {
-		return nil, resourceNotFound(uri)
+		return nil, resourceNotFound(uri, req.ProtocolVersion())
 	}
 	if err != nil {
 		return nil, internalError(err)
@@ -135,7 +135,8 @@ func (s *server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 }
 
 func (s *server) listResources(ctx context.Context) (*mcp.ListResourcesResult, error) {
-	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
+	// Answered here, not by the SDK, so its SetCacheable is not called.
+	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}, Cacheable: privateCache()}
 	add := func(scope memorybank.Scope, branch string) error {
 		entries, err := s.bank.List(ctx, memorybank.ListRequest{Scope: scope, Branch: branch})
 		if err != nil {
@@ -193,12 +194,26 @@ func invalidParams(err error) error {
 }
 
 // resourceNotFound is the protocol's error for a resource that does not
-// exist: -32602 since SEP-2164 (the SDK's mcp.CodeResourceNotFound), with
-// the URI, cut short, in its data.
-func resourceNotFound(uri string) error {
+// exist, with the URI, cut short, in its data. Its code depends on the
+// protocol version the request uses: -32602 (invalid params) from
+// 2026-07-28 on (SEP-2164, the SDK's mcp.CodeResourceNotFound), and
+// -32002, which the specifications of 2024-11-05 to 2025-11-25 name,
+// before.
+func resourceNotFound(uri, protocol string) error {
 	short := quoteInput(uri)
 	data, _ := json.Marshal(map[string]string{"uri": short})
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "resource not found: " + short, Data: data}
+	return &jsonrpc.Error{Code: resourceNotFoundCode(protocol), Message: "resource not found: " + short, Data: data}
+}
+
+// legacyResourceNotFound is the code for a missing resource before
+// protocol 2026-07-28.
+const legacyResourceNotFound = -32002
+
+func resourceNotFoundCode(protocol string) int64 {
+	if protocol != "" && protocol < statelessProtocol {
+		return legacyResourceNotFound
+	}
+	return jsonrpc.CodeInvalidParams
 }
 
 // internalError is the server's failure, as a JSON-RPC error (-32603).

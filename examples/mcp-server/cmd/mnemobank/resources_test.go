@@ -241,7 +241,11 @@ func TestResourceErrors(t *testing.T) {
 	} {
 		var je *jsonrpc.Error
 		require.ErrorAs(t, err, &je, name)
-		assert.EqualValues(t, jsonrpc.CodeInvalidParams, je.Code, name)
+		want := int64(jsonrpc.CodeInvalidParams)
+		if name == "read missing" {
+			want = legacyResourceNotFound // the code of protocol 2025-11-25
+		}
+		assert.EqualValues(t, want, je.Code, name)
 		assert.Less(t, len(je.Message)+len(je.Data), 1000, "%s: the URI is not echoed whole", name)
 	}
 }

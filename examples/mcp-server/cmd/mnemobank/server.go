@@ -46,6 +46,18 @@ type server struct {
 	states *stateSealer
 }
 
+// cacheTTLMs is how long, in milliseconds, a client may keep a list or
+// read result (ttlMs): short, since the documents change as agents write
+// them, and other agents write them too on a shared bank.
+const cacheTTLMs = 2000
+
+// privateCache marks a result for the requesting user's client only
+// (cacheScope "private"): the bank's documents and the tools serving them
+// are not for shared caches, even though a token serves a team.
+func privateCache() mcp.Cacheable {
+	return mcp.Cacheable{CacheScope: "private", TTLMs: cacheTTLMs}
+}
+
 // newServer returns the server with every tool, resource template and
 // prompt registered. Close stops its change watcher.
 func newServer(bank *memorybank.Bank, mem memories.MemoryManager, logger *slog.Logger) *server {
@@ -59,6 +71,7 @@ func newServer(bank *memorybank.Bank, mem memories.MemoryManager, logger *slog.L
 			Prompts:   &mcp.PromptCapabilities{},
 			Resources: &mcp.ResourceCapabilities{Subscribe: true},
 		},
+		SetCacheable:       func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { *c = privateCache() },
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: s.unsubscribe,
 		//lint:ignore SA1019 roots are still served; see branch.go.

@@ -164,15 +164,38 @@ func defaultHTTPLimits() httpLimits {
 	return httpLimits{SessionIdle: sessionIdleTimeout, MaxSessions: maxHTTPSessions}
 }
 
+// statelessProtocol is the first protocol version without sessions
+// (SEP-2575): each request carries its version, in _meta and in the
+// MCP-Protocol-Version header, and stands alone.
+const statelessProtocol = "2026-07-28"
+
+// usesStatelessProtocol reports whether r is a request of the protocol
+// without sessions. Versions are dates, so they compare as strings; an
+// absent header is an older client (its initialize, or 2025-03-26 and
+// before, which send none).
+func usesStatelessProtocol(r *http.Request) bool {
+	return r.Header.Get("Mcp-Protocol-Version") >= statelessProtocol
+}
+
 // newHTTPHandler serves srv over streamable HTTP to remote clients: from
-// then on srv reads no client's roots. Sessions idle for lim.SessionIdle
-// are closed (their watches released), and a new session beyond
-// lim.MaxSessions is refused.
+// then on srv reads no client's roots. One endpoint serves every protocol
+// version: a request of 2026-07-28 or later (by its MCP-Protocol-Version
+// header) is answered by the SDK's stateless handler, natively; every
+// other request by the stateful one, with sessions, as clients of
+// 2024-11-05 to 2025-11-25 expect. Sessions idle for lim.SessionIdle are
+// closed (their watches released), and a new session beyond
+// lim.MaxSessions is refused; a stateless request holds a session for
+// its own duration, so it is counted too.
 func newHTTPHandler(srv *server, lim httpLimits) http.Handler {
 	srv.remote = true
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.Server },
-		&mcp.StreamableHTTPOptions{SessionTimeout: lim.SessionIdle})
+	getServer := func(*http.Request) *mcp.Server { return srv.Server }
+	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{SessionTimeout: lim.SessionIdle})
+	stateless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var h http.Handler = stateful
+		if usesStatelessProtocol(r) {
+			h = stateless
+		}
 		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
 			n := 0
 			for range srv.Sessions() {
