@@ -112,7 +112,7 @@ func serveHTTP(ctx context.Context, addr, token string, h http.Handler, logger *
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "404: the MCP endpoint is "+mcpPath, http.StatusNotFound)
 	})
-	streams := &eventStreams{cancel: map[*http.Request]context.CancelFunc{}}
+	streams := &eventStreams{cancel: map[*http.Request]context.CancelFunc{}, posts: map[*http.Request]context.CancelFunc{}}
 	srv := &http.Server{Handler: streams.wrap(mux), ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleConnTimeout}
 	// Event streams (GET) never finish by themselves: Shutdown ends them
 	// first, then waits for the requests in flight.
@@ -237,17 +237,33 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// eventStreams are the open GET requests (MCP's event streams), which
-// last until the client leaves; closeAll ends them at shutdown.
+// eventStreams are the requests that last until the client leaves: GET
+// event streams, and the POSTs of the protocol without sessions, among
+// which subscriptions/listen never ends by itself. closeAll ends the GET
+// streams at once and those POSTs after statelessDrain, so an ordinary
+// request in flight still finishes, and a listen stream does not hold
+// the shutdown for its whole grace period.
 type eventStreams struct {
 	mu     sync.Mutex
 	closed bool
 	cancel map[*http.Request]context.CancelFunc
+	posts  map[*http.Request]context.CancelFunc
 }
+
+// statelessDrain is how long a stateless request may go on after
+// shutdown began; far longer than any tool call, far shorter than
+// shutdownGrace.
+const statelessDrain = 2 * time.Second
 
 func (e *eventStreams) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet {
+		var reqs map[*http.Request]context.CancelFunc
+		switch {
+		case r.Method == http.MethodGet:
+			reqs = e.cancel
+		case r.Method == http.MethodPost && usesStatelessProtocol(r):
+			reqs = e.posts
+		default:
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -260,11 +276,11 @@ func (e *eventStreams) wrap(next http.Handler) http.Handler {
 			http.Error(w, "503: the server is shutting down", http.StatusServiceUnavailable)
 			return
 		}
-		e.cancel[r] = cancel
+		reqs[r] = cancel
 		e.mu.Unlock()
 		defer func() {
 			e.mu.Lock()
-			delete(e.cancel, r)
+			delete(reqs, r)
 			e.mu.Unlock()
 		}()
 		next.ServeHTTP(w, r)
@@ -278,4 +294,13 @@ func (e *eventStreams) closeAll() {
 	for _, cancel := range e.cancel {
 		cancel()
 	}
+	posts := make([]context.CancelFunc, 0, len(e.posts))
+	for _, cancel := range e.posts {
+		posts = append(posts, cancel)
+	}
+	time.AfterFunc(statelessDrain, func() {
+		for _, cancel := range posts {
+			cancel()
+		}
+	})
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -211,5 +212,46 @@ func TestSIGTERMWithAnEventStreamOpen(t *testing.T) {
 		require.NoError(t, err, "exit code 0")
 	case <-time.After(shutdownGrace - 2*time.Second): // the failure bound: before the grace period ran out
 		t.Fatal("the server waited for the event stream instead of closing it")
+	}
+}
+
+// A 2026-07-28 client's subscriptions/listen is a long POST, not a GET
+// event stream: SIGTERM ends it too and the server exits 0 well within its
+// grace period.
+func TestSIGTERMWithAListenStreamOpen(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM on Windows")
+	}
+	cmd := exec.Command(serverBinary(t), "--root", filepath.Join(t.TempDir(), "docs"), "--http", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), tokenEnv+"=")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	sc := bufio.NewScanner(stderr)
+	var url string
+	for sc.Scan() {
+		if u, found := strings.CutPrefix(sc.Text(), "mnemobank: listening on "); found {
+			url = u
+			break
+		}
+	}
+	require.NotEmpty(t, url, "the server said where it listens")
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+
+	cs, err := newClient(nil).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: statelessProtocol})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	ok(t, cs, "write_global_memory_bank", `{"path":"watched.json","content":{"n":1}}`)
+	require.NoError(t, cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "memorybank://global/watched.json"}))
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		require.NoError(t, err, "exit code 0")
+	case <-time.After(shutdownGrace - 2*time.Second): // the failure bound: before the grace period ran out
+		t.Fatal("the server waited for the listen stream instead of closing it")
 	}
 }
