@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -72,4 +73,41 @@ func TestListDocumentsBytes(t *testing.T) {
 	s := ts.connect(t, nil, "")
 	_, _, text := call(t, s, "list_documents", `{"scope":"global"}`)
 	t.Logf("list_documents at 1000 documents, default call: %d bytes, about %d tokens", len(text), memorybank.EstimateTokens(text))
+}
+
+// list_memories keeps to maxTokens (4,000 by default), always returning
+// the first memory, and its hint pages through every memory once.
+func TestListMemoriesKeepsItsTokenBudget(t *testing.T) {
+	ts := newTestServer(t)
+	s := ts.connect(t, nil, "")
+	for i := range 12 {
+		ok(t, s, "add_memory", fmt.Sprintf(`{"content":"lesson %d: %s"}`, i, strings.Repeat("words of a long lesson ", 200)))
+	}
+	out := ok(t, s, "list_memories", `{}`)
+	n := len(out["memories"].([]any))
+	assert.Positive(t, n)
+	assert.Less(t, n, defaultMemoryResults, "the token budget cuts before the limit")
+	assert.EqualValues(t, 12-n, out["more"])
+	assert.Contains(t, out["hint"], fmt.Sprintf("offset %d", n))
+
+	out = ok(t, s, "list_memories", `{"maxTokens":100}`)
+	assert.Len(t, out["memories"], 1, "the first memory always comes")
+
+	seen := map[string]bool{}
+	for offset := 0; ; {
+		out := ok(t, s, "list_memories", fmt.Sprintf(`{"offset":%d}`, offset))
+		ms := out["memories"].([]any)
+		require.NotEmpty(t, ms)
+		for _, m := range ms {
+			id := m.(map[string]any)["id"].(string)
+			assert.False(t, seen[id], id)
+			seen[id] = true
+		}
+		offset += len(ms)
+		if out["more"] == float64(0) {
+			assert.NotContains(t, out, "hint")
+			break
+		}
+	}
+	assert.Len(t, seen, 12)
 }
