@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -483,6 +484,40 @@ func (m *Manager) List(ctx context.Context) ([]Memory, error) {
 		return nil, err
 	}
 	return d.all(), nil // d is not kept: no copy needed
+}
+
+// ListPage is one page of the memories in file order, and Total, how many
+// there are.
+type ListPage struct {
+	Memories []Memory `json:"memories"`
+	Total    int      `json:"total"`
+}
+
+// ListPage returns at most limit memories (0: all) after skipping offset,
+// in file order, and how many there are; an empty page when disabled. The
+// file is parsed only when it changed since the last search or page, and
+// only the page's memories are copied.
+func (m *Manager) ListPage(ctx context.Context, offset, limit int) (ListPage, error) {
+	if offset < 0 || limit < 0 {
+		return ListPage{}, &OpError{Op: "list", Err: ErrInvalid, Detail: fmt.Sprintf("offset %d and limit %d must not be negative", offset, limit)}
+	}
+	if !m.cfg.Enabled {
+		return ListPage{Memories: []Memory{}}, nil
+	}
+	ix, err := m.indexed(ctx, "list")
+	if err != nil {
+		return ListPage{}, err
+	}
+	all := ix.ms[min(offset, len(ix.ms)):]
+	if limit > 0 && len(all) > limit {
+		all = all[:limit]
+	}
+	page := make([]Memory, len(all))
+	for i, mem := range all {
+		mem.Tags = slices.Clone(mem.Tags)
+		page[i] = mem
+	}
+	return ListPage{Memories: page, Total: len(ix.ms)}, nil
 }
 
 // Search implements MemoryManager, ranking as Match does: every memory

@@ -101,11 +101,21 @@ type DeleteRequest struct {
 }
 
 // ListRequest selects the documents of one bank whose path starts with
-// Prefix ("" for all).
+// Prefix ("" for all). List and ListPage skip the first Offset of them
+// and return at most Limit (0: all the rest); Paths ignores both.
 type ListRequest struct {
 	Scope  Scope  `json:"scope"`
 	Branch string `json:"branch,omitempty"`
 	Prefix string `json:"prefix,omitempty"`
+	Offset int    `json:"offset,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
+}
+
+// ListPage is one page of a listing: the entries ListRequest's Offset and
+// Limit select, and Total, how many documents match the Prefix in all.
+type ListPage struct {
+	Entries []ListEntry `json:"entries"`
+	Total   int         `json:"total"`
 }
 
 // ListEntry describes a document without its content.

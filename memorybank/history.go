@@ -68,13 +68,22 @@ type HistoryEntry struct {
 	Truncated bool            `json:"truncated,omitempty"`
 }
 
-// HistoryRequest names a document whose history to list, newest first, at
-// most Limit entries (0: all retained).
+// HistoryRequest names a document whose history to list, newest first,
+// skipping the Offset newest entries, at most Limit entries (0: all
+// retained).
 type HistoryRequest struct {
 	Scope  Scope  `json:"scope"`
 	Branch string `json:"branch,omitempty"`
 	Path   string `json:"path"`
 	Limit  int    `json:"limit,omitempty"`
+	Offset int    `json:"offset,omitempty"`
+}
+
+// HistoryPage is one page of a document's history and Total, how many
+// entries are retained in all.
+type HistoryPage struct {
+	Entries []HistoryEntry `json:"entries"`
+	Total   int            `json:"total"`
 }
 
 // RevertRequest writes the content of an earlier version of a document as

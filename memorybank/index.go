@@ -380,20 +380,30 @@ func (idx *bankIndex) dropEntry(p string) {
 	delete(idx.entries, p)
 }
 
-// list returns the entries whose path starts with prefix, sorted by path.
-func (idx *bankIndex) list(prefix string) []ListEntry {
-	out := []ListEntry{}
-	for _, p := range idx.sortedPaths() {
+// list returns the entries whose path starts with prefix, sorted by path,
+// skipping offset of them and keeping at most limit (0: all), and how many
+// there are in all.
+func (idx *bankIndex) list(prefix string, offset, limit int) (out []ListEntry, total int) {
+	out = []ListEntry{}
+	sorted := idx.sortedPaths()
+	i, _ := slices.BinarySearch(sorted, prefix)
+	for _, p := range sorted[i:] {
 		if !strings.HasPrefix(p, prefix) {
+			break
+		}
+		e := idx.entries[p]
+		if e == nil {
 			continue
 		}
-		if e := idx.entries[p]; e != nil {
-			le := e.ListEntry
-			le.Tags = slices.Clone(le.Tags)
-			out = append(out, le)
+		total++
+		if total <= offset || limit > 0 && len(out) >= limit {
+			continue
 		}
+		le := e.ListEntry
+		le.Tags = slices.Clone(le.Tags)
+		out = append(out, le)
 	}
-	return out
+	return out, total
 }
 
 // indexed records the Bank's own write of a document, whose store version

@@ -196,11 +196,25 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 }
 
 // List describes the documents of one bank whose path starts with Prefix,
-// sorted by path. It is served by the index, so it reads only documents
-// changed since the index last saw them.
+// sorted by path, from Offset on and at most Limit of them (0: all). It is
+// served by the index, so it reads only documents changed since the index
+// last saw them.
 func (b *Bank) List(ctx context.Context, req ListRequest) ([]ListEntry, error) {
+	p, err := b.ListPage(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return p.Entries, nil
+}
+
+// ListPage is List with the number of matching documents: a page of a
+// large bank copies only the entries it returns.
+func (b *Bank) ListPage(ctx context.Context, req ListRequest) (*ListPage, error) {
 	if err := b.ready(); err != nil {
 		return nil, err
+	}
+	if req.Offset < 0 || req.Limit < 0 {
+		return nil, invalidRequest("list: offset %d and limit %d must not be negative", req.Offset, req.Limit)
 	}
 	prefix, err := b.bankPrefix(ctx, req.Scope, req.Branch, false)
 	if err != nil {
@@ -211,7 +225,8 @@ func (b *Bank) List(ctx context.Context, req ListRequest) ([]ListEntry, error) {
 		return nil, err
 	}
 	defer idx.mu.Unlock()
-	return idx.list(req.Prefix), nil
+	entries, total := idx.list(req.Prefix, req.Offset, req.Limit)
+	return &ListPage{Entries: entries, Total: total}, nil
 }
 
 // Paths lists the paths of the documents of one bank whose path starts with

@@ -357,7 +357,8 @@ func (b *Bank) chooseDocuments(ctx context.Context, req ReadContextRequest, sect
 		idx.mu.Lock()
 		scores := map[string]float64{}
 		if len(terms) > 0 && st.N > 0 {
-			for _, h := range idx.text.score(terms, &st, nil, 0) {
+			best, _ := idx.text.score(terms, &st, nil, 0)
+			for _, h := range best {
 				scores[h.path] = h.score
 			}
 		}

@@ -30,6 +30,16 @@ type SearchRequest struct {
 	// Branch is set, plus global).
 	Scope  Scope  `json:"scope,omitempty"`
 	Branch string `json:"branch,omitempty"` // required for ScopeBranch
+	// Offset hits are skipped and at most Limit returned (0: all).
+	Offset int `json:"offset,omitempty"`
+	Limit  int `json:"limit,omitempty"`
+}
+
+// SearchPage is one page of SearchByTags' hits and Total, how many
+// documents match in all.
+type SearchPage struct {
+	Hits  []SearchHit `json:"hits"`
+	Total int         `json:"total"`
 }
 
 // SearchHit is one document found by SearchByTags.
@@ -49,8 +59,21 @@ type SearchHit struct {
 // first) and path. It is served by the tag index: a search reads one small
 // marker per bank, not the documents (see the package documentation).
 func (b *Bank) SearchByTags(ctx context.Context, req SearchRequest) ([]SearchHit, error) {
+	p, err := b.SearchByTagsPage(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return p.Hits, nil
+}
+
+// SearchByTagsPage is SearchByTags with the number of matches: only the
+// hits of the page are built.
+func (b *Bank) SearchByTagsPage(ctx context.Context, req SearchRequest) (*SearchPage, error) {
 	if err := b.ready(); err != nil {
 		return nil, err
+	}
+	if req.Offset < 0 || req.Limit < 0 {
+		return nil, invalidRequest("search: offset %d and limit %d must not be negative", req.Offset, req.Limit)
 	}
 	if len(req.Tags) == 0 {
 		return nil, invalidRequest("search: give at least one tag")
@@ -76,6 +99,7 @@ func (b *Bank) SearchByTags(ctx context.Context, req SearchRequest) ([]SearchHit
 		return nil, invalidRequest("search: scope %q is not \"branch\", \"global\" or \"all\"", req.Scope)
 	}
 	hits := []SearchHit{}
+	total := 0
 	for _, s := range scopes {
 		prefix, err := b.bankPrefix(ctx, s, req.Branch, false)
 		if err != nil {
@@ -89,16 +113,20 @@ func (b *Bank) SearchByTags(ctx context.Context, req SearchRequest) ([]SearchHit
 		if s == ScopeBranch {
 			branch = req.Branch
 		}
-		start := len(hits)
-		for _, p := range idx.match(req.Tags, req.Match == MatchAll) {
+		paths := idx.match(req.Tags, req.Match == MatchAll)
+		slices.Sort(paths)
+		for _, p := range paths {
+			total++
+			if total <= req.Offset || req.Limit > 0 && len(hits) >= req.Limit {
+				continue
+			}
 			e := idx.entries[p]
 			hits = append(hits, SearchHit{Scope: s, Branch: branch, Path: p, Title: e.Title, DocumentType: e.DocumentType,
 				Tags: slices.Clone(e.Tags), LastModified: e.LastModified, Version: e.Version})
 		}
 		idx.mu.Unlock()
-		slices.SortFunc(hits[start:], func(a, b SearchHit) int { return strings.Compare(a.Path, b.Path) })
 	}
-	return hits, nil
+	return &SearchPage{Hits: hits, Total: total}, nil
 }
 
 // match returns the paths carrying all (or any) of tags. For "and" it walks
@@ -153,6 +181,15 @@ type TextSearchRequest struct {
 	// Limit is the most results returned: 0 means DefaultSearchLimit; at
 	// most MaxSearchLimit.
 	Limit int `json:"limit,omitempty"`
+	// Offset skips that many of the best results (to page through them).
+	Offset int `json:"offset,omitempty"`
+}
+
+// TextSearchPage is one page of Search's hits and Total, how many
+// documents match the query in all.
+type TextSearchPage struct {
+	Hits  []TextHit `json:"hits"`
+	Total int       `json:"total"`
 }
 
 // TextHit is one document found by Search.
@@ -181,6 +218,18 @@ type TextHit struct {
 // only documents changed since the last search (a fresh process reads each
 // document of the searched banks once).
 func (b *Bank) Search(ctx context.Context, req TextSearchRequest) ([]TextHit, error) {
+	p, err := b.SearchTextPage(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return p.Hits, nil
+}
+
+// SearchTextPage is Search with the number of matching documents.
+func (b *Bank) SearchTextPage(ctx context.Context, req TextSearchRequest) (*TextSearchPage, error) {
+	if req.Offset < 0 {
+		return nil, invalidRequest("search: offset %d must not be negative", req.Offset)
+	}
 	if len(req.Query) > MaxQueryBytes {
 		return nil, invalidRequest("search: query is %d bytes; the limit is %d: search for the key words only", len(req.Query), MaxQueryBytes)
 	}
@@ -216,10 +265,11 @@ func (b *Bank) Search(ctx context.Context, req TextSearchRequest) ([]TextHit, er
 		idxs[i] = idx
 	}
 	if st.N == 0 {
-		return []TextHit{}, nil
+		return &TextSearchPage{Hits: []TextHit{}}, nil
 	}
 	// Pass 2: score.
 	var hits []scoredHit
+	total := 0
 	for i, idx := range idxs {
 		idx.mu.Lock()
 		var allowed map[string]struct{}
@@ -229,7 +279,9 @@ func (b *Bank) Search(ctx context.Context, req TextSearchRequest) ([]TextHit, er
 				allowed[p] = struct{}{}
 			}
 		}
-		for _, h := range idx.text.score(terms, &st, allowed, limit) {
+		scored, n := idx.text.score(terms, &st, allowed, req.Offset+limit)
+		total += n
+		for _, h := range scored {
 			title := ""
 			if e := idx.entries[h.path]; e != nil {
 				title = e.Title
@@ -250,6 +302,7 @@ func (b *Bank) Search(ctx context.Context, req TextSearchRequest) ([]TextHit, er
 		}
 		return strings.Compare(x.path, y.path)
 	})
+	hits = hits[min(req.Offset, len(hits)):]
 	if len(hits) > limit {
 		hits = hits[:limit]
 	}
@@ -265,7 +318,7 @@ func (b *Bank) Search(ctx context.Context, req TextSearchRequest) ([]TextHit, er
 		out = append(out, TextHit{Scope: h.bank.scope, Branch: h.bank.branch, Path: h.path, Title: h.title,
 			Score: math.Round(h.score*1e4) / 1e4, Snippet: snippet})
 	}
-	return out, nil
+	return &TextSearchPage{Hits: out, Total: total}, nil
 }
 
 type scoredHit struct {

@@ -59,7 +59,7 @@ type docScore struct {
 // score returns the limit best documents for the terms (limit <= 0: all),
 // by BM25F with the statistics st, ties by path; allowed, when non-nil,
 // holds the paths that may match.
-func (t *textIndex) score(terms []string, st *textsearch.Stats, allowed map[string]struct{}, limit int) []docScore {
+func (t *textIndex) score(terms []string, st *textsearch.Stats, allowed map[string]struct{}, limit int) (best []docScore, matched int) {
 	top := textsearch.Top[docScore]{Limit: limit, Better: func(a, b docScore) bool {
 		return a.score > b.score || a.score == b.score && a.path < b.path
 	}}
@@ -69,9 +69,10 @@ func (t *textIndex) score(terms []string, st *textsearch.Stats, allowed map[stri
 				return
 			}
 		}
+		matched++
 		top.Push(docScore{path: p, score: s})
 	})
-	return top.Sorted()
+	return top.Sorted(), matched
 }
 
 // docText is what the index reads of a document.

@@ -24,22 +24,84 @@ func invalidRequest(format string, args ...any) error {
 // History lists the retained entries of a document's history, newest
 // first, also for a deleted document.
 func List(ctx context.Context, b *memorybank.Bank, req memorybank.HistoryRequest) ([]memorybank.HistoryEntry, error) {
+	p, err := Page(ctx, b, req)
+	if err != nil {
+		return nil, err
+	}
+	return p.Entries, nil
+}
+
+// Page is List with the number of retained entries. It lists the keys of
+// the history and reads only the entries of the page.
+func Page(ctx context.Context, b *memorybank.Bank, req memorybank.HistoryRequest) (*memorybank.HistoryPage, error) {
 	if req.Limit < 0 {
 		return nil, invalidRequest("history %q: limit %d must be positive, or 0 for all", req.Path, req.Limit)
+	}
+	if req.Offset < 0 {
+		return nil, invalidRequest("history %q: offset %d must not be negative", req.Path, req.Offset)
 	}
 	l, err := histio.Locate(ctx, b, string(req.Scope), req.Branch, req.Path)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := entries(ctx, b, l)
+	keys, err := entryKeys(ctx, b, l)
 	if err != nil {
 		return nil, err
 	}
-	slices.Reverse(entries)
-	if req.Limit > 0 && len(entries) > req.Limit {
-		entries = entries[:req.Limit]
+	slices.Reverse(keys)
+	total := len(keys)
+	keys = keys[min(req.Offset, len(keys)):]
+	if req.Limit > 0 && len(keys) > req.Limit {
+		keys = keys[:req.Limit]
 	}
-	return entries, nil
+	out := []memorybank.HistoryEntry{}
+	for _, k := range keys {
+		e, ok, err := readEntry(ctx, b, k)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, e)
+		}
+	}
+	return &memorybank.HistoryPage{Entries: out, Total: total}, nil
+}
+
+// entryKeys lists the keys of the retained entries of a document, oldest
+// first, without reading them: the zero-padded version in each key's name
+// sorts them.
+func entryKeys(ctx context.Context, b *memorybank.Bank, l loc) ([]string, error) {
+	var keys []string
+	dir := histio.Dir(l.Prefix, l.Path)
+	for obj, err := range b.Store().List(ctx, dir) {
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimPrefix(obj.Key, dir)
+		if strings.Contains(name, "/") || name == histio.TombstoneName {
+			continue
+		}
+		keys = append(keys, obj.Key)
+	}
+	slices.Sort(keys)
+	return keys, nil
+}
+
+// readEntry reads one history entry; ok is false when it was pruned
+// meanwhile or cannot be read (logged).
+func readEntry(ctx context.Context, b *memorybank.Bank, key string) (e memorybank.HistoryEntry, ok bool, err error) {
+	got, err := b.Store().Get(ctx, key)
+	if errors.Is(err, memorybank.ErrNotFound) {
+		return e, false, nil
+	}
+	if err != nil {
+		return e, false, err
+	}
+	if err := json.Unmarshal(got.Data, &e); err != nil || e.Version < 1 {
+		b.Options().Logger.WarnContext(ctx, "memorybank: skipping an unreadable history entry", "key", key)
+		return e, false, nil
+	}
+	return e, true, nil
 }
 
 // history reads the retained entries of a document, oldest first.

@@ -69,5 +69,5 @@ func ExampleFor() {
 	// write_branch_memory_bank -> INVALID_PATCH {"operation":{"index":0,"op":"replace","path":"/content/missing"},"path":"activeContext.json"}
 	// write_branch_memory_bank -> CONFLICT {"currentVersion":2,"ifVersion":1,"path":"activeContext.json"}
 	// read_branch_memory_bank -> NOT_FOUND {"availableDocuments":["activeContext.json"],"totalDocuments":1}
-	// list_documents -> INVALID_ARGUMENT {"allowedProperties":["branch","prefix","scope"],"problems":[{"pointer":"/color","message":"Additional property color is not allowed"}]}
+	// list_documents -> INVALID_ARGUMENT {"allowedProperties":["branch","limit","maxTokens","offset","prefix","scope"],"problems":[{"pointer":"/color","message":"Additional property color is not allowed"}]}
 }

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -35,9 +36,9 @@ func actorFrom(ctx context.Context) string {
 }
 
 var historyDecl = declare(DocumentHistory,
-	`List the recorded changes of one document (scope "global", or scope "branch" with branch: branch is required when scope is "branch"), newest first: version, time, who (actor) and why (reason) when known, `+
+	`List the recorded changes of one document (scope "global", or scope "branch" with branch, then required), newest first: version, time, who (actor) and why (reason) when known, `+
 		`and the change as an RFC 6902 patch from the previous version (a deleted document keeps its history). `+
-		`Use it to see who changed what before undoing it with revert_document.`,
+		`Use it to see who changed what before undoing it with revert_document. `+pageText(defaultHistoryLimit),
 	ReadOnly, adjustHistory, nil, runHistory)
 
 var revertDecl = declare(RevertDocument,
@@ -48,19 +49,23 @@ var revertDecl = declare(RevertDocument,
 
 type historyArgs struct {
 	scopedArgs
-	Path  string `json:"path" jsonschema:"Document path relative to its bank, e.g. \"activeContext.json\". Paths ending in .json hold JSON documents (memory_document_v2); any other path holds text."`
-	Limit int    `json:"limit,omitempty" jsonschema:"At most this many entries, newest first."`
+	Path string `json:"path" jsonschema:"Document path relative to its bank, e.g. \"activeContext.json\". Paths ending in .json hold JSON documents (memory_document_v2); any other path holds text."`
+	pageArgs
 }
+
+// defaultHistoryLimit is document_history's default limit.
+const defaultHistoryLimit = 10
 
 func adjustHistory(s *jsonschema.Schema) {
 	adjustScoped(s)
 	setMinLength(s, "path", 1)
-	setDefault(s, "limit", 20)
+	adjustPage(s, defaultHistoryLimit)
 }
 
 // historyResult is the result of document_history.
 type historyResult struct {
 	Entries []historyEntry `json:"entries"`
+	pageResult
 }
 
 // historyEntry is one entry as the tool shows it.
@@ -76,12 +81,13 @@ type historyEntry struct {
 }
 
 func runHistory(ctx context.Context, b *memorybank.Bank, a *historyArgs) (*historyResult, error) {
-	entries, err := history.List(ctx, b, memorybank.HistoryRequest{Scope: a.Scope, Branch: a.Branch, Path: a.Path, Limit: a.Limit})
+	p, err := history.Page(ctx, b, memorybank.HistoryRequest{Scope: a.Scope, Branch: a.Branch, Path: a.Path,
+		Limit: cmp.Or(a.Limit, defaultHistoryLimit), Offset: a.Offset})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]historyEntry, 0, len(entries))
-	for _, e := range entries {
+	out := make([]historyEntry, 0, len(p.Entries))
+	for _, e := range p.Entries {
 		he := historyEntry{Version: e.Version, Time: e.Time, Actor: e.Actor, Reason: e.Reason, Deleted: e.Deleted, Patch: e.Patch}
 		switch {
 		case e.Truncated:
@@ -94,7 +100,8 @@ func runHistory(ctx context.Context, b *memorybank.Bank, a *historyArgs) (*histo
 		}
 		out = append(out, he)
 	}
-	return &historyResult{out}, nil
+	out = fit(out, a.MaxTokens)
+	return &historyResult{out, pageOf(a.Offset, len(out), p.Total)}, nil
 }
 
 type revertArgs struct {

@@ -13,10 +13,10 @@ const SearchDocuments = "search_documents"
 
 // searchDocumentsDecl is the search_documents tool: Bank.Search.
 var searchDocumentsDecl = declare(SearchDocuments,
-	`Find documents by what they say (branch is required when scope is "branch"): free text in any language (English, Japanese, Chinese), ranked best first `+
+	`Find documents by what they say (branch required for scope "branch"): free text in any language (English, Japanese, Chinese), ranked best first `+
 		`by relevance over title, tags and text. Scope "all" (the default) searches the global memory bank and every branch bank, `+
 		`or, when branch is given, that branch's bank and the global bank. Returns scope, branch, path, title, score and a short snippet `+
-		`of each document; read one with read_branch_memory_bank or read_global_memory_bank.`,
+		`of each document; read one with read_branch_memory_bank or read_global_memory_bank. `+pageText(memorybank.DefaultSearchLimit),
 	ReadOnly, adjustSearchDocuments, nil, runSearchDocuments)
 
 type searchDocumentsArgs struct {
@@ -24,7 +24,7 @@ type searchDocumentsArgs struct {
 	Scope  memorybank.Scope `json:"scope,omitempty" jsonschema:"\"branch\": the bank of branch only; \"global\": the global bank only; \"all\": the global bank and the bank of branch when given, else every branch bank."`
 	Branch string           `json:"branch,omitempty" jsonschema:"Git branch name, e.g. \"main\" or \"feature/login\" (the bank does not detect it; pass the current branch). Required when scope is \"branch\"; with scope \"all\" it limits the branch banks searched to this one."`
 	Tags   []string         `json:"tags,omitempty" jsonschema:"Only documents carrying all of these tags (case does not matter), e.g. [\"auth\"]."`
-	Limit  int              `json:"limit,omitempty" jsonschema:"The most results to return."`
+	pageArgs
 }
 
 func (a *searchDocumentsArgs) branchRef() *string { return &a.Branch }
@@ -40,24 +40,23 @@ func adjustSearchDocuments(s *jsonschema.Schema) {
 	tags := property(s, "tags")
 	tags.Types, tags.Type = nil, "array"
 	tags.Items.MinLength = &one
-	setBounds(s, "limit", 1, memorybank.MaxSearchLimit)
-	setDefault(s, "limit", memorybank.DefaultSearchLimit)
+	adjustPage(s, memorybank.DefaultSearchLimit)
 }
 
 // searchResults is the result of search_documents.
 type searchResults struct {
 	Results []memorybank.TextHit `json:"results"`
+	pageResult
 }
 
 func runSearchDocuments(ctx context.Context, b *memorybank.Bank, a *searchDocumentsArgs) (*searchResults, error) {
-	hits, err := b.Search(ctx, memorybank.TextSearchRequest{Query: a.Query, Scope: a.Scope, Branch: a.Branch, Tags: a.Tags, Limit: a.Limit})
+	p, err := b.SearchTextPage(ctx, memorybank.TextSearchRequest{Query: a.Query, Scope: a.Scope, Branch: a.Branch, Tags: a.Tags,
+		Limit: a.Limit, Offset: a.Offset})
 	if err != nil {
 		return nil, err
 	}
-	if hits == nil {
-		hits = []memorybank.TextHit{}
-	}
-	return &searchResults{Results: hits}, nil
+	hits := fit(nonNil(p.Hits), a.MaxTokens)
+	return &searchResults{hits, pageOf(a.Offset, len(hits), p.Total)}, nil
 }
 
 // readContextBudget are the read_context arguments that choose documents

@@ -54,7 +54,7 @@ func TestSearchDocumentsTool(t *testing.T) {
 	res, err = callSpec(t, searchDocumentsDecl, b, `{"query":"nothing like this"}`)
 	require.NoError(t, err)
 	out, _ = json.Marshal(res)
-	assert.JSONEq(t, `{"results":[]}`, string(out))
+	assert.JSONEq(t, `{"results":[],"more":0}`, string(out))
 
 	for _, bad := range []string{`{}`, `{"query":""}`, `{"query":"x","limit":0}`, `{"query":"x","limit":101}`, `{"query":"x","scope":"every"}`, `{"query":"x","extra":1}`} {
 		_, err := callSpec(t, searchDocumentsDecl, b, bad)

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -106,12 +107,12 @@ var decls = []decl{
 		ReadOnly, adjustLanguage, nil, runReadRules),
 	declare(SearchDocumentsByTags,
 		`Find documents by tags in the global memory bank and, when branch is given, the branch memory bank. `+
-			`branch is required when scope is "branch". Returns path, title, documentType, tags and version of each match, without content.`,
+			`branch required for scope "branch". Returns path, title, documentType, tags and version of each match, without content; `+pageText(defaultListLimit),
 		ReadOnly, adjustSearchByTags, nil, runSearch),
 	searchDocumentsDecl,
 	declare(ListDocuments,
 		`List the documents of one memory bank, with title, tags, version and size, sorted by path: scope "global", `+
-			`or scope "branch" with branch (branch is required when scope is "branch").`,
+			`or scope "branch" with branch (then required). `+pageText(defaultListLimit),
 		ReadOnly, adjustList, nil, runList),
 	declare(DeleteDocument,
 		`Delete one document of a memory bank: scope "global", or scope "branch" with branch `+
@@ -350,6 +351,7 @@ type searchByTagsArgs struct {
 	Match  memorybank.Match `json:"match,omitempty" jsonschema:"\"or\": documents with any of the tags; \"and\": documents with all of them."`
 	Scope  memorybank.Scope `json:"scope,omitempty" jsonschema:"\"branch\": the branch bank only; \"global\": the global bank only; \"all\": the global bank and, when branch is given, the branch bank."`
 	Branch string           `json:"branch,omitempty" jsonschema:"Git branch name, e.g. \"main\" or \"feature/login\" (the bank does not detect it; pass the current branch). Required when scope is \"branch\"; with scope \"all\" it adds that branch's bank to the search."`
+	pageArgs
 }
 
 func (a *searchByTagsArgs) branchRef() *string { return &a.Branch }
@@ -366,22 +368,34 @@ func adjustSearchByTags(s *jsonschema.Schema) {
 	setEnum(s, "scope", string(memorybank.ScopeBranch), string(memorybank.ScopeGlobal), string(memorybank.ScopeAll))
 	setDefault(s, "scope", memorybank.ScopeAll)
 	setMinLength(s, "branch", 1)
+	adjustPage(s, defaultListLimit)
 }
+
+// defaultListLimit is the default limit of list_documents and
+// search_documents_by_tags, whose results are a line of metadata each.
+const defaultListLimit = 20
 
 // tagResults is the result of search_documents_by_tags.
 type tagResults struct {
 	Documents []memorybank.SearchHit `json:"documents"`
+	pageResult
 }
 
 func runSearch(ctx context.Context, b *memorybank.Bank, a *searchByTagsArgs) (*tagResults, error) {
-	hits, err := b.SearchByTags(ctx, memorybank.SearchRequest{Tags: a.Tags, Match: a.Match, Scope: a.Scope, Branch: a.Branch})
+	p, err := b.SearchByTagsPage(ctx, memorybank.SearchRequest{Tags: a.Tags, Match: a.Match, Scope: a.Scope, Branch: a.Branch,
+		Offset: a.Offset, Limit: cmp.Or(a.Limit, defaultListLimit)})
 	if err != nil {
 		return nil, err
 	}
-	if hits == nil {
-		hits = []memorybank.SearchHit{}
+	hits := fit(nonNil(p.Hits), a.MaxTokens)
+	return &tagResults{hits, pageOf(a.Offset, len(hits), p.Total)}, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
 	}
-	return &tagResults{hits}, nil
+	return s
 }
 
 // scopedArgs are the scope and branch of a tool on one bank.
@@ -401,26 +415,30 @@ func adjustScoped(s *jsonschema.Schema) {
 type listArgs struct {
 	scopedArgs
 	Prefix string `json:"prefix,omitempty" jsonschema:"Only documents whose path starts with this, e.g. \"notes/\". Absent: all."`
+	pageArgs
 }
 
-func adjustList(s *jsonschema.Schema) { adjustScoped(s) }
+func adjustList(s *jsonschema.Schema) {
+	adjustScoped(s)
+	adjustPage(s, defaultListLimit)
+}
 
 // listResult is the result of list_documents.
 type listResult struct {
 	Scope     memorybank.Scope       `json:"scope"`
 	Branch    string                 `json:"branch,omitempty"`
 	Documents []memorybank.ListEntry `json:"documents"`
+	pageResult
 }
 
 func runList(ctx context.Context, b *memorybank.Bank, a *listArgs) (*listResult, error) {
-	entries, err := b.List(ctx, memorybank.ListRequest{Scope: a.Scope, Branch: a.Branch, Prefix: a.Prefix})
+	p, err := b.ListPage(ctx, memorybank.ListRequest{Scope: a.Scope, Branch: a.Branch, Prefix: a.Prefix,
+		Offset: a.Offset, Limit: cmp.Or(a.Limit, defaultListLimit)})
 	if err != nil {
 		return nil, err
 	}
-	if entries == nil {
-		entries = []memorybank.ListEntry{}
-	}
-	return &listResult{a.Scope, a.Branch, entries}, nil
+	entries := fit(nonNil(p.Entries), a.MaxTokens)
+	return &listResult{a.Scope, a.Branch, entries, pageOf(a.Offset, len(entries), p.Total)}, nil
 }
 
 type deleteArgs struct {

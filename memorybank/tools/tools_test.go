@@ -106,11 +106,11 @@ func TestToolsDefinitions(t *testing.T) {
 		{tools.ReadGlobalMemoryBank, []string{"path"}, []string{"path"}},
 		{tools.ReadContext, []string{"branch", "includeBranchMemory", "includeGlobalMemory", "includeRules", "language", "maxTokens", "query"}, nil},
 		{tools.ReadRules, []string{"language"}, nil},
-		{tools.SearchDocumentsByTags, []string{"branch", "match", "scope", "tags"}, []string{"tags"}},
-		{tools.SearchDocuments, []string{"branch", "limit", "query", "scope", "tags"}, []string{"query"}},
-		{tools.ListDocuments, []string{"branch", "prefix", "scope"}, []string{"scope"}},
+		{tools.SearchDocumentsByTags, []string{"branch", "limit", "match", "maxTokens", "offset", "scope", "tags"}, []string{"tags"}},
+		{tools.SearchDocuments, []string{"branch", "limit", "maxTokens", "offset", "query", "scope", "tags"}, []string{"query"}},
+		{tools.ListDocuments, []string{"branch", "limit", "maxTokens", "offset", "prefix", "scope"}, []string{"scope"}},
 		{tools.DeleteDocument, []string{"branch", "ifVersion", "path", "scope"}, []string{"path", "scope"}},
-		{tools.DocumentHistory, []string{"branch", "limit", "path", "scope"}, []string{"path", "scope"}},
+		{tools.DocumentHistory, []string{"branch", "limit", "maxTokens", "offset", "path", "scope"}, []string{"path", "scope"}},
 		{tools.RevertDocument, []string{"branch", "ifVersion", "path", "scope", "toVersion"}, []string{"path", "scope", "toVersion"}},
 	}
 	all := tools.For(e.bank)

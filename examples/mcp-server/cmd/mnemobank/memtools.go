@@ -72,13 +72,15 @@ type memoryHitsResult struct {
 }
 
 type listMemoriesArgs struct {
-	Offset int `json:"offset,omitempty" jsonschema:"How many memories to skip, in file order; 0 by default."`
-	Limit  int `json:"limit,omitempty" jsonschema:"The most memories to return: 1 to 100, 10 by default."`
+	Offset    int `json:"offset,omitempty" jsonschema:"How many memories to skip, in file order; 0 by default."`
+	Limit     int `json:"limit,omitempty" jsonschema:"The most memories to return: 1 to 100, 10 by default."`
+	MaxTokens int `json:"maxTokens,omitempty"`
 }
 
 type memoriesResult struct {
 	Memories []memories.Memory `json:"memories"`
-	More     int               `json:"more" jsonschema:"How many more memories matched but were not returned (past limit)."`
+	More     int               `json:"more" jsonschema:"How many more memories follow (past limit or maxTokens)."`
+	Hint     string            `json:"hint,omitempty"`
 }
 
 type deleteMemoryArgs struct {
@@ -104,14 +106,63 @@ func pageSchema(s *jsonschema.Schema) {
 	}
 }
 
-// page returns ms[offset:offset+limit] and how many follow it.
-func page(ms []memories.Memory, offset, limit int) *memoriesResult {
-	if limit <= 0 {
-		limit = defaultMemoryResults
+// tokenSchema bounds a maxTokens property, default defaultMemoryTokens.
+func tokenSchema(s *jsonschema.Schema) {
+	if p := s.Properties["maxTokens"]; p != nil {
+		lo, hi := float64(minMemoryTokens), float64(maxMemoryTokens)
+		p.Minimum, p.Maximum = &lo, &hi
 	}
-	offset = min(max(offset, 0), len(ms))
-	end := min(offset+limit, len(ms))
-	return &memoriesResult{Memories: nonNil(ms[offset:end]), More: len(ms) - end}
+	setDefault(s, "maxTokens", defaultMemoryTokens)
+}
+
+// listMemories answers list_memories: a page of the memories file (only
+// the page copied when the manager pages), cut at the token budget.
+func (s *server) listMemories(ctx context.Context, a listMemoriesArgs) (*memoriesResult, error) {
+	limit := cmp.Or(a.Limit, defaultMemoryResults)
+	offset := max(a.Offset, 0)
+	var ms []memories.Memory
+	total := 0
+	if p, ok := s.mem.(interface {
+		ListPage(ctx context.Context, offset, limit int) (memories.ListPage, error)
+	}); ok {
+		res, err := p.ListPage(ctx, offset, limit)
+		if err != nil {
+			return nil, memoriesError(err)
+		}
+		ms, total = res.Memories, res.Total
+	} else {
+		all, err := s.mem.List(ctx)
+		if err != nil {
+			return nil, memoriesError(err)
+		}
+		ms, total = all[min(offset, len(all)):min(offset+limit, len(all))], len(all)
+	}
+	ms, err := withinTokens(ms, cmp.Or(a.MaxTokens, defaultMemoryTokens))
+	if err != nil {
+		return nil, err
+	}
+	r := &memoriesResult{Memories: nonNil(ms), More: max(total-offset-len(ms), 0)}
+	if r.More > 0 {
+		r.Hint = fmt.Sprintf("%d more: call again with offset %d.", r.More, offset+len(ms))
+	}
+	return r, nil
+}
+
+// withinTokens cuts items where their JSON passes budget tokens, keeping
+// the first whatever its size.
+func withinTokens[T any](items []T, budget int) ([]T, error) {
+	used := 0
+	for i, it := range items {
+		enc, err := json.Marshal(it)
+		if err != nil {
+			return nil, err
+		}
+		used += memorybank.EstimateTokens(string(enc))
+		if used > budget && i > 0 {
+			return items[:i], nil
+		}
+	}
+	return items, nil
 }
 
 func (s *server) memoryTools() []toolDef {
@@ -154,11 +205,7 @@ func (s *server) memoryTools() []toolDef {
 				`The query must not be empty (list_memories lists every memory) and is at most 1 KiB.`,
 			func(in *jsonschema.Schema) {
 				pageSchema(in)
-				if p := in.Properties["maxTokens"]; p != nil {
-					lo, hi := float64(minMemoryTokens), float64(maxMemoryTokens)
-					p.Minimum, p.Maximum = &lo, &hi
-				}
-				setDefault(in, "maxTokens", defaultMemoryTokens)
+				tokenSchema(in)
 			},
 			func(ctx context.Context, _ *mcp.CallToolRequest, a searchMemoriesArgs) (*memoryHitsResult, error) {
 				if strings.TrimSpace(a.Query) == "" {
@@ -168,15 +215,11 @@ func (s *server) memoryTools() []toolDef {
 				return s.searchMemories(ctx, a)
 			}),
 		define("list_memories", tools.ReadOnly,
-			`List the learned memories in the order of the memories file, a page at a time: `+
-				`limit of them (10 by default, 100 at most) after skipping offset, with the number of further memories in "more".`,
-			pageSchema,
+			`List the learned memories in file order: limit of them (10 by default) after offset, `+
+				`within maxTokens (4,000 by default); "more" counts the rest.`,
+			func(in *jsonschema.Schema) { pageSchema(in); tokenSchema(in) },
 			func(ctx context.Context, _ *mcp.CallToolRequest, a listMemoriesArgs) (*memoriesResult, error) {
-				ms, err := s.mem.List(ctx)
-				if err != nil {
-					return nil, memoriesError(err)
-				}
-				return page(ms, a.Offset, a.Limit), nil
+				return s.listMemories(ctx, a)
 			}),
 		define("delete_memory", tools.Replacing,
 			`Forget one learned memory by its id.`,
@@ -232,17 +275,9 @@ func (s *server) searchMemories(ctx context.Context, a searchMemoriesArgs) (*mem
 		}
 		total = len(ms)
 	}
-	used := 0
-	for i, h := range hits {
-		enc, err := json.Marshal(h)
-		if err != nil {
-			return nil, err
-		}
-		used += memorybank.EstimateTokens(string(enc))
-		if used > budget && i > 0 { // the best hit is always returned
-			hits = hits[:i]
-			break
-		}
+	hits, err := withinTokens(hits, budget) // the best hit is always returned
+	if err != nil {
+		return nil, err
 	}
 	return &memoryHitsResult{Memories: nonNil(hits), More: total - len(hits)}, nil
 }

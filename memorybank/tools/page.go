@@ -1,0 +1,81 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mnemobank/mnemobank/memorybank"
+)
+
+// The listing tools (list_documents, search_documents,
+// search_documents_by_tags, document_history) answer a page at a time:
+// at most limit results after skipping offset, cut further to maxTokens
+// (estimated over each result's JSON, the first result always kept), with
+// the number of results after the page in more.
+const (
+	MaxPageLimit      = 100   // the largest limit
+	DefaultPageTokens = 4000  // maxTokens when absent
+	MinPageTokens     = 100   // the smallest maxTokens
+	MaxPageTokens     = 32000 // the largest maxTokens
+)
+
+// pageArgs are the paging arguments of a listing tool.
+type pageArgs struct {
+	Limit     int `json:"limit,omitempty"`
+	Offset    int `json:"offset,omitempty"`
+	MaxTokens int `json:"maxTokens,omitempty"`
+}
+
+// adjustPage bounds the paging arguments, limit defaulting to limit.
+func adjustPage(s *jsonschema.Schema, limit int) {
+	setBounds(s, "limit", 1, MaxPageLimit)
+	setDefault(s, "limit", limit)
+	setBounds(s, "offset", 0, 0)
+	setBounds(s, "maxTokens", MinPageTokens, 0) // above MaxPageTokens: MaxPageTokens
+	setDefault(s, "maxTokens", DefaultPageTokens)
+}
+
+// pageResult says how many results follow a page (More) and, when any
+// do, how to get them (Hint: the offset of the next page).
+type pageResult struct {
+	More int    `json:"more"`
+	Hint string `json:"hint,omitempty"`
+}
+
+// fit cuts items to the token budget (DefaultPageTokens when 0), keeping
+// the first item whatever its size.
+func fit[T any](items []T, budget int) []T {
+	if budget <= 0 {
+		budget = DefaultPageTokens
+	}
+	budget = min(budget, MaxPageTokens)
+	used := 0
+	for i, it := range items {
+		enc, err := json.Marshal(it)
+		if err != nil {
+			continue
+		}
+		used += memorybank.EstimateTokens(string(enc))
+		if used > budget && i > 0 {
+			return items[:i]
+		}
+	}
+	return items
+}
+
+// pageOf describes the page of returned results from offset, of total.
+func pageOf(offset, returned, total int) pageResult {
+	more := max(total-offset-returned, 0)
+	r := pageResult{More: more}
+	if more > 0 {
+		r.Hint = fmt.Sprintf("%d more: call again with offset %d (or raise limit, maxTokens).", more, offset+returned)
+	}
+	return r
+}
+
+// pageText tells a listing tool's description how it pages.
+func pageText(limit int) string {
+	return fmt.Sprintf(`Pages by limit (%d), offset, maxTokens (4000); see "more".`, limit)
+}
