@@ -111,11 +111,12 @@ type ListRequest struct {
 	Limit  int    `json:"limit,omitempty"`
 }
 
-// ListPage is one page of a listing: the entries ListRequest's Offset and
-// Limit select, and Total, how many documents match the Prefix in all.
-type ListPage struct {
-	Entries []ListEntry `json:"entries"`
-	Total   int         `json:"total"`
+// Page is one page of a listing or a search: the items its request's
+// Offset and Limit select, and Total, how many there are in all (Total
+// minus Offset minus len(Items) follow the page).
+type Page[T any] struct {
+	Items []T `json:"items"`
+	Total int `json:"total"`
 }
 
 // ListEntry describes a document without its content.

@@ -79,13 +79,6 @@ type HistoryRequest struct {
 	Offset int    `json:"offset,omitempty"`
 }
 
-// HistoryPage is one page of a document's history and Total, how many
-// entries are retained in all.
-type HistoryPage struct {
-	Entries []HistoryEntry `json:"entries"`
-	Total   int            `json:"total"`
-}
-
 // RevertRequest writes the content of an earlier version of a document as
 // its next version (history is never rewritten); it also restores a
 // deleted document. IfVersion, when non-zero, must be the current version.

@@ -204,12 +204,12 @@ func (b *Bank) List(ctx context.Context, req ListRequest) ([]ListEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.Entries, nil
+	return p.Items, nil
 }
 
 // ListPage is List with the number of matching documents: a page of a
 // large bank copies only the entries it returns.
-func (b *Bank) ListPage(ctx context.Context, req ListRequest) (*ListPage, error) {
+func (b *Bank) ListPage(ctx context.Context, req ListRequest) (*Page[ListEntry], error) {
 	if err := b.ready(); err != nil {
 		return nil, err
 	}
@@ -226,7 +226,7 @@ func (b *Bank) ListPage(ctx context.Context, req ListRequest) (*ListPage, error)
 	}
 	defer idx.mu.Unlock()
 	entries, total := idx.list(req.Prefix, req.Offset, req.Limit)
-	return &ListPage{Entries: entries, Total: total}, nil
+	return &Page[ListEntry]{Items: entries, Total: total}, nil
 }
 
 // Paths lists the paths of the documents of one bank whose path starts with

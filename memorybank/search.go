@@ -35,13 +35,6 @@ type SearchRequest struct {
 	Limit  int `json:"limit,omitempty"`
 }
 
-// SearchPage is one page of SearchByTags' hits and Total, how many
-// documents match in all.
-type SearchPage struct {
-	Hits  []SearchHit `json:"hits"`
-	Total int         `json:"total"`
-}
-
 // SearchHit is one document found by SearchByTags.
 type SearchHit struct {
 	Scope        Scope     `json:"scope"`
@@ -63,12 +56,12 @@ func (b *Bank) SearchByTags(ctx context.Context, req SearchRequest) ([]SearchHit
 	if err != nil {
 		return nil, err
 	}
-	return p.Hits, nil
+	return p.Items, nil
 }
 
 // SearchByTagsPage is SearchByTags with the number of matches: only the
 // hits of the page are built.
-func (b *Bank) SearchByTagsPage(ctx context.Context, req SearchRequest) (*SearchPage, error) {
+func (b *Bank) SearchByTagsPage(ctx context.Context, req SearchRequest) (*Page[SearchHit], error) {
 	if err := b.ready(); err != nil {
 		return nil, err
 	}
@@ -126,7 +119,7 @@ func (b *Bank) SearchByTagsPage(ctx context.Context, req SearchRequest) (*Search
 		}
 		idx.mu.Unlock()
 	}
-	return &SearchPage{Hits: hits, Total: total}, nil
+	return &Page[SearchHit]{Items: hits, Total: total}, nil
 }
 
 // match returns the paths carrying all (or any) of tags. For "and" it walks
@@ -185,13 +178,6 @@ type TextSearchRequest struct {
 	Offset int `json:"offset,omitempty"`
 }
 
-// TextSearchPage is one page of Search's hits and Total, how many
-// documents match the query in all.
-type TextSearchPage struct {
-	Hits  []TextHit `json:"hits"`
-	Total int       `json:"total"`
-}
-
 // TextHit is one document found by Search.
 type TextHit struct {
 	Scope  Scope  `json:"scope"`
@@ -222,11 +208,11 @@ func (b *Bank) Search(ctx context.Context, req TextSearchRequest) ([]TextHit, er
 	if err != nil {
 		return nil, err
 	}
-	return p.Hits, nil
+	return p.Items, nil
 }
 
 // SearchTextPage is Search with the number of matching documents.
-func (b *Bank) SearchTextPage(ctx context.Context, req TextSearchRequest) (*TextSearchPage, error) {
+func (b *Bank) SearchTextPage(ctx context.Context, req TextSearchRequest) (*Page[TextHit], error) {
 	if req.Offset < 0 {
 		return nil, invalidRequest("search: offset %d must not be negative", req.Offset)
 	}
@@ -265,7 +251,7 @@ func (b *Bank) SearchTextPage(ctx context.Context, req TextSearchRequest) (*Text
 		idxs[i] = idx
 	}
 	if st.N == 0 {
-		return &TextSearchPage{Hits: []TextHit{}}, nil
+		return &Page[TextHit]{Items: []TextHit{}}, nil
 	}
 	// Pass 2: score.
 	var hits []scoredHit
@@ -318,7 +304,7 @@ func (b *Bank) SearchTextPage(ctx context.Context, req TextSearchRequest) (*Text
 		out = append(out, TextHit{Scope: h.bank.scope, Branch: h.bank.branch, Path: h.path, Title: h.title,
 			Score: math.Round(h.score*1e4) / 1e4, Snippet: snippet})
 	}
-	return &TextSearchPage{Hits: out, Total: total}, nil
+	return &Page[TextHit]{Items: out, Total: total}, nil
 }
 
 type scoredHit struct {

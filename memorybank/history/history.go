@@ -28,12 +28,12 @@ func List(ctx context.Context, b *memorybank.Bank, req memorybank.HistoryRequest
 	if err != nil {
 		return nil, err
 	}
-	return p.Entries, nil
+	return p.Items, nil
 }
 
 // Page is List with the number of retained entries. It lists the keys of
 // the history and reads only the entries of the page.
-func Page(ctx context.Context, b *memorybank.Bank, req memorybank.HistoryRequest) (*memorybank.HistoryPage, error) {
+func Page(ctx context.Context, b *memorybank.Bank, req memorybank.HistoryRequest) (*memorybank.Page[memorybank.HistoryEntry], error) {
 	if req.Limit < 0 {
 		return nil, invalidRequest("history %q: limit %d must be positive, or 0 for all", req.Path, req.Limit)
 	}
@@ -64,7 +64,7 @@ func Page(ctx context.Context, b *memorybank.Bank, req memorybank.HistoryRequest
 			out = append(out, e)
 		}
 	}
-	return &memorybank.HistoryPage{Entries: out, Total: total}, nil
+	return &memorybank.Page[memorybank.HistoryEntry]{Items: out, Total: total}, nil
 }
 
 // entryKeys lists the keys of the retained entries of a document, oldest

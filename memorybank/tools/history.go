@@ -86,8 +86,8 @@ func runHistory(ctx context.Context, b *memorybank.Bank, a *historyArgs) (*histo
 	if err != nil {
 		return nil, err
 	}
-	out := make([]historyEntry, 0, len(p.Entries))
-	for _, e := range p.Entries {
+	out := make([]historyEntry, 0, len(p.Items))
+	for _, e := range p.Items {
 		he := historyEntry{Version: e.Version, Time: e.Time, Actor: e.Actor, Reason: e.Reason, Deleted: e.Deleted, Patch: e.Patch}
 		switch {
 		case e.Truncated:

@@ -55,7 +55,7 @@ func runSearchDocuments(ctx context.Context, b *memorybank.Bank, a *searchDocume
 	if err != nil {
 		return nil, err
 	}
-	hits := fit(nonNil(p.Hits), a.MaxTokens)
+	hits := fit(nonNil(p.Items), a.MaxTokens)
 	return &searchResults{hits, pageOf(a.Offset, len(hits), p.Total)}, nil
 }
 

@@ -387,7 +387,7 @@ func runSearch(ctx context.Context, b *memorybank.Bank, a *searchByTagsArgs) (*t
 	if err != nil {
 		return nil, err
 	}
-	hits := fit(nonNil(p.Hits), a.MaxTokens)
+	hits := fit(nonNil(p.Items), a.MaxTokens)
 	return &tagResults{hits, pageOf(a.Offset, len(hits), p.Total)}, nil
 }
 
@@ -437,7 +437,7 @@ func runList(ctx context.Context, b *memorybank.Bank, a *listArgs) (*listResult,
 	if err != nil {
 		return nil, err
 	}
-	entries := fit(nonNil(p.Entries), a.MaxTokens)
+	entries := fit(nonNil(p.Items), a.MaxTokens)
 	return &listResult{a.Scope, a.Branch, entries, pageOf(a.Offset, len(entries), p.Total)}, nil
 }
 
