@@ -8,12 +8,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
 )
@@ -233,6 +235,69 @@ func BenchmarkWritesBankSize(b *testing.B) {
 			report("create", creates)
 			report("patch", patches)
 			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// searchWords make the short documents and memories of the search
+// latency benchmark: sentences of a small vocabulary, as notes are.
+var searchWords = strings.Fields(`adapter error retry cache deploy database migration index query token budget branch
+review test flaky timeout lock conflict version history revert schema validation search memory agent user prefers short answers
+always wrap calls logs metrics release build pipeline config secret rotate backup restore latency throughput queue worker`)
+
+func searchSentence(i int) string {
+	var b strings.Builder
+	for k := range 12 {
+		if k > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(searchWords[(i*7+k*13+k*k*i)%len(searchWords)])
+	}
+	return b.String()
+}
+
+// BenchmarkSearchLatency: warm search_documents on a bank of 6,000 short
+// documents and search_memories on a memories file of 6,000 entries,
+// through the server over stdio, with sentence queries; median and p95
+// per call.
+func BenchmarkSearchLatency(b *testing.B) {
+	const n = 6000
+	dir := b.TempDir()
+	root := filepath.Join(dir, "docs")
+	store, err := fsstore.Open(root, nil)
+	require.NoError(b, err)
+	bank := memorybank.New(store, &memorybank.Options{Language: memorybank.English})
+	ctx := context.Background()
+	for i := range n {
+		_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: fmt.Sprintf("notes/n%05d.md", i), Text: "# Note " + fmt.Sprint(i) + "\n\n" + searchSentence(i) + "\n"})
+		require.NoError(b, err)
+	}
+	require.NoError(b, store.Close())
+	var mem strings.Builder
+	mem.WriteString(memories.Header)
+	for i := range n {
+		fmt.Fprintf(&mem, "## %s\n- Date: 2026-11-01\n- Content: %s\n\n", searchSentence(i + n)[:30], searchSentence(i+n))
+	}
+	memFile := filepath.Join(dir, "memories.md")
+	require.NoError(b, os.WriteFile(memFile, []byte(mem.String()), 0o644))
+	s := connectStdio(b, nil, root, "--language", "en", "--memories", memFile)
+	queries := []string{"how do I retry a flaky test after a timeout", "what did the user say about short answers",
+		"database migration rollback and backup restore", "which lock conflict broke the release pipeline"}
+	for _, q := range queries { // warm: the first search builds the index
+		timedCall(b, s, "search_documents", fmt.Sprintf(`{"query":%q}`, q))
+		timedCall(b, s, "search_memories", fmt.Sprintf(`{"query":%q}`, q))
+	}
+	for _, tool := range []string{"search_documents", "search_memories"} {
+		b.Run(tool, func(b *testing.B) {
+			var ds []time.Duration
+			i := 0
+			for b.Loop() {
+				ds = append(ds, timedCall(b, s, tool, fmt.Sprintf(`{"query":%q}`, queries[i%len(queries)])))
+				i++
+			}
+			reportLatencies(b, ds)
+			slices.Sort(ds)
+			b.ReportMetric(float64(ds[min(len(ds)-1, len(ds)*95/100)])/float64(time.Millisecond), "p95-ms")
 		})
 	}
 }
