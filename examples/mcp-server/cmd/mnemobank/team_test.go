@@ -155,22 +155,7 @@ func TestSIGTERMWithAnEventStreamOpen(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGTERM on Windows")
 	}
-	cmd := exec.Command(serverBinary(t), "--root", filepath.Join(t.TempDir(), "docs"), "--http", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), tokenEnv+"=")
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	sc := bufio.NewScanner(stderr)
-	var url string
-	for sc.Scan() {
-		if u, found := strings.CutPrefix(sc.Text(), "mnemobank: listening on "); found {
-			url = u
-			break
-		}
-	}
-	require.NotEmpty(t, url, "the server said where it listens")
-	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	cmd, url := startHTTPServer(t)
 
 	// A session by hand, so that this test holds its one event stream.
 	post := func(body, session string) *http.Response {
@@ -222,22 +207,7 @@ func TestSIGTERMWithAListenStreamOpen(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGTERM on Windows")
 	}
-	cmd := exec.Command(serverBinary(t), "--root", filepath.Join(t.TempDir(), "docs"), "--http", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), tokenEnv+"=")
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	sc := bufio.NewScanner(stderr)
-	var url string
-	for sc.Scan() {
-		if u, found := strings.CutPrefix(sc.Text(), "mnemobank: listening on "); found {
-			url = u
-			break
-		}
-	}
-	require.NotEmpty(t, url, "the server said where it listens")
-	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	cmd, url := startHTTPServer(t)
 
 	cs, err := newClient(nil).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: statelessProtocol})
 	require.NoError(t, err)
@@ -254,4 +224,27 @@ func TestSIGTERMWithAListenStreamOpen(t *testing.T) {
 	case <-time.After(shutdownGrace - 2*time.Second): // the failure bound: before the grace period ran out
 		t.Fatal("the server waited for the listen stream instead of closing it")
 	}
+}
+
+// startHTTPServer starts the server binary over HTTP on a free loopback
+// port, without a token, and returns it and its MCP URL.
+func startHTTPServer(t *testing.T) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(serverBinary(t), "--root", filepath.Join(t.TempDir(), "docs"), "--http", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), tokenEnv+"=")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	sc := bufio.NewScanner(stderr)
+	var url string
+	for sc.Scan() {
+		if u, found := strings.CutPrefix(sc.Text(), "mnemobank: listening on "); found {
+			url = u
+			break
+		}
+	}
+	require.NotEmpty(t, url, "the server said where it listens")
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	return cmd, url
 }
