@@ -163,7 +163,7 @@ func arrayIndex(tok string, n int, forAdd, negOK bool, at []string) (int, error)
 	if negOK && len(tok) > 1 && tok[0] == '-' {
 		neg, digits = true, tok[1:]
 	}
-	if !canonicalIndex(digits) || (neg && digits == "0") {
+	if !jsontext.CanonicalIndex(digits) || (neg && digits == "0") {
 		return 0, errorf(ErrInvalidIndex, "%q is not an array index for the array at %s: use 0, 1, 2, ... without leading zeros or signs, or \"-\" to add at the end", tok, where(at))
 	}
 	v, err := strconv.Atoi(digits)
@@ -185,18 +185,6 @@ func arrayIndex(tok string, n int, forAdd, negOK bool, at []string) (int, error)
 		v = size - v
 	}
 	return v, nil
-}
-
-func canonicalIndex(s string) bool {
-	if s == "" || (s[0] == '0' && len(s) > 1) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // kindName names the JSON type of a value for messages.
@@ -245,7 +233,7 @@ func resolve(b []byte, base, tokens []string, negOK bool) (span, error) {
 			cur = next
 		case '[':
 			n := -1
-			if tok == "-" || !canonicalIndex(tok) {
+			if tok == "-" || !jsontext.CanonicalIndex(tok) {
 				n = countElements(b, cur)
 			} else if v, err := strconv.Atoi(tok); err == nil {
 				next, count := lookupElement(b, cur, v)

@@ -122,7 +122,7 @@ func FuzzAt(f *testing.F) {
 				v, found = c[tok]
 			case []any:
 				n, err := strconv.Atoi(tok)
-				found = err == nil && canonicalIndex(tok) && n < len(c)
+				found = err == nil && CanonicalIndex(tok) && n < len(c)
 				if found {
 					v = c[n]
 				}

@@ -187,7 +187,7 @@ func At(doc []byte, ptr string) ([]byte, bool) {
 				}
 			})
 		case '[':
-			if !canonicalIndex(tok) {
+			if !CanonicalIndex(tok) {
 				return nil, false
 			}
 			n, err := strconv.Atoi(tok)
@@ -204,8 +204,9 @@ func At(doc []byte, ptr string) ([]byte, bool) {
 	return cur, true
 }
 
-// canonicalIndex: an array index of RFC 6901, digits without a leading zero.
-func canonicalIndex(s string) bool {
+// CanonicalIndex reports whether s is an array index of RFC 6901: digits
+// without a leading zero.
+func CanonicalIndex(s string) bool {
 	if s == "" || (s[0] == '0' && len(s) > 1) {
 		return false
 	}

@@ -95,6 +95,8 @@ func storeFlags(fs *flag.FlagSet) func(ctx context.Context) (*bankSide, error) {
 	}
 }
 
+// parseFlags parses args into fs; --help is an answer, not an error: usage
+// on stdout and flag.ErrHelp (exit 0).
 func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usage)

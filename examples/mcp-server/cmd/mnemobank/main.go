@@ -120,20 +120,8 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	confirmPlansFlag := fs.String("confirm-plans", string(confirmAlways), "which memory_ops write plans the user confirms: always (every plan, whatever the model's requiresConfirmation says), "+
 		"or never (only plans whose requiresConfirmation is true: the model writes without asking)")
 	httpAddr := fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080); see MNEMOBANK_TOKEN")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usageText)
-		fs.PrintDefaults()
-	}
-	for _, a := range args {
-		// --help is an answer, not an error: usage on stdout, exit 0.
-		if a == "-h" || a == "-help" || a == "--help" {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return flag.ErrHelp
-		}
-	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if err := parseFlags(fs, args, usageText, stdout); err != nil {
+		return err
 	}
 	if *showVersion {
 		fmt.Fprintln(stdout, versionString())
