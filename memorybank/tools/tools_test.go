@@ -140,10 +140,13 @@ func TestToolsDefinitions(t *testing.T) {
 			assert.Equal(t, w.props, props)
 			slices.Sort(s.Required)
 			assert.Equal(t, w.required, s.Required)
-			require.NotNil(t, s.AdditionalProperties)
-			assert.False(t, *s.AdditionalProperties)
+			assert.Nil(t, s.AdditionalProperties, "unknown arguments are refused by the call (see TestToolsRefuseBadArguments), said once in Guide")
 			if _, ok := s.Properties["branch"]; ok {
-				assert.Contains(t, tool.Description, "required", "the description says when branch is required")
+				if _, scoped := s.Properties["scope"]; scoped {
+					assert.Contains(t, tools.Guide, "required with scope branch", "the Guide says once when branch is required")
+				} else {
+					assert.Contains(t, tool.Description, "required", "the description says when branch is required")
+				}
 			}
 			if strings.HasPrefix(tool.Name, "write_") {
 				assert.Contains(t, tool.Description, "mutually exclusive")

@@ -16,11 +16,14 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
+// instructions are sent once per session, so the tool descriptions, sent
+// on every turn, need not repeat what the tools share (tools.Guide).
 const instructions = `Agent memory that outlives the conversation: a memory bank per git branch and a global bank (documents, also ` +
-	`readable as memorybank:// resources), learned memories (add_memory, search_memories), skill graphs and confirmed write plans. ` +
+	`readable as memorybank:// resources), learned memories, skill graphs and confirmed write plans. ` +
 	`At the start of a task call read_context (the start_task prompt does it); keep activeContext.json and progress.json up to date ` +
-	`with small patches; read_rules explains the conventions. When branch is omitted, the branch of the client's single git root is used (over stdio; over HTTP pass branch) and named in the result's branchFromRoots. ` +
-	`A failed call is an isError result {code, message, details}; code is NOT_FOUND, INVALID_ARGUMENT, INVALID_PATCH, PATCH_TEST_FAILED, CONFLICT, VALIDATION_FAILED, LIMIT_EXCEEDED or INTERNAL, and the message says how to fix the call.`
+	`with small patches; read_rules explains the conventions. When branch is omitted, the branch of the client's single git root is used ` +
+	`(over stdio; over HTTP pass branch) and named in the result's branchFromRoots. ` + tools.Guide +
+	` A failed call is an isError result: text "CODE: message" and structured content {code, message, details}.`
 
 // server is the MCP server over one bank and one memories file.
 type server struct {

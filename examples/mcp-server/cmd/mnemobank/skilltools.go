@@ -30,8 +30,8 @@ var skillIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 func skillPath(id string) string { return "skills/" + id + ".json" }
 
 type writeSkillGraphArgs struct {
-	SkillID string          `json:"skillId" jsonschema:"Id of the skill: 1-64 letters, digits, - and _, starting with a letter or digit."`
-	Graph   json.RawMessage `json:"graph" jsonschema:"The whole graph: {\"nodes\":[{\"id\",\"type\":\"instruction|decision|tool|example\",\"data\":{\"label\",\"markdown\",\"toolName\"}}],\"edges\":[{\"id\",\"source\",\"target\"}]}."`
+	SkillID string          `json:"skillId" jsonschema:"1-64 of A-Z a-z 0-9 - _"`
+	Graph   json.RawMessage `json:"graph" jsonschema:"{nodes:[{id,type:instruction|decision|tool|example,data:{label,markdown,toolName}}],edges:[{id,source,target}]}"`
 }
 
 type skillGraphWriteResult struct {
@@ -44,8 +44,8 @@ type skillGraphWriteResult struct {
 
 type readSkillGraphArgs struct {
 	SkillID     string `json:"skillId"`
-	Format      string `json:"format,omitempty" jsonschema:"json (the graph), mermaid, dot or skill_md (an Agent Skills SKILL.md)."`
-	Description string `json:"description,omitempty" jsonschema:"For skill_md: the frontmatter description, what the skill does and when to use it (1-1,024 characters). Default: a sentence naming the skill."`
+	Format      string `json:"format,omitempty"`
+	Description string `json:"description,omitempty" jsonschema:"skill_md's description"`
 }
 
 type skillGraphReadResult struct {
@@ -58,9 +58,9 @@ type skillGraphReadResult struct {
 
 type applySkillGraphArgs struct {
 	SkillID     string          `json:"skillId"`
-	Operations  json.RawMessage `json:"operations" jsonschema:"The operations: a JSON array of addNode, deleteNode, updateNode, addEdge and deleteEdge operations, or {\"operations\":[...],\"summary\":\"...\"}. Each has operationId and kind."`
-	BaseVersion *int            `json:"baseVersion,omitempty" jsonschema:"The graph version the operations were made for; any other current version is a CONFLICT."`
-	DryRun      bool            `json:"dryRun,omitempty" jsonschema:"Check and summarise the change without storing it."`
+	Operations  json.RawMessage `json:"operations" jsonschema:"[{operationId,kind:addNode|deleteNode|updateNode|addEdge|deleteEdge,...}]"`
+	BaseVersion *int            `json:"baseVersion,omitempty"`
+	DryRun      bool            `json:"dryRun,omitempty"`
 }
 
 type skillGraphApplyResult struct {
@@ -77,20 +77,16 @@ type skillGraphApplyResult struct {
 func (s *server) skillTools() []toolDef {
 	return []toolDef{
 		define("write_skill_graph", tools.Replacing,
-			`Store a skill graph (the steps behind an agent skill as a directed acyclic graph) as a whole, replacing the stored one. `+
-				`The graph is validated first (ids, edges, no cycles, a start node); a graph with errors is refused with VALIDATION_FAILED listing them. `+
-				`Prefer apply_skill_graph_operations to change part of a stored graph.`,
+			`Store a whole skill graph (a skill's steps as a DAG), checked first; apply_skill_graph_operations changes part.`,
 			nil, s.writeSkillGraph),
 		define("read_skill_graph", tools.ReadOnly,
-			`Read a stored skill graph as JSON, or render it as Mermaid, Graphviz DOT or an Agent Skills SKILL.md.`,
+			`Read a skill graph as JSON, Mermaid, DOT or an Agent Skills SKILL.md.`,
 			func(sc *jsonschema.Schema) {
 				setEnum(sc, "format", "json", "mermaid", "dot", "skill_md")
 				setDefault(sc, "format", "json")
 			}, s.readSkillGraph),
 		define("apply_skill_graph_operations", tools.Overwriting,
-			`Apply a batch of operations to a stored skill graph, all or nothing (a new skillId starts from an empty graph). `+
-				`A stale baseVersion is a CONFLICT; a failing operation is INVALID_ARGUMENT naming its index, operationId and code, and nothing is stored. `+
-				`dryRun returns the change summary and stores nothing.`,
+			`Change a skill graph by operations, all or nothing (a new skillId starts empty); dryRun stores nothing.`,
 			nil, s.applySkillGraph),
 	}
 }

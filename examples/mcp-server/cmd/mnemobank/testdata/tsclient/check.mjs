@@ -20,7 +20,7 @@ client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolveU
 
 await client.connect(transport);
 const { tools } = await client.listTools();
-if (tools.length !== 18) fail(`${tools.length} tools`);
+if (tools.length !== 22) fail(`${tools.length} tools`);
 
 const call = async (name, args, wantError = false) => {
   const r = await client.callTool({ name, arguments: args }); // checks the output schema
