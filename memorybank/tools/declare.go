@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -517,16 +518,27 @@ func setMinLength(s *jsonschema.Schema, name string, n int) {
 // implementation (JavaScript's included) reads exactly.
 const maxSafeInteger = 1<<53 - 1
 
-// decl is one declared tool.
+// decl is one declared tool. Its schemas and decoder are derived on
+// first use, not when the package is initialised: a host that starts
+// often (an MCP server per agent session) and registers schemas saved
+// beforehand never derives the schemas of tools it is not called with.
 type decl struct {
 	name, description string
 	effect            Effect
 	in, out           reflect.Type
-	inSchema          *jsonschema.Schema
-	outSchema         *jsonschema.Schema
 	// branch: the tool has a branch argument a host may supply.
 	branch bool
-	handle func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error)
+	derive func() *derived
+}
+
+// derived is what a decl derives from its types, once per process.
+type derived struct {
+	inSchema, outSchema *jsonschema.Schema
+	handle              func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error)
+}
+
+func (d *decl) handle(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
+	return d.derive().handle(ctx, b, args)
 }
 
 // declare declares a tool: run gets the arguments decoded and checked,
@@ -535,17 +547,20 @@ type decl struct {
 func declare[In, Out any](name, description string, effect Effect, adjust func(*jsonschema.Schema), lenient func(map[string]json.RawMessage),
 	run func(ctx context.Context, b *memorybank.Bank, in *In) (Out, error)) decl {
 	effect.Annotations() // panics on an undeclared effect
-	a := DeriveArgs[In](name, adjust)
 	_, branch := any(new(In)).(branchArgs)
 	return decl{name: name, description: description, effect: effect, branch: branch,
-		in: reflect.TypeFor[In](), out: reflect.TypeFor[Out](), inSchema: a.Schema, outSchema: OutputSchema[Out](name),
-		handle: func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
-			in, err := a.Decode(name, args, lenient, func(in *In) error { return fillBranch(ctx, in) })
-			if err != nil {
-				return nil, err
-			}
-			return run(ctx, b, in)
-		}}
+		in: reflect.TypeFor[In](), out: reflect.TypeFor[Out](),
+		derive: sync.OnceValue(func() *derived {
+			a := DeriveArgs[In](name, adjust)
+			return &derived{inSchema: a.Schema, outSchema: OutputSchema[Out](name),
+				handle: func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
+					in, err := a.Decode(name, args, lenient, func(in *In) error { return fillBranch(ctx, in) })
+					if err != nil {
+						return nil, err
+					}
+					return run(ctx, b, in)
+				}}
+		})}
 }
 
 // BranchResolver supplies the branch of a call that needs one and omitted

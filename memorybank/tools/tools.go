@@ -123,8 +123,8 @@ func BranchNote(text string) Option { return func(o *options) { o.branchNote = t
 // read_branch_memory_bank, read_global_memory_bank, read_context,
 // read_rules, search_documents_by_tags, search_documents, list_documents,
 // delete_document, document_history, revert_document.
-// The schemas are derived once per process; each call returns new Tool
-// values whose schemas the caller may modify.
+// The schemas are derived once per process, by the first call; each call
+// returns new Tool values whose schemas the caller may modify.
 func For(b *memorybank.Bank, opts ...Option) []Tool {
 	var o options
 	for _, opt := range opts {
@@ -132,8 +132,8 @@ func For(b *memorybank.Bank, opts ...Option) []Tool {
 	}
 	tools := make([]Tool, 0, len(decls))
 	for _, d := range decls {
-		t := Tool{Name: d.name, Description: d.description, InputSchema: d.inSchema.CloneSchemas(),
-			OutputSchema: d.outSchema.CloneSchemas(), Annotations: d.effect.Annotations(), InputType: d.in, OutputType: d.out}
+		t := Tool{Name: d.name, Description: d.description, InputSchema: d.derive().inSchema.CloneSchemas(),
+			OutputSchema: d.derive().outSchema.CloneSchemas(), Annotations: d.effect.Annotations(), InputType: d.in, OutputType: d.out}
 		if d.branch && o.branchNote != "" {
 			t.Description += o.branchNote
 			if p := t.InputSchema.Properties["branch"]; p != nil {
@@ -150,6 +150,29 @@ func For(b *memorybank.Bank, opts ...Option) []Tool {
 		tools = append(tools, t)
 	}
 	return tools
+}
+
+// Call runs the tool named name on b with the arguments the model sent,
+// as the Handle of For(b)'s Tool of that name does, deriving only that
+// tool's schema and decoder: for a host that registers the tools from
+// their schemas saved beforehand (as the MCP server does, to start fast).
+// An unknown name is an INVALID_ARGUMENT *Error listing the tools.
+func Call(ctx context.Context, b *memorybank.Bank, name string, args json.RawMessage) (any, error) {
+	for i := range decls {
+		if d := &decls[i]; d.name == name {
+			res, err := d.handle(ctx, b, args)
+			if err != nil {
+				return nil, AsError(err)
+			}
+			return res, nil
+		}
+	}
+	names := make([]string, len(decls))
+	for i, d := range decls {
+		names[i] = d.name
+	}
+	return nil, &Error{Code: CodeInvalidArgument, Err: ErrUnknownTool,
+		Message: fmt.Sprintf("no tool %q; the tools are %s", name, strings.Join(names, ", "))}
 }
 
 // patchArgError reports a patches argument that does not decode as an RFC

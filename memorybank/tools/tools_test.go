@@ -294,3 +294,31 @@ func BenchmarkToolHandle(b *testing.B) {
 		}
 	})
 }
+
+// Call runs a tool by its name as the Handle of For's Tool does, and
+// refuses a name that is not a tool, listing the tools.
+func TestCallByName(t *testing.T) {
+	e := newToolEnv(t, nil)
+	ctx := context.Background()
+	res, err := tools.Call(ctx, e.bank, tools.WriteGlobalMemoryBank, json.RawMessage(`{"path":"a.json","content":{"x":1}}`))
+	require.NoError(t, err)
+	got, err := json.Marshal(res)
+	require.NoError(t, err)
+	assert.Contains(t, string(got), `"version":1`)
+	out, te := e.call(t, tools.ReadGlobalMemoryBank, `{"path":"a.json"}`)
+	require.Nil(t, te)
+	assert.EqualValues(t, 1, out["version"], "Call wrote what Handle reads")
+
+	_, err = tools.Call(ctx, e.bank, tools.ReadGlobalMemoryBank, json.RawMessage(`{"path":"a.json","x":1}`))
+	var bad *tools.Error
+	require.ErrorAs(t, err, &bad)
+	assert.Equal(t, tools.CodeInvalidArgument, bad.Code)
+
+	_, err = tools.Call(ctx, e.bank, "read_bank", nil)
+	require.ErrorIs(t, err, tools.ErrUnknownTool)
+	var unknown *tools.Error
+	require.ErrorAs(t, err, &unknown)
+	assert.Equal(t, tools.CodeInvalidArgument, unknown.Code)
+	assert.Contains(t, unknown.Message, `"read_bank"`)
+	assert.Contains(t, unknown.Message, tools.ReadContext, "the message lists the tools")
+}
