@@ -39,9 +39,6 @@ type server struct {
 	// confirmPlans is the person's policy for write plans; the zero
 	// value is confirmAlways.
 	confirmPlans confirmPolicy
-	// toolTypes holds, by tool name, the Go types each registered tool's
-	// schemas are derived from: [input, output].
-	toolTypes map[string][2]reflect.Type
 	// sessions holds the sessions track waits on.
 	sessions sync.Map // *mcp.ServerSession → struct{}
 	// states seals the state a multi round-trip tool call carries
@@ -64,7 +61,7 @@ func privateCache() mcp.Cacheable {
 // newServer returns the server with every tool, resource template and
 // prompt registered. Close stops its change watcher.
 func newServer(bank *memorybank.Bank, mem memories.MemoryManager, logger *slog.Logger) *server {
-	s := &server{bank: bank, mem: mem, logger: logger, roots: newRootsCache(), toolTypes: map[string][2]reflect.Type{}, states: newStateSealer(nil)}
+	s := &server{bank: bank, mem: mem, logger: logger, roots: newRootsCache(), states: newStateSealer(nil)}
 	s.watcher = newWatcher(bank, logger)
 	s.Server = mcp.NewServer(&mcp.Implementation{Name: "mnemobank", Version: version}, &mcp.ServerOptions{
 		Logger:       logger,
@@ -83,12 +80,7 @@ func newServer(bank *memorybank.Bank, mem memories.MemoryManager, logger *slog.L
 	s.watcher.notify = func(uri string) {
 		_ = s.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
 	}
-	for _, t := range tools.For(bank) {
-		s.addBankTool(t)
-	}
-	for _, d := range s.toolDefs() {
-		s.register(d)
-	}
+	s.addTools()
 	s.addResources()
 	s.addPrompts()
 	return s
@@ -98,23 +90,19 @@ func (s *server) toolDefs() []toolDef {
 	return append(append(s.memoryTools(), s.skillTools()...), s.planTools()...)
 }
 
-// register adds a tool and records the types its schemas come from.
-func (s *server) register(d toolDef) {
-	s.toolTypes[d.tool.Name] = [2]reflect.Type{d.in, d.out}
-	s.AddTool(d.tool, s.handler(d))
-}
-
 // Close stops watching the bank for subscribed documents.
 func (s *server) Close() { s.watcher.stop() }
 
-// toolDef is one tool: its MCP description (schemas included), the Go
-// types they are derived from, and how it runs. run gets the arguments as
-// the client sent them and decodes them once; an omitted branch it needs
-// comes from rootsBranch. Its result marshals to a JSON object; its error
-// may be a *needInput.
+// toolDef is one tool of the server's own: its name, the Go types its
+// schemas are derived from, its MCP declaration derived from them
+// (schemas included; see toollist.go), and how it runs. run gets the
+// arguments as the client sent them and decodes them once; an omitted
+// branch it needs comes from rootsBranch. Its result marshals to a JSON
+// object; its error may be a *needInput.
 type toolDef struct {
-	tool    *mcp.Tool
+	name    string
 	in, out reflect.Type
+	declare func() *mcp.Tool
 	run     func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (any, error)
 }
 
