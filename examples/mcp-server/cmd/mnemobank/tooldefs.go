@@ -28,7 +28,7 @@ import (
 // define builds a toolDef from typed arguments and results. adjust, when
 // set, refines the inferred input schema (enums, bounds, defaults). The
 // schemas and the decoder are derived on first use: the server registers
-// the tools from tools.json (see toollist.go) and derives a tool's
+// the tools from tools_gen.go (see toollist.go) and derives a tool's
 // decoder when it is first called.
 func define[In, Out any](name string, effect tools.Effect, description string, adjust func(*jsonschema.Schema),
 	run func(ctx context.Context, req *mcp.CallToolRequest, in In) (Out, error)) toolDef {
