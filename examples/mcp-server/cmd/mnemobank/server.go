@@ -122,6 +122,13 @@ func (*needInput) Error() string { return "the tool needs the client's input fir
 // runs the tool and turns its result or error into a tool result. Tool
 // failures are results with IsError, so the model sees them and can fix its
 // call; the Go error is nil.
+//
+// A result's text is its structured content's JSON, byte for byte, for
+// every tool: clients differ in which of the two reaches the model, so a
+// compact text (say, list_documents as one line per path) would let the
+// two say different things. Answers stay small by paging instead:
+// list_documents answers 20 entries by default (about 6.6 KB with both
+// copies, against 14 KB for the simple Node server's 1,000 names).
 func (s *server) handler(d toolDef) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var used *branchUsed
