@@ -183,9 +183,15 @@ func (b teamBearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func teamConnect(t testing.TB, url, token, name string) *mcp.ClientSession {
 	t.Helper()
+	return teamConnectVersion(t, url, token, name, "")
+}
+
+// teamConnectVersion is teamConnect at protocol ("": the SDK's default).
+func teamConnectVersion(t testing.TB, url, token, name, protocol string) *mcp.ClientSession {
+	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "test"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url,
-		HTTPClient: &http.Client{Transport: teamBearer{token}}, DisableStandaloneSSE: true}, nil)
+		HTTPClient: &http.Client{Transport: teamBearer{token}}, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs

@@ -224,39 +224,45 @@ func BenchmarkTeamSubscriberLatency(b *testing.B) {
 // Clients writing distinct documents (each its own, one write after
 // another), half on each server: 1, 2, 4 and 8 clients alternately, each
 // client making 25 writes per round. Reports writes/s for each and the
-// ratio of 8 clients to 1 (the goal is at least 2).
+// ratio of 8 clients to 1 (the goal is at least 2), at protocol 2026-07-28
+// (stateless requests) and at 2025-11-25 (sessions), whose server paths
+// differ.
 func BenchmarkTeamDistinctWrites(b *testing.B) {
 	const perClient = 25
 	counts := []int{1, 2, 4, 8}
 	urls := teamServers(b)
-	sessions := make([]*mcp.ClientSession, slices.Max(counts))
-	for c := range sessions {
-		sessions[c] = teamConnect(b, urls[c%len(urls)], teamBenchToken, fmt.Sprintf("client-%d", c))
-	}
-	elapsed := make([]time.Duration, len(counts))
-	for round := 0; b.Loop(); round++ {
-		for j := range counts {
-			i := (round + j) % len(counts)
-			n := counts[i]
-			var wg sync.WaitGroup
-			start := time.Now()
-			for c := range n {
-				wg.Go(func() {
-					for k := range perClient {
-						teamCall(b, sessions[c], "write_global_memory_bank", map[string]any{
-							"path": fmt.Sprintf("distinct/n%d-c%d.json", n, c), "content": map[string]any{"round": round, "k": k}})
-					}
-				})
+	for _, protocol := range []string{"2026-07-28", "2025-11-25"} {
+		b.Run(protocol, func(b *testing.B) {
+			sessions := make([]*mcp.ClientSession, slices.Max(counts))
+			for c := range sessions {
+				sessions[c] = teamConnectVersion(b, urls[c%len(urls)], teamBenchToken, fmt.Sprintf("client-%d", c), protocol)
 			}
-			wg.Wait()
-			elapsed[i] += time.Since(start)
-		}
+			elapsed := make([]time.Duration, len(counts))
+			for round := 0; b.Loop(); round++ {
+				for j := range counts {
+					i := (round + j) % len(counts)
+					n := counts[i]
+					var wg sync.WaitGroup
+					start := time.Now()
+					for c := range n {
+						wg.Go(func() {
+							for k := range perClient {
+								teamCall(b, sessions[c], "write_global_memory_bank", map[string]any{
+									"path": fmt.Sprintf("distinct/%s-n%d-c%d.json", protocol, n, c), "content": map[string]any{"round": round, "k": k}})
+							}
+						})
+					}
+					wg.Wait()
+					elapsed[i] += time.Since(start)
+				}
+			}
+			rate := make([]float64, len(counts))
+			for i, n := range counts {
+				rate[i] = float64(b.N*n*perClient) / elapsed[i].Seconds()
+				b.ReportMetric(rate[i], fmt.Sprintf("%dclients-writes/s", n))
+			}
+			b.ReportMetric(rate[len(rate)-1]/rate[0], "8/1")
+			b.ReportMetric(0, "ns/op")
+		})
 	}
-	rate := make([]float64, len(counts))
-	for i, n := range counts {
-		rate[i] = float64(b.N*n*perClient) / elapsed[i].Seconds()
-		b.ReportMetric(rate[i], fmt.Sprintf("%dclients-writes/s", n))
-	}
-	b.ReportMetric(rate[len(rate)-1]/rate[0], "8/1")
-	b.ReportMetric(0, "ns/op")
 }
