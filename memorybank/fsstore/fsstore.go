@@ -65,6 +65,8 @@ type Store struct {
 	sem chan struct{}
 	// lazy: a view made by Lazy, whose writes skip the fsyncs.
 	lazy bool
+	// watch: the listeners of WatchChanges, shared with the Lazy views.
+	watch *watchers
 }
 
 var _ memorybank.Store = (*Store)(nil)
@@ -94,7 +96,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fsstore: open %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, root: root, opts: o, sem: make(chan struct{}, 1)}
+	s := &Store{dir: dir, root: root, opts: o, sem: make(chan struct{}, 1), watch: newWatchers()}
 	s.removeStaleTemp()
 	return s, nil
 }
@@ -348,6 +350,7 @@ func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
 	return func() {
 		l.Unlock()
 		<-s.sem
+		s.watch.written()
 	}, nil
 }
 

@@ -38,11 +38,14 @@
 // Save writes the row and drops the entries in one statement.
 //
 // The Store is a [memorybank.ChangeCounter]: a third table ("<table>_changes")
-// holds one count per namespace, incremented by the same statement as every
-// Put and Delete that changed a row, so a Bank in any process on any
-// machine learns with one primary-key read whether anybody wrote, instead
-// of listing the bank. The count's row is one hot row per namespace: writers
-// of one namespace serialise on it for the length of their statement.
+// holds each namespace's count in 64 rows, one of which the same statement
+// as every Put and Delete that changed a row increments, so a Bank in any
+// process on any machine learns with one short index scan whether anybody
+// wrote, instead of listing the bank. A Store spreads its concurrent writes
+// over the rows, so writers of distinct documents do not queue on one row
+// lock; it is a [memorybank.ChangeNotifier] too (PostgreSQL LISTEN/NOTIFY),
+// and a [memorybank.KeyLocker] (advisory locks), so writers of one document
+// wait for each other instead of retrying.
 //
 // # Decisions where the contract is silent
 //

@@ -110,12 +110,16 @@ func objectsMigration(table string) migration {
 		// one row each, incremented in the statement of every Put and
 		// Delete that changed a row. The epoch is random per row, so a
 		// count that restarts (the row or table dropped) is never mistaken
-		// for an old one.
+		// for an old one. The count of an earlier objects table of this
+		// name (dropped by hand, now created again) is deleted with it: a
+		// reader that cached that table's keys must see a new epoch, not
+		// the old count, or it would keep showing them.
 		`CREATE TABLE IF NOT EXISTS ` + ident(table+changesSuffix) + ` (
 			namespace text COLLATE "C" PRIMARY KEY,
 			n         bigint NOT NULL,
 			epoch     text NOT NULL DEFAULT md5(random()::text || clock_timestamp()::text)
-		);`,
+		);
+		DELETE FROM ` + ident(table+changesSuffix) + `;`,
 		// Version 3: the count is split into shards (a writer adds to the
 		// shard of its connection, pg_backend_pid() % changeShards), so
 		// writers of different documents no longer queue on one row; a
@@ -260,12 +264,15 @@ const undefinedTable = "42P01"
 
 // forgetIfDropped makes the next ensure run the migration again when err
 // says the table does not exist (someone dropped it while this process ran),
-// so the store re-creates it instead of failing until restarted.
-func (o *schemaOnce) forgetIfDropped(err error) {
+// so the store re-creates it instead of failing until restarted; it reports
+// whether it did.
+func (o *schemaOnce) forgetIfDropped(err error) bool {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == undefinedTable {
 		o.done.Store(false)
+		return true
 	}
+	return false
 }
 
 // sqlf replaces {t} and {seq} in a query template with the quoted table and

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -109,6 +110,7 @@ type Store struct {
 	q        queries // writes notify the table's channel
 	quiet    queries // writes do not (a trailing notification follows)
 	notes    notifier
+	count    counter
 	locks    *keyLocks // LockKey's stripes and connections
 }
 
@@ -117,61 +119,32 @@ var (
 	_ memorybank.ChangeCounter = (*Store)(nil)
 )
 
-// Changes returns the namespace's change count: every Put and Delete that
-// changed a row added one, in the same statement (see
-// memorybank.ChangeCounter), whichever process or machine ran it. The count
-// is kept in shards so that writers of different documents do not queue on
-// one row; a reading sums them, one index range scan of at most
-// changeShards rows.
-func (s *Store) Changes(ctx context.Context) (memorybank.ChangeCount, error) {
-	if err := s.begin(ctx, "changes", ""); err != nil {
-		return memorybank.ChangeCount{}, err
-	}
-	for range 2 {
-		var (
-			n     int64
-			rows  int64
-			epoch *string
-		)
-		err := s.pool.QueryRow(ctx, s.q.changes, s.opts.Namespace).Scan(&n, &rows, &epoch)
-		if err != nil {
-			return memorybank.ChangeCount{}, s.fail(ctx, "changes", "", err)
-		}
-		if rows == 0 {
-			return memorybank.ChangeCount{Epoch: "none"}, nil
-		}
-		if epoch != nil {
-			return memorybank.ChangeCount{Epoch: *epoch, N: uint64(n)}, nil
-		}
-		// Writers counted in other shards before any in shard 0, which
-		// holds the epoch: create it (its count is 0) and read again.
-		if _, err := s.pool.Exec(ctx, s.q.epoch, s.opts.Namespace); err != nil {
-			return memorybank.ChangeCount{}, s.fail(ctx, "changes", "", err)
-		}
-	}
-	return memorybank.ChangeCount{}, s.fail(ctx, "changes", "", errors.New("the epoch row of the change count vanished as it was created"))
-}
-
 // queries are the SQL texts of a Store, built once with its table name.
 type queries struct {
 	get, put, putAbsent, putIfVersion, del, delIfVersion, version, changes, epoch string
+	makeShards, addChange                                                         string
 	list                                                                          [2][2]string // [after][bounded]
+	// counted: the writes count themselves and take the shard as their
+	// last argument.
+	counted bool
 }
-
-// changeShards is how many rows a namespace's change count is split into.
-const changeShards = 64
 
 // newQueries builds the SQL of a Store on table. counted false leaves out
 // the change count, notified false the notification, for the benchmark
 // that measures what they cost.
 func newQueries(table string, counted, notified bool) queries {
-	count, notify, notifyCount := countChange, notifyChange, notifyChangeCount
+	count := countChange
+	countedCol := countedColumn
 	if !counted {
-		count = ""
+		count = func(int) string { return "" }
+		countedCol = ", true"
 	}
+	notify, notifyCount := notifyChange, notifyChangeCount
 	if !notified {
 		notify, notifyCount = ", true", "count(*)"
 	}
+	putEnd := `SELECT version, mod_time` + notify + countedCol + ` FROM w`
+	delEnd := `SELECT ` + notifyCount + countedCol + ` FROM w`
 	q := queries{
 		get: sqlf(`SELECT data, version, mod_time FROM {t} WHERE namespace = $1 AND key = $2`, table),
 		// Every write counts itself in the namespace's change count, in the
@@ -181,21 +154,23 @@ func newQueries(table string, counted, notified bool) queries {
 			VALUES ($1, $2, $3, nextval({seq}), clock_timestamp())
 			ON CONFLICT (namespace, key) DO UPDATE
 			SET data = EXCLUDED.data, version = EXCLUDED.version, mod_time = EXCLUDED.mod_time
-			RETURNING version, mod_time)`+count+`SELECT version, mod_time`+notify+` FROM w`, table),
+			RETURNING version, mod_time)`+count(4)+putEnd, table),
 		putAbsent: sqlf(`WITH w AS (INSERT INTO {t} (namespace, key, data, version, mod_time)
 			VALUES ($1, $2, $3, nextval({seq}), clock_timestamp())
 			ON CONFLICT (namespace, key) DO NOTHING
-			RETURNING version, mod_time)`+count+`SELECT version, mod_time`+notify+` FROM w`, table),
+			RETURNING version, mod_time)`+count(4)+putEnd, table),
 		putIfVersion: sqlf(`WITH w AS (UPDATE {t} SET data = $3, version = nextval({seq}), mod_time = clock_timestamp()
 			WHERE namespace = $1 AND key = $2 AND version = $4
-			RETURNING version, mod_time)`+count+`SELECT version, mod_time`+notify+` FROM w`, table),
-		del: sqlf(`WITH w AS (DELETE FROM {t} WHERE namespace = $1 AND key = $2 RETURNING 1)`+count+
-			`SELECT `+notifyCount+` FROM w`, table),
-		delIfVersion: sqlf(`WITH w AS (DELETE FROM {t} WHERE namespace = $1 AND key = $2 AND version = $3 RETURNING 1)`+count+
-			`SELECT `+notifyCount+` FROM w`, table),
-		changes: sqlf(`SELECT coalesce(sum(n), 0)::bigint, count(*), max(epoch) FILTER (WHERE shard = 0) FROM {c} WHERE namespace = $1`, table),
-		epoch:   sqlf(`INSERT INTO {c} (namespace, shard, n) VALUES ($1, 0, 0) ON CONFLICT (namespace, shard) DO NOTHING`, table),
-		version: sqlf(`SELECT version FROM {t} WHERE namespace = $1 AND key = $2`, table),
+			RETURNING version, mod_time)`+count(5)+putEnd, table),
+		del: sqlf(`WITH w AS (DELETE FROM {t} WHERE namespace = $1 AND key = $2 RETURNING 1)`+count(3)+delEnd, table),
+		delIfVersion: sqlf(`WITH w AS (DELETE FROM {t} WHERE namespace = $1 AND key = $2 AND version = $3 RETURNING 1)`+
+			count(4)+delEnd, table),
+		changes:    sqlf(`SELECT coalesce(sum(n), 0)::bigint, count(*), max(epoch) FILTER (WHERE shard = 0) FROM {c} WHERE namespace = $1`, table),
+		epoch:      sqlf(`INSERT INTO {c} (namespace, shard, n) VALUES ($1, 0, 0) ON CONFLICT (namespace, shard) DO NOTHING`, table),
+		makeShards: sqlf(makeShards, table),
+		addChange:  sqlf(addChange, table),
+		counted:    counted,
+		version:    sqlf(`SELECT version FROM {t} WHERE namespace = $1 AND key = $2`, table),
 	}
 	// List pages by key: the first page starts at the prefix (>=), the next
 	// ones after the last key seen (>). Separate texts rather than
@@ -210,21 +185,6 @@ func newQueries(table string, counted, notified bool) queries {
 	}
 	return q
 }
-
-// countChange is the CTE that adds one to the namespace's change count for
-// each row the write CTE w changed, in the shard of the connection.
-var countChange = `, c AS (INSERT INTO {c} (namespace, shard, n) SELECT $1, pg_backend_pid() % ` + strconv.Itoa(changeShards) + `, count(*) FROM w HAVING count(*) > 0
-			ON CONFLICT (namespace, shard) DO UPDATE SET n = {c}.n + EXCLUDED.n) `
-
-// notifyChange is the column a write's final SELECT adds to notify the
-// listeners of the table's channel, with the namespace as the payload, for
-// the row it changed (none when it changed nothing); PostgreSQL delivers it
-// when the statement's transaction commits. notifyChangeCount is the same
-// for the count Delete returns.
-const (
-	notifyChange      = `, pg_notify({n}, $1) IS NULL`
-	notifyChangeCount = `count(pg_notify({n}, $1) IS NULL)`
-)
 
 // New returns a Store using pool, which the caller keeps owning (Close does
 // not close it). The tables are created on first use. It returns an error
@@ -241,11 +201,15 @@ func New(pool *pgxpool.Pool, opts *Options) (*Store, error) {
 }
 
 func newStore(pool *pgxpool.Pool, ownsPool bool, o Options) *Store {
-	return &Store{
+	s := &Store{
 		pool: pool, ownsPool: ownsPool, opts: o,
 		objMig: objectsMigration(o.Table), memMig: memoriesMigration(o.MemoriesTable),
 		q: newQueries(o.Table, true, true), quiet: newQueries(o.Table, true, false), locks: newKeyLocks(),
 	}
+	// Stores of other processes start elsewhere, so that their writes
+	// rarely share a shard either.
+	s.count.next.Store(rand.Uint32())
+	return s
 }
 
 // Open connects to the database named by dsn (a PostgreSQL URL or key=value
@@ -343,7 +307,11 @@ func (s *Store) begin(ctx context.Context, op, key string) error {
 }
 
 func (s *Store) fail(ctx context.Context, op, key string, err error) error {
-	s.objects.forgetIfDropped(err)
+	if s.objects.forgetIfDropped(err) {
+		// Re-creating the table resets the change count: make its rows
+		// again before the next write.
+		s.count.made.Store(false)
+	}
 	return opError(ctx, op, s.opts.Table, s.opts.Namespace, key, err)
 }
 
@@ -390,26 +358,34 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, cond memoryban
 	if data == nil {
 		data = []byte{} // pgx sends a nil slice as NULL
 	}
-	q, inline := s.writeQueries()
-	var row pgx.Row
-	switch {
-	case cond.IfAbsent:
-		row = s.pool.QueryRow(ctx, q.putAbsent, s.opts.Namespace, key, data)
-	case cond.IfVersion != "":
-		want, ok := parseVersion(cond.IfVersion)
-		if !ok {
+	var want int64
+	if cond.IfVersion != "" {
+		var ok bool
+		if want, ok = parseVersion(cond.IfVersion); !ok {
 			return memorybank.Object{}, s.conflict(ctx, key, cond)
 		}
-		row = s.pool.QueryRow(ctx, q.putIfVersion, s.opts.Namespace, key, data, want)
-	default:
-		row = s.pool.QueryRow(ctx, q.put, s.opts.Namespace, key, data)
+	}
+	shard, err := s.countShard(ctx, "put", key)
+	if err != nil {
+		return memorybank.Object{}, err
+	}
+	q, inline := s.writeQueries()
+	query, args := q.put, []any{s.opts.Namespace, key, data}
+	switch {
+	case cond.IfAbsent:
+		query = q.putAbsent
+	case cond.IfVersion != "":
+		query, args = q.putIfVersion, append(args, want)
+	}
+	if q.counted {
+		args = append(args, shard)
 	}
 	var (
-		version  int64
-		modTime  time.Time
-		notified bool
+		version           int64
+		modTime           time.Time
+		notified, counted bool
 	)
-	err := row.Scan(&version, &modTime, &notified)
+	err = s.pool.QueryRow(ctx, query, args...).Scan(&version, &modTime, &notified, &counted)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return memorybank.Object{}, s.conflict(ctx, key, cond)
 	}
@@ -417,6 +393,9 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, cond memoryban
 		return memorybank.Object{}, s.fail(ctx, "put", key, err)
 	}
 	s.notified(inline)
+	if err := s.recounted(ctx, "put", key, shard, counted); err != nil {
+		return memorybank.Object{}, err
+	}
 	return memorybank.Object{Key: key, Version: formatVersion(version), ModTime: modTime}, nil
 }
 
@@ -439,28 +418,37 @@ func (s *Store) Delete(ctx context.Context, key string, cond memorybank.Conditio
 		// Never deletes anything: NotFound if absent, else Conflict.
 		return s.classify(ctx, "delete", key, cond)
 	}
-	q, inline := s.writeQueries()
-	var (
-		n   int64
-		err error
-	)
+	var want int64
 	if cond.IfVersion != "" {
-		want, ok := parseVersion(cond.IfVersion)
-		if !ok {
+		var ok bool
+		if want, ok = parseVersion(cond.IfVersion); !ok {
 			return s.classify(ctx, "delete", key, cond)
 		}
-		err = s.pool.QueryRow(ctx, q.delIfVersion, s.opts.Namespace, key, want).Scan(&n)
-	} else {
-		err = s.pool.QueryRow(ctx, q.del, s.opts.Namespace, key).Scan(&n)
 	}
+	shard, err := s.countShard(ctx, "delete", key)
 	if err != nil {
+		return err
+	}
+	q, inline := s.writeQueries()
+	query, args := q.del, []any{s.opts.Namespace, key}
+	if cond.IfVersion != "" {
+		query, args = q.delIfVersion, append(args, want)
+	}
+	if q.counted {
+		args = append(args, shard)
+	}
+	var (
+		n       int64
+		counted bool
+	)
+	if err := s.pool.QueryRow(ctx, query, args...).Scan(&n, &counted); err != nil {
 		return s.fail(ctx, "delete", key, err)
 	}
 	if n == 0 {
 		return s.classify(ctx, "delete", key, cond)
 	}
 	s.notified(inline)
-	return nil
+	return s.recounted(ctx, "delete", key, shard, counted)
 }
 
 // currentVersion reads the key's version; exists is false if it holds nothing.

@@ -138,7 +138,7 @@ func TestTeamLoad(t *testing.T) {
 var listening = regexp.MustCompile(`listening on (http://\S+/mcp)`)
 
 // startTeamServer starts one server process and returns its MCP URL.
-func startTeamServer(t *testing.T, bin, dsn, ns, token string) string {
+func startTeamServer(t testing.TB, bin, dsn, ns, token string) string {
 	t.Helper()
 	cmd := exec.Command(bin, "--postgres", dsn, "--namespace", ns, "--http", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), tokenEnv+"="+token)
@@ -181,11 +181,17 @@ func (b teamBearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func teamConnect(t *testing.T, url, token, name string) *mcp.ClientSession {
+func teamConnect(t testing.TB, url, token, name string) *mcp.ClientSession {
+	t.Helper()
+	return teamConnectVersion(t, url, token, name, "")
+}
+
+// teamConnectVersion is teamConnect at protocol ("": the SDK's default).
+func teamConnectVersion(t testing.TB, url, token, name, protocol string) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "test"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url,
-		HTTPClient: &http.Client{Transport: teamBearer{token}}, DisableStandaloneSSE: true}, nil)
+		HTTPClient: &http.Client{Transport: teamBearer{token}}, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
@@ -193,7 +199,7 @@ func teamConnect(t *testing.T, url, token, name string) *mcp.ClientSession {
 
 // teamCall calls a tool that must succeed and returns its structured
 // result, or nil after reporting the failure (it may run on any goroutine).
-func teamCall(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) json.RawMessage {
+func teamCall(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any) json.RawMessage {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	if !assert.NoError(t, err, name) {

@@ -20,7 +20,10 @@ client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolveU
 
 await client.connect(transport);
 const { tools } = await client.listTools();
-if (tools.length !== 22) fail(`${tools.length} tools`);
+const names = new Set(tools.map((t) => t.name));
+for (const want of ["read_context", "write_branch_memory_bank", "add_memory", "apply_memory_ops", "delete_document"]) {
+  if (!names.has(want)) fail(`tools/list lacks ${want}: ${[...names]}`);
+}
 
 const call = async (name, args, wantError = false) => {
   const r = await client.callTool({ name, arguments: args }); // checks the output schema
@@ -54,7 +57,7 @@ const read = await client.readResource({ uri });
 if (read.contents[0].mimeType !== "application/json") fail("resources/read");
 const prompt = await client.getPrompt({ name: "start_task", arguments: { branch } });
 if (prompt.messages.length !== 1) fail("prompts/get");
-const got = await Promise.race([updated, new Promise((r) => setTimeout(() => r(null), 5000))]);
+const got = await Promise.race([updated, new Promise((r) => setTimeout(() => r(null), 5000).unref())]);
 if (got !== uri) fail(`notifications/resources/updated: ${got}`);
 await client.close();
 console.log("ok");

@@ -1,0 +1,33 @@
+package fsstore
+
+import (
+	"context"
+	"time"
+)
+
+// MidWrite counts a change and holds the store lock until finish is called,
+// as a writer in another process does between counting its change and
+// renaming its file into place.
+func MidWrite(ctx context.Context, s *Store) (finish func(), err error) {
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.countChange(); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
+}
+
+// PollerDone returns a channel closed when the last change poller
+// WatchChanges started has returned; nil if none was started.
+func PollerDone(s *Store) <-chan struct{} {
+	s.watch.mu.Lock()
+	defer s.watch.mu.Unlock()
+	return s.watch.done
+}
+
+// SetPollInterval sets how often s's WatchChanges reads the change count;
+// call it before the first WatchChanges.
+func SetPollInterval(s *Store, d time.Duration) { s.watch.interval = d }
