@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -82,7 +83,7 @@ func (e Effect) Annotations() Annotations {
 // property schema. Hosts deriving schemas for tools of their own use them
 // too, so every tool reads alike.
 var SchemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[json.RawMessage](): {Description: "Any JSON value."},
+	reflect.TypeFor[json.RawMessage](): {Description: "any JSON"},
 }}
 
 // branchArgs is an argument type with a branch argument that may be
@@ -121,6 +122,9 @@ func DeriveArgs[In any](tool string, adjust func(*jsonschema.Schema)) *Args[In] 
 	if adjust != nil {
 		adjust(s)
 	}
+	// Unknown arguments are refused by Decode, with the allowed ones
+	// listed; Guide says so once instead of every schema.
+	s.AdditionalProperties = nil
 	if _, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
 		panic(fmt.Sprintf("tools: %s: input schema: %v", tool, err))
 	}
@@ -433,63 +437,47 @@ func (a *Args[In]) refusal(tool string, problems []memorybank.Problem, unknown b
 }
 
 // OutputSchema derives the output schema of a tool whose result is an
-// Out: an object (a host may add members, as the MCP server adds
-// branchFromRoots). It is terse, because a client sends every tool's
-// schemas to the model on every turn: the descriptions of the result's
-// members are stripped (the tool's description says what it returns), and
-// the error's shape is the Error's, without descriptions either (clients
-// check failed calls against the output schema too).
+// Out: an object, each member of the result with its JSON type, and no
+// more. It is terse because a client sends every tool's schemas to the
+// model on every turn: no descriptions (the tool's description says what
+// it returns), no nested shapes, and no required members, so that a failed
+// call's structured content, an Error {code, message, details} described
+// once in the host's instructions, is an object the schema also accepts
+// (clients check failed calls against the output schema too). The object
+// is open: a host may add members, as the MCP server adds branchFromRoots.
 func OutputSchema[Out any](tool string) *jsonschema.Schema {
-	out, err := jsonschema.For[Out](SchemaOptions)
+	full, err := jsonschema.For[Out](SchemaOptions)
 	if err != nil {
 		panic(fmt.Sprintf("tools: %s: output schema: %v", tool, err))
 	}
-	// Results are never null: a pointer's schema is that of its element.
-	out.Types, out.Type = nil, "object"
-	out.AdditionalProperties = nil
-	// The tools return empty lists, never null.
-	for _, name := range out.Required {
-		if p := out.Properties[name]; p != nil && slices.Equal(p.Types, []string{"null", "array"}) {
-			p.Types, p.Type = nil, "array"
+	out := &jsonschema.Schema{Type: "object", Properties: make(map[string]*jsonschema.Schema, len(full.Properties))}
+	for name, p := range full.Properties {
+		// A list is never null (the tools return empty lists), and a
+		// member that may be left out is left out rather than null.
+		types := p.Types
+		if slices.Contains(types, "array") || !slices.Contains(full.Required, name) {
+			types = slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == "null" })
+		}
+		s := &jsonschema.Schema{Type: p.Type}
+		switch {
+		case len(types) == 1:
+			s.Type = types[0]
+		case len(types) > 1:
+			s.Types = types
+		case p.Type == "":
+			// Any JSON value: an empty schema marshals as true, which
+			// the TypeScript SDK refuses as a property's schema.
+			s.Description = p.Description
+		}
+		out.Properties[name] = s
+	}
+	// A failed call's Error must fit the schema too.
+	for name, typ := range map[string]string{"code": "string", "message": "string", "details": "object"} {
+		if p := out.Properties[name]; p != nil && p.Type != typ && !slices.Contains(p.Types, typ) {
+			panic(fmt.Sprintf("tools: %s: the result's member %q is not a %s, as the Error's is: a failed call would not fit the output schema", tool, name, typ))
 		}
 	}
-	errSchema := errorSchema.CloneSchemas()
-	StripDescriptions(out)
-	StripDescriptions(errSchema)
-	return &jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{out, errSchema}}
-}
-
-var errorSchema = func() *jsonschema.Schema {
-	s, err := jsonschema.For[Error](SchemaOptions)
-	if err != nil {
-		panic("tools: the Error's schema: " + err.Error())
-	}
-	details := s.Properties["details"]
-	details.Types, details.Type = nil, "object"
-	details.AdditionalProperties = nil // any members: the default
-	return s
-}()
-
-// StripDescriptions removes the descriptions of s and every schema in
-// it; what is left says the shape only.
-func StripDescriptions(s *jsonschema.Schema) {
-	if s == nil {
-		return
-	}
-	s.Description = ""
-	for _, p := range s.Properties {
-		StripDescriptions(p)
-	}
-	for _, list := range [][]*jsonschema.Schema{s.AnyOf, s.OneOf, s.AllOf, s.PrefixItems} {
-		for _, c := range list {
-			StripDescriptions(c)
-		}
-	}
-	for _, d := range s.Defs {
-		StripDescriptions(d)
-	}
-	StripDescriptions(s.Items)
-	StripDescriptions(s.AdditionalProperties)
+	return out
 }
 
 // property returns the property name of s, panicking if there is none: an
@@ -530,16 +518,27 @@ func setMinLength(s *jsonschema.Schema, name string, n int) {
 // implementation (JavaScript's included) reads exactly.
 const maxSafeInteger = 1<<53 - 1
 
-// decl is one declared tool.
+// decl is one declared tool. Its schemas and decoder are derived on
+// first use, not when the package is initialised: a host that starts
+// often (an MCP server per agent session) and registers schemas saved
+// beforehand never derives the schemas of tools it is not called with.
 type decl struct {
 	name, description string
 	effect            Effect
 	in, out           reflect.Type
-	inSchema          *jsonschema.Schema
-	outSchema         *jsonschema.Schema
 	// branch: the tool has a branch argument a host may supply.
 	branch bool
-	handle func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error)
+	derive func() *derived
+}
+
+// derived is what a decl derives from its types, once per process.
+type derived struct {
+	inSchema, outSchema *jsonschema.Schema
+	handle              func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error)
+}
+
+func (d *decl) handle(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
+	return d.derive().handle(ctx, b, args)
 }
 
 // declare declares a tool: run gets the arguments decoded and checked,
@@ -548,17 +547,20 @@ type decl struct {
 func declare[In, Out any](name, description string, effect Effect, adjust func(*jsonschema.Schema), lenient func(map[string]json.RawMessage),
 	run func(ctx context.Context, b *memorybank.Bank, in *In) (Out, error)) decl {
 	effect.Annotations() // panics on an undeclared effect
-	a := DeriveArgs[In](name, adjust)
 	_, branch := any(new(In)).(branchArgs)
 	return decl{name: name, description: description, effect: effect, branch: branch,
-		in: reflect.TypeFor[In](), out: reflect.TypeFor[Out](), inSchema: a.Schema, outSchema: OutputSchema[Out](name),
-		handle: func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
-			in, err := a.Decode(name, args, lenient, func(in *In) error { return fillBranch(ctx, in) })
-			if err != nil {
-				return nil, err
-			}
-			return run(ctx, b, in)
-		}}
+		in: reflect.TypeFor[In](), out: reflect.TypeFor[Out](),
+		derive: sync.OnceValue(func() *derived {
+			a := DeriveArgs[In](name, adjust)
+			return &derived{inSchema: a.Schema, outSchema: OutputSchema[Out](name),
+				handle: func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
+					in, err := a.Decode(name, args, lenient, func(in *In) error { return fillBranch(ctx, in) })
+					if err != nil {
+						return nil, err
+					}
+					return run(ctx, b, in)
+				}}
+		})}
 }
 
 // BranchResolver supplies the branch of a call that needs one and omitted

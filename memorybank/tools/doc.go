@@ -40,9 +40,13 @@
 //     as they are. Arguments are decoded once, member by member into the
 //     argument type, and checked against the same schema. Every tool
 //     refuses unknown top-level properties; patch operation objects accept
-//     extra members, as RFC 6902 requires. Requirements that depend on
-//     another argument (branch when scope is "branch" or branch memory is
-//     included) are stated in the descriptions and checked on the decoded
+//     extra members, as RFC 6902 requires. The descriptions are short,
+//     since a client sends them to the model on every turn: what every
+//     tool shares (the branch, the documents, paging, unknown arguments,
+//     the error codes) is said once, in [Guide], for the host's
+//     instructions. Requirements that depend on another argument (branch
+//     when scope is "branch" or branch memory is included) are stated in
+//     the descriptions or the Guide and checked on the decoded
 //     arguments, after a host's BranchResolver had its chance to supply an
 //     omitted branch.
 //   - Defaults in the schemas are applied before the call: mode "upsert",

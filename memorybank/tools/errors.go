@@ -46,6 +46,9 @@ const (
 	CodeInternal Code = "INTERNAL"
 )
 
+// ErrUnknownTool: Call was given a name that is not one of the tools.
+var ErrUnknownTool = errors.New("tools: unknown tool")
+
 // Error is the error of a tool call: a stable Code, a Message written for
 // the model that must fix its call, and Details with the facts as JSON
 // values. It marshals to {"code":...,"message":...,"details":{...}} and

@@ -36,20 +36,16 @@ func actorFrom(ctx context.Context) string {
 }
 
 var historyDecl = declare(DocumentHistory,
-	`List the recorded changes of one document (scope "global", or scope "branch" with branch, then required), newest first: version, time, who (actor) and why (reason) when known, `+
-		`and the change as an RFC 6902 patch from the previous version (a deleted document keeps its history). `+
-		`Use it to see who changed what before undoing it with revert_document. `+pageText(defaultHistoryLimit),
+	`A document's changes, newest first, each with actor, reason and an RFC 6902 patch.`,
 	ReadOnly, adjustHistory, nil, runHistory)
 
 var revertDecl = declare(RevertDocument,
-	`Undo changes to one document (scope "global", or scope "branch" with branch: branch is required when scope is "branch"): write the content of an earlier version (toVersion, from document_history) as its `+
-		`next version; history is kept, never rewritten. Also restores a deleted document. Pass ifVersion (the current version) `+
-		`to revert only if nobody wrote since you looked.`,
+	`Write an earlier version (toVersion) as the next one; restores a deleted document too.`,
 	Overwriting, adjustRevert, nil, runRevert)
 
 type historyArgs struct {
 	scopedArgs
-	Path string `json:"path" jsonschema:"Document path relative to its bank, e.g. \"activeContext.json\". Paths ending in .json hold JSON documents (memory_document_v2); any other path holds text."`
+	Path string `json:"path"`
 	pageArgs
 }
 
@@ -58,7 +54,6 @@ const defaultHistoryLimit = 10
 
 func adjustHistory(s *jsonschema.Schema) {
 	adjustScoped(s)
-	setMinLength(s, "path", 1)
 	adjustPage(s, defaultHistoryLimit)
 }
 
@@ -106,16 +101,15 @@ func runHistory(ctx context.Context, b *memorybank.Bank, a *historyArgs) (*histo
 
 type revertArgs struct {
 	scopedArgs
-	Path      string `json:"path" jsonschema:"Document path relative to its bank, e.g. \"activeContext.json\". Paths ending in .json hold JSON documents (memory_document_v2); any other path holds text."`
-	ToVersion int64  `json:"toVersion" jsonschema:"The version to bring back."`
-	IfVersion int64  `json:"ifVersion,omitempty" jsonschema:"Optional optimistic lock: revert only if the document's current metadata.version equals this number (the version you last read); otherwise the call fails with CONFLICT and the current version. 0 or absent: no check."`
+	Path      string `json:"path"`
+	ToVersion int64  `json:"toVersion"`
+	IfVersion int64  `json:"ifVersion,omitempty"`
 }
 
 func adjustRevert(s *jsonschema.Schema) {
 	adjustScoped(s)
-	setMinLength(s, "path", 1)
 	setBounds(s, "toVersion", 1, 0)
-	setBounds(s, "ifVersion", 0, maxSafeInteger)
+	setBounds(s, "ifVersion", 0, 0)
 }
 
 func runRevert(ctx context.Context, b *memorybank.Bank, a *revertArgs) (*memorybank.WriteResult, error) {

@@ -74,8 +74,3 @@ func pageOf(offset, returned, total int) pageResult {
 	}
 	return r
 }
-
-// pageText tells a listing tool's description how it pages.
-func pageText(limit int) string {
-	return fmt.Sprintf(`Pages by limit (%d), offset, maxTokens (4000); see "more".`, limit)
-}

@@ -34,8 +34,9 @@ type Tool struct {
 	Name        string             `json:"name"`
 	Description string             `json:"description"`
 	InputSchema *jsonschema.Schema `json:"inputSchema"`
-	// OutputSchema describes the result, or (for a failed call) the
-	// Error. The result's object is open: a host may add members.
+	// OutputSchema names the members of the result and their JSON types
+	// (see OutputSchema); a failed call's Error fits it too. The result's
+	// object is open: a host may add members.
 	OutputSchema *jsonschema.Schema `json:"outputSchema"`
 	Annotations  Annotations        `json:"annotations"`
 	// InputType and OutputType are the Go types the schemas are derived
@@ -58,65 +59,50 @@ const (
 	DeleteDocument        = "delete_document"
 )
 
-const writeText = ` Give exactly one of content (full overwrite) or patches (RFC 6902 JSON Patch, partial update of an existing document): ` +
-	`content and patches are mutually exclusive. Paths ending in .json hold memory_document_v2 JSON documents, validated against ` +
-	`the schema of their metadata.documentType (branch_context, active_context, progress, system_patterns; any other type: a non-empty object); ` +
-	`patches apply to the whole envelope, e.g. /content/nextSteps/- or /metadata/tags/-. The bank maintains /schema and metadata ` +
-	`id, path, createdAt, version and lastModified: patches may not touch them. Other paths (e.g. .md) hold text: content is the text. ` +
-	`A failed write changes nothing; the error code (INVALID_ARGUMENT, INVALID_PATCH, PATCH_TEST_FAILED, VALIDATION_FAILED, CONFLICT, ` +
-	`NOT_FOUND, LIMIT_EXCEEDED) and message say what to fix. Returns the new version.`
+const writeText = `: content (the whole document) or patches (RFC 6902, to an existing one), mutually exclusive.`
 
 // decls is every tool, in the order For returns them.
 var decls = []decl{
 	declare(WriteBranchMemoryBank,
-		`Write a document to the memory bank of a git branch. branch is required: the current git branch name `+
-			`(the bank does not detect it).`+writeText,
+		`Write a document of a branch's bank (branch required)`+writeText,
 		Overwriting, adjustWrite, lenientWrite,
 		func(ctx context.Context, b *memorybank.Bank, a *writeBranchArgs) (*writeToolResult, error) {
 			return runWrite(ctx, b, memorybank.ScopeBranch, a.Branch, &a.writeArgs)
 		}),
 	declare(WriteGlobalMemoryBank,
-		`Write a document to the global memory bank, shared by all branches (no branch parameter).`+writeText,
+		`Write a document of the global bank (shared by all branches)`+writeText,
 		Overwriting, adjustWrite, lenientWrite,
 		func(ctx context.Context, b *memorybank.Bank, a *writeArgs) (*writeToolResult, error) {
 			return runWrite(ctx, b, memorybank.ScopeGlobal, "", a)
 		}),
 	declare(ReadBranchMemoryBank,
-		`Read one document of the memory bank of a git branch (branch is required). Returns its metadata, version and `+
-			`content: for a JSON document the whole envelope {schema, metadata, content} as a JSON object (the value patches apply to), for a text document its text.`,
-		ReadOnly, adjustRead, nil,
+		`Read a document of a branch's bank (branch required): metadata, version and content.`,
+		ReadOnly, nil, nil,
 		func(ctx context.Context, b *memorybank.Bank, a *readBranchArgs) (*memorybank.Document, error) {
 			return runRead(ctx, b, memorybank.ScopeBranch, a.Branch, a.Path)
 		}),
 	declare(ReadGlobalMemoryBank,
-		`Read one document of the global memory bank (no branch parameter). Returns its metadata, version and `+
-			`content: for a JSON document the whole envelope {schema, metadata, content} as a JSON object, for a text document its text.`,
-		ReadOnly, adjustRead, nil,
+		`Read a document of the global bank: metadata, version and content.`,
+		ReadOnly, nil, nil,
 		func(ctx context.Context, b *memorybank.Bank, a *readArgs) (*memorybank.Document, error) {
 			return runRead(ctx, b, memorybank.ScopeGlobal, "", a.Path)
 		}),
 	declare(ReadContext,
-		`Read all context information at once: the rules, the branch memory bank (core files) and the global memory bank `+
-			`(core files), plus the paths of the other documents. branch is required when includeBranchMemory is true (the default); `+
-			`a branch bank without documents is first initialised with the core files. Call this at the start of a task. `+
-			`It keeps to a token budget (maxTokens, default the server's); with query, the documents most relevant to it fill the rest of the budget, `+
-			`and what was left out is listed by path.`,
+		`Call first in a task: rules, both banks' core files, other paths; with query the most relevant documents. `+
+			`branch required unless includeBranchMemory is false.`,
 		// read_context initialises a new branch bank with the core files.
 		Initialising, adjustReadContext, nil, runReadContext),
-	declare(ReadRules, `Read the memory bank rules (Markdown): how to use and maintain the memory bank.`,
+	declare(ReadRules, `Read the rules (Markdown): how to use and keep the memory bank.`,
 		ReadOnly, adjustLanguage, nil, runReadRules),
 	declare(SearchDocumentsByTags,
-		`Find documents by tags in the global memory bank and, when branch is given, the branch memory bank. `+
-			`branch required for scope "branch". Returns path, title, documentType, tags and version of each match, without content; `+pageText(defaultListLimit),
+		`Find documents by tags, without content.`,
 		ReadOnly, adjustSearchByTags, nil, runSearch),
 	searchDocumentsDecl,
 	declare(ListDocuments,
-		`List the documents of one memory bank, with title, tags, version and size, sorted by path: scope "global", `+
-			`or scope "branch" with branch (then required). `+pageText(defaultListLimit),
+		`List one bank's documents by path with title, tags, version, size.`,
 		ReadOnly, adjustList, nil, runList),
 	declare(DeleteDocument,
-		`Delete one document of a memory bank: scope "global", or scope "branch" with branch `+
-			`(branch is required when scope is "branch"). Pass ifVersion to delete only the version you read.`,
+		`Delete a document; revert_document restores it.`,
 		Replacing, adjustDelete, nil, runDelete),
 	historyDecl,
 	revertDecl,
@@ -137,8 +123,8 @@ func BranchNote(text string) Option { return func(o *options) { o.branchNote = t
 // read_branch_memory_bank, read_global_memory_bank, read_context,
 // read_rules, search_documents_by_tags, search_documents, list_documents,
 // delete_document, document_history, revert_document.
-// The schemas are derived once per process; each call returns new Tool
-// values whose schemas the caller may modify.
+// The schemas are derived once per process, by the first call; each call
+// returns new Tool values whose schemas the caller may modify.
 func For(b *memorybank.Bank, opts ...Option) []Tool {
 	var o options
 	for _, opt := range opts {
@@ -146,8 +132,8 @@ func For(b *memorybank.Bank, opts ...Option) []Tool {
 	}
 	tools := make([]Tool, 0, len(decls))
 	for _, d := range decls {
-		t := Tool{Name: d.name, Description: d.description, InputSchema: d.inSchema.CloneSchemas(),
-			OutputSchema: d.outSchema.CloneSchemas(), Annotations: d.effect.Annotations(), InputType: d.in, OutputType: d.out}
+		t := Tool{Name: d.name, Description: d.description, InputSchema: d.derive().inSchema.CloneSchemas(),
+			OutputSchema: d.derive().outSchema.CloneSchemas(), Annotations: d.effect.Annotations(), InputType: d.in, OutputType: d.out}
 		if d.branch && o.branchNote != "" {
 			t.Description += o.branchNote
 			if p := t.InputSchema.Properties["branch"]; p != nil {
@@ -164,6 +150,29 @@ func For(b *memorybank.Bank, opts ...Option) []Tool {
 		tools = append(tools, t)
 	}
 	return tools
+}
+
+// Call runs the tool named name on b with the arguments the model sent,
+// as the Handle of For(b)'s Tool of that name does, deriving only that
+// tool's schema and decoder: for a host that registers the tools from
+// their schemas saved beforehand (as the MCP server does, to start fast).
+// An unknown name is an INVALID_ARGUMENT *Error listing the tools.
+func Call(ctx context.Context, b *memorybank.Bank, name string, args json.RawMessage) (any, error) {
+	for i := range decls {
+		if d := &decls[i]; d.name == name {
+			res, err := d.handle(ctx, b, args)
+			if err != nil {
+				return nil, AsError(err)
+			}
+			return res, nil
+		}
+	}
+	names := make([]string, len(decls))
+	for i, d := range decls {
+		names[i] = d.name
+	}
+	return nil, &Error{Code: CodeInvalidArgument, Err: ErrUnknownTool,
+		Message: fmt.Sprintf("no tool %q; the tools are %s", name, strings.Join(names, ", "))}
 }
 
 // patchArgError reports a patches argument that does not decode as an RFC
@@ -193,17 +202,17 @@ func patchArgError(err error) *Error {
 }
 
 type writeArgs struct {
-	Path          string          `json:"path" jsonschema:"Document path relative to its bank, e.g. \"activeContext.json\" or \"notes/db.md\". Paths ending in .json hold JSON documents (memory_document_v2); any other path holds text."`
-	Content       json.RawMessage `json:"content,omitempty" jsonschema:"Full new document (overwrites it). For .json paths: the memory_document_v2 envelope {\"schema\":\"memory_document_v2\",\"metadata\":{\"title\":...,\"documentType\":...,\"tags\":[...]},\"content\":{...}} or just the content object (a string holding that JSON is accepted). For other paths: the text. Mutually exclusive with patches."`
-	Patches       jsonpatch.Patch `json:"patches,omitempty" jsonschema:"RFC 6902 JSON Patch operations applied, in order and all or nothing, to the existing document as read_*_memory_bank returns its \"content\" (the whole envelope {schema, metadata, content}), e.g. [{\"op\":\"add\",\"path\":\"/content/nextSteps/-\",\"value\":\"write tests\"}]. Mutually exclusive with content. The document must already exist."`
-	Tags          []string        `json:"tags,omitempty" jsonschema:"Replaces the document's tags (applied after content or patches). Absent: tags come from the content or patches, else stay as stored."`
-	Mode          memorybank.Mode `json:"mode,omitempty" jsonschema:"\"upsert\" creates or overwrites; \"create\" fails with CONFLICT if the document exists; \"update\" fails with NOT_FOUND if it does not."`
-	IfVersion     int64           `json:"ifVersion,omitempty" jsonschema:"Optional optimistic lock: write only if the document's current metadata.version equals this number (the version you last read); otherwise the call fails with CONFLICT and the current version. 0 or absent: no check."`
-	ReturnContent bool            `json:"returnContent,omitempty" jsonschema:"Also return the stored document (as read_*_memory_bank would)."`
+	Path          string          `json:"path"`
+	Content       json.RawMessage `json:"content,omitempty" jsonschema:"envelope, its content, or text"`
+	Patches       jsonpatch.Patch `json:"patches,omitempty"`
+	Tags          []string        `json:"tags,omitempty"`
+	Mode          memorybank.Mode `json:"mode,omitempty"`
+	IfVersion     int64           `json:"ifVersion,omitempty"`
+	ReturnContent bool            `json:"returnContent,omitempty"`
 }
 
 type writeBranchArgs struct {
-	Branch string `json:"branch,omitempty" jsonschema:"Git branch name, e.g. \"main\" or \"feature/login\" (the bank does not detect it; pass the current branch). Required."`
+	Branch string `json:"branch,omitempty"`
 	writeArgs
 }
 
@@ -211,10 +220,6 @@ func (a *writeBranchArgs) branchRef() *string { return &a.Branch }
 func (a *writeBranchArgs) needsBranch() bool  { return true }
 
 func adjustWrite(s *jsonschema.Schema) {
-	setMinLength(s, "path", 1)
-	if _, ok := s.Properties["branch"]; ok {
-		setMinLength(s, "branch", 1)
-	}
 	content := property(s, "content")
 	content.Types = []string{"string", "object"}
 	patches := property(s, "patches")
@@ -224,16 +229,12 @@ func adjustWrite(s *jsonschema.Schema) {
 	op := patches.Items
 	op.AdditionalProperties = nil // RFC 6902: other members are ignored
 	setEnum(op, "op", jsonpatch.OpAdd, jsonpatch.OpRemove, jsonpatch.OpReplace, jsonpatch.OpMove, jsonpatch.OpCopy, jsonpatch.OpTest)
-	property(op, "op").Description = "Operation type"
-	property(op, "path").Description = "JSON Pointer path (e.g. /metadata/title)"
-	property(op, "value").Description = "Value for add, replace, test operations"
-	property(op, "from").Description = "Source path for move, copy operations"
 	tags := property(s, "tags")
 	tags.Types, tags.Type = nil, "array"
 	tags.Items.MinLength = &one
 	setEnum(s, "mode", string(memorybank.ModeUpsert), string(memorybank.ModeCreate), string(memorybank.ModeUpdate))
 	setDefault(s, "mode", memorybank.ModeUpsert)
-	setBounds(s, "ifVersion", 0, maxSafeInteger)
+	setBounds(s, "ifVersion", 0, 0)
 	setDefault(s, "returnContent", false)
 }
 
@@ -264,23 +265,16 @@ func runWrite(ctx context.Context, b *memorybank.Bank, scope memorybank.Scope, b
 }
 
 type readArgs struct {
-	Path string `json:"path" jsonschema:"Document path relative to its bank, e.g. \"activeContext.json\". Paths ending in .json hold JSON documents (memory_document_v2); any other path holds text."`
+	Path string `json:"path"`
 }
 
 type readBranchArgs struct {
-	Branch string `json:"branch,omitempty" jsonschema:"Git branch name, e.g. \"main\" or \"feature/login\" (the bank does not detect it; pass the current branch). Required."`
+	Branch string `json:"branch,omitempty"`
 	readArgs
 }
 
 func (a *readBranchArgs) branchRef() *string { return &a.Branch }
 func (a *readBranchArgs) needsBranch() bool  { return true }
-
-func adjustRead(s *jsonschema.Schema) {
-	setMinLength(s, "path", 1)
-	if _, ok := s.Properties["branch"]; ok {
-		setMinLength(s, "branch", 1)
-	}
-}
 
 func runRead(ctx context.Context, b *memorybank.Bank, scope memorybank.Scope, branch, path string) (*memorybank.Document, error) {
 	doc, err := b.Read(ctx, memorybank.ReadRequest{Scope: scope, Branch: branch, Path: path})
@@ -291,11 +285,11 @@ func runRead(ctx context.Context, b *memorybank.Bank, scope memorybank.Scope, br
 }
 
 type readContextArgs struct {
-	Branch              string              `json:"branch,omitempty" jsonschema:"Git branch name, e.g. \"main\" or \"feature/login\" (the bank does not detect it; pass the current branch). Required when includeBranchMemory is true (the default)."`
-	Language            memorybank.Language `json:"language,omitempty" jsonschema:"Language of the rules and of the templates a new branch bank is initialised with: \"en\", \"ja\" or \"zh\". Default: the server's configured language."`
-	IncludeRules        *bool               `json:"includeRules,omitempty" jsonschema:"Whether to include the rules (default: true)."`
-	IncludeBranchMemory *bool               `json:"includeBranchMemory,omitempty" jsonschema:"Whether to include the branch memory bank (default: true)."`
-	IncludeGlobalMemory *bool               `json:"includeGlobalMemory,omitempty" jsonschema:"Whether to include the global memory bank (default: true)."`
+	Branch              string              `json:"branch,omitempty"`
+	Language            memorybank.Language `json:"language,omitempty"`
+	IncludeRules        *bool               `json:"includeRules,omitempty"`
+	IncludeBranchMemory *bool               `json:"includeBranchMemory,omitempty"`
+	IncludeGlobalMemory *bool               `json:"includeGlobalMemory,omitempty"`
 	readContextBudget
 }
 
@@ -309,7 +303,6 @@ func adjustLanguage(s *jsonschema.Schema) {
 }
 
 func adjustReadContext(s *jsonschema.Schema) {
-	setMinLength(s, "branch", 1)
 	adjustLanguage(s)
 	for _, name := range []string{"includeRules", "includeBranchMemory", "includeGlobalMemory"} {
 		p := property(s, name)
@@ -326,7 +319,7 @@ func runReadContext(ctx context.Context, b *memorybank.Bank, a *readContextArgs)
 }
 
 type readRulesArgs struct {
-	Language memorybank.Language `json:"language,omitempty" jsonschema:"Language of the rules and of the templates a new branch bank is initialised with: \"en\", \"ja\" or \"zh\". Default: the server's configured language."`
+	Language memorybank.Language `json:"language,omitempty"`
 }
 
 // rulesResult is the result of the read_rules tool.
@@ -347,10 +340,10 @@ func runReadRules(ctx context.Context, b *memorybank.Bank, a *readRulesArgs) (*r
 }
 
 type searchByTagsArgs struct {
-	Tags   []string         `json:"tags" jsonschema:"Tags to look for, e.g. [\"core\", \"auth\"]."`
-	Match  memorybank.Match `json:"match,omitempty" jsonschema:"\"or\": documents with any of the tags; \"and\": documents with all of them."`
-	Scope  memorybank.Scope `json:"scope,omitempty" jsonschema:"\"branch\": the branch bank only; \"global\": the global bank only; \"all\": the global bank and, when branch is given, the branch bank."`
-	Branch string           `json:"branch,omitempty" jsonschema:"Git branch name, e.g. \"main\" or \"feature/login\" (the bank does not detect it; pass the current branch). Required when scope is \"branch\"; with scope \"all\" it adds that branch's bank to the search."`
+	Tags   []string         `json:"tags"`
+	Match  memorybank.Match `json:"match,omitempty"`
+	Scope  memorybank.Scope `json:"scope,omitempty"`
+	Branch string           `json:"branch,omitempty"`
 	pageArgs
 }
 
@@ -367,7 +360,6 @@ func adjustSearchByTags(s *jsonschema.Schema) {
 	setDefault(s, "match", memorybank.MatchAny)
 	setEnum(s, "scope", string(memorybank.ScopeBranch), string(memorybank.ScopeGlobal), string(memorybank.ScopeAll))
 	setDefault(s, "scope", memorybank.ScopeAll)
-	setMinLength(s, "branch", 1)
 	adjustPage(s, defaultListLimit)
 }
 
@@ -400,8 +392,8 @@ func nonNil[T any](s []T) []T {
 
 // scopedArgs are the scope and branch of a tool on one bank.
 type scopedArgs struct {
-	Scope  memorybank.Scope `json:"scope" jsonschema:"\"branch\" (the memory bank of one git branch; then branch is required) or \"global\" (shared by all branches)."`
-	Branch string           `json:"branch,omitempty" jsonschema:"Git branch name, e.g. \"main\" or \"feature/login\" (the bank does not detect it; pass the current branch). Required when scope is \"branch\"."`
+	Scope  memorybank.Scope `json:"scope"`
+	Branch string           `json:"branch,omitempty"`
 }
 
 func (a *scopedArgs) branchRef() *string { return &a.Branch }
@@ -409,12 +401,11 @@ func (a *scopedArgs) needsBranch() bool  { return a.Scope == memorybank.ScopeBra
 
 func adjustScoped(s *jsonschema.Schema) {
 	setEnum(s, "scope", string(memorybank.ScopeBranch), string(memorybank.ScopeGlobal))
-	setMinLength(s, "branch", 1)
 }
 
 type listArgs struct {
 	scopedArgs
-	Prefix string `json:"prefix,omitempty" jsonschema:"Only documents whose path starts with this, e.g. \"notes/\". Absent: all."`
+	Prefix string `json:"prefix,omitempty" jsonschema:"e.g. notes/"`
 	pageArgs
 }
 
@@ -443,14 +434,13 @@ func runList(ctx context.Context, b *memorybank.Bank, a *listArgs) (*listResult,
 
 type deleteArgs struct {
 	scopedArgs
-	Path      string `json:"path" jsonschema:"Document path relative to its bank, e.g. \"notes/old.md\". Paths ending in .json hold JSON documents (memory_document_v2); any other path holds text."`
-	IfVersion int64  `json:"ifVersion,omitempty" jsonschema:"Optional optimistic lock: delete only if the document's current metadata.version equals this number (the version you last read); otherwise the call fails with CONFLICT and the current version. 0 or absent: no check."`
+	Path      string `json:"path"`
+	IfVersion int64  `json:"ifVersion,omitempty"`
 }
 
 func adjustDelete(s *jsonschema.Schema) {
 	adjustScoped(s)
-	setMinLength(s, "path", 1)
-	setBounds(s, "ifVersion", 0, maxSafeInteger)
+	setBounds(s, "ifVersion", 0, 0)
 }
 
 // deleteResult is the result of delete_document.

@@ -140,10 +140,13 @@ func TestToolsDefinitions(t *testing.T) {
 			assert.Equal(t, w.props, props)
 			slices.Sort(s.Required)
 			assert.Equal(t, w.required, s.Required)
-			require.NotNil(t, s.AdditionalProperties)
-			assert.False(t, *s.AdditionalProperties)
+			assert.Nil(t, s.AdditionalProperties, "unknown arguments are refused by the call (see TestToolsRefuseBadArguments), said once in Guide")
 			if _, ok := s.Properties["branch"]; ok {
-				assert.Contains(t, tool.Description, "required", "the description says when branch is required")
+				if _, scoped := s.Properties["scope"]; scoped {
+					assert.Contains(t, tools.Guide, "required with scope branch", "the Guide says once when branch is required")
+				} else {
+					assert.Contains(t, tool.Description, "required", "the description says when branch is required")
+				}
 			}
 			if strings.HasPrefix(tool.Name, "write_") {
 				assert.Contains(t, tool.Description, "mutually exclusive")
@@ -290,4 +293,32 @@ func BenchmarkToolHandle(b *testing.B) {
 			}
 		}
 	})
+}
+
+// Call runs a tool by its name as the Handle of For's Tool does, and
+// refuses a name that is not a tool, listing the tools.
+func TestCallByName(t *testing.T) {
+	e := newToolEnv(t, nil)
+	ctx := context.Background()
+	res, err := tools.Call(ctx, e.bank, tools.WriteGlobalMemoryBank, json.RawMessage(`{"path":"a.json","content":{"x":1}}`))
+	require.NoError(t, err)
+	got, err := json.Marshal(res)
+	require.NoError(t, err)
+	assert.Contains(t, string(got), `"version":1`)
+	out, te := e.call(t, tools.ReadGlobalMemoryBank, `{"path":"a.json"}`)
+	require.Nil(t, te)
+	assert.EqualValues(t, 1, out["version"], "Call wrote what Handle reads")
+
+	_, err = tools.Call(ctx, e.bank, tools.ReadGlobalMemoryBank, json.RawMessage(`{"path":"a.json","x":1}`))
+	var bad *tools.Error
+	require.ErrorAs(t, err, &bad)
+	assert.Equal(t, tools.CodeInvalidArgument, bad.Code)
+
+	_, err = tools.Call(ctx, e.bank, "read_bank", nil)
+	require.ErrorIs(t, err, tools.ErrUnknownTool)
+	var unknown *tools.Error
+	require.ErrorAs(t, err, &unknown)
+	assert.Equal(t, tools.CodeInvalidArgument, unknown.Code)
+	assert.Contains(t, unknown.Message, `"read_bank"`)
+	assert.Contains(t, unknown.Message, tools.ReadContext, "the message lists the tools")
 }

@@ -4,7 +4,8 @@
 // p99s and ratios. Not part of CI (it installs from npm and takes a minute).
 //
 //   cd examples/mcp-server && go build -o /tmp/mnemobank ./cmd/mnemobank
-//   node bench/peers.mjs /tmp/mnemobank [iterations]
+//   go build -o /tmp/minimal ./cmd/mnemobank/testdata/minimalserver
+//   node bench/peers.mjs /tmp/mnemobank [iterations] [/tmp/minimal]
 //
 // Scenario, each step timed from request to answer over stdio:
 //   startup   process start to the answer to the first tools/list
@@ -13,8 +14,14 @@
 //   update    the same document changed again (mnemobank: a one-operation
 //             patch; peer: memory_bank_update, a whole-file rewrite)
 //   read      that document (read_global_memory_bank / memory_bank_read)
+//   list      the bank's listing (list_documents of the global bank, its
+//             first page as an agent gets it; peer: list_project_files,
+//             every name), with the bytes of each answer
 // both on a bank of 1,000 documents written straight to disk beforehand.
 // Ratio = mnemobank median / peer median (below 1: mnemobank is faster).
+// With a third argument, the minimal Go SDK server of BenchmarkStartup
+// (testdata/minimalserver) is started alternately too, and start-up is
+// also given as a ratio to it.
 // The peer neither fsyncs nor validates; mnemobank's write is durable.
 import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from "node:fs";
@@ -23,6 +30,7 @@ import { join } from "node:path";
 
 const bin = process.argv[2];
 const iters = Number(process.argv[3] ?? 100);
+const minimalBin = process.argv[4];
 if (!bin) {
   console.error("usage: node bench/peers.mjs PATH-TO-mnemobank [iterations]");
   process.exit(2);
@@ -56,6 +64,7 @@ class Client {
         const line = this.buf.slice(0, i); this.buf = this.buf.slice(i + 1);
         if (!line.trim()) continue;
         const m = JSON.parse(line);
+        this.lastBytes = Buffer.byteLength(line);
         const w = this.waiting.get(m.id);
         if (w) { this.waiting.delete(m.id); m.error ? w.reject(new Error(JSON.stringify(m.error))) : w.resolve(m.result); }
       }
@@ -88,22 +97,28 @@ const servers = {
     create: (c, i) => c.call("write_global_memory_bank", { path: `created/c${i}.md`, content: `# Created ${i}\nfirst text\n`, mode: "create" }),
     update: (c, i) => c.call("write_global_memory_bank", { path: `created/c${i}.md`, patches: [{ op: "replace", path: "/content", value: `# Created ${i}\nsecond text\n` }] }),
     read: (c, i) => c.call("read_global_memory_bank", { path: `created/c${i}.md` }),
+    list: (c) => c.call("list_documents", { scope: "global" }),
   },
   peer: {
     launch: () => new Client(process.execPath, [peerMain], { MEMORY_BANK_ROOT: peerRoot }),
     create: (c, i) => c.call("memory_bank_write", { projectName: "proj", fileName: `c${i}.md`, content: `# Created ${i}\nfirst text\n` }),
     update: (c, i) => c.call("memory_bank_update", { projectName: "proj", fileName: `c${i}.md`, content: `# Created ${i}\nsecond text\n` }),
     read: (c, i) => c.call("memory_bank_read", { projectName: "proj", fileName: `c${i}.md` }),
+    list: (c) => c.call("list_project_files", { projectName: "proj" }),
   },
 };
+const steps = ["create", "update", "read", "list"];
+const bytes = {}; // server -> step -> bytes of the last answer
 
 const times = {}; // server -> step -> [ms]
 const record = (s, step, ms) => (((times[s] ??= {})[step] ??= []).push(ms));
 const timed = async (s, step, f) => { const t = performance.now(); await f(); record(s, step, performance.now() - t); };
 
 // Start-up, alternately.
+const starters = { ...servers };
+if (minimalBin) starters.minimal = { launch: () => new Client(minimalBin, [], {}) };
 for (let k = 0; k < Math.min(iters, 30); k++) {
-  for (const [name, s] of Object.entries(servers)) {
+  for (const [name, s] of Object.entries(starters)) {
     let c;
     await timed(name, "startup", async () => { c = s.launch(); await c.start(); });
     c.close();
@@ -113,16 +128,24 @@ for (let k = 0; k < Math.min(iters, 30); k++) {
 const clients = {};
 for (const [name, s] of Object.entries(servers)) { clients[name] = s.launch(); await clients[name].start(); }
 for (let i = 0; i < iters; i++) {
-  for (const step of ["create", "update", "read"]) {
-    for (const [name, s] of Object.entries(servers)) await timed(name, step, () => s[step](clients[name], i));
+  for (const step of steps) {
+    for (const [name, s] of Object.entries(servers)) {
+      await timed(name, step, () => s[step](clients[name], i));
+      ((bytes[name] ??= {})[step] = clients[name].lastBytes);
+    }
   }
 }
 for (const c of Object.values(clients)) c.close();
 
 const pct = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(s.length * p))]; };
-console.log("step      mnemobank median/p99 ms   peer median/p99 ms   ratio (median)");
-for (const step of ["startup", "create", "update", "read"]) {
+console.log("step      mnemobank median/p99 ms   peer median/p99 ms   ratio (median)   answer bytes mnemobank/peer");
+for (const step of ["startup", ...steps]) {
   const m = times.mnemobank[step], p = times.peer[step];
-  console.log(`${step.padEnd(9)} ${pct(m, 0.5).toFixed(2).padStart(8)} / ${pct(m, 0.99).toFixed(2).padEnd(12)} ${pct(p, 0.5).toFixed(2).padStart(8)} / ${pct(p, 0.99).toFixed(2).padEnd(9)} ${(pct(m, 0.5) / pct(p, 0.5)).toFixed(2)}x`);
+  const b = step === "startup" ? "" : `${bytes.mnemobank[step]} / ${bytes.peer[step]}`;
+  console.log(`${step.padEnd(9)} ${pct(m, 0.5).toFixed(2).padStart(8)} / ${pct(m, 0.99).toFixed(2).padEnd(12)} ${pct(p, 0.5).toFixed(2).padStart(8)} / ${pct(p, 0.99).toFixed(2).padEnd(9)} ${(pct(m, 0.5) / pct(p, 0.5)).toFixed(2).padStart(6)}x          ${b}`);
+}
+if (times.minimal) {
+  const m = pct(times.mnemobank.startup, 0.5), n = pct(times.minimal.startup, 0.5);
+  console.log(`startup: minimal Go SDK server ${n.toFixed(2)} ms median; mnemobank ${(m / n).toFixed(2)}x of it`);
 }
 process.exit(0);

@@ -12,24 +12,16 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
-// addBankTool registers a memory bank tool of memorybank/tools as it is
-// declared there: schemas and annotations (how an omitted branch is
-// filled from the client's roots is said once, in the instructions).
-func (s *server) addBankTool(t tools.Tool) {
-	s.register(toolDef{
-		tool: &mcp.Tool{
-			Name:         t.Name,
-			Description:  t.Description,
-			InputSchema:  t.InputSchema,
-			OutputSchema: t.OutputSchema,
-			Annotations:  mcpAnnotations(t.Annotations),
-		},
-		in: t.InputType, out: t.OutputType,
+// bankTool runs the memory bank tool name of memorybank/tools, as it is
+// declared there, with an omitted branch filled from the client's roots
+// and the client's name as the actor.
+func (s *server) bankTool(name string) toolDef {
+	return toolDef{name: name,
 		run: func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (any, error) {
 			ctx = tools.WithBranchResolver(ctx, func(ctx context.Context) (string, error) { return s.rootsBranch(ctx, req) })
-			return t.Handle(tools.WithActor(ctx, clientName(req)), args)
+			return tools.Call(tools.WithActor(ctx, clientName(req)), s.bank, name, args)
 		},
-	})
+	}
 }
 
 // clientName is the name the MCP client gave in its handshake (such as

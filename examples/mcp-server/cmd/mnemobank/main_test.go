@@ -41,7 +41,6 @@ func TestToolList(t *testing.T) {
 		schema, isMap := tool.InputSchema.(map[string]any)
 		require.True(t, isMap, "%s: schema is an object", tool.Name)
 		assert.Equal(t, "object", schema["type"], tool.Name)
-		assert.Equal(t, false, schema["additionalProperties"], "%s refuses unknown arguments", tool.Name)
 		assert.NotEmpty(t, tool.Description, tool.Name)
 		require.NotNil(t, tool.Annotations, tool.Name)
 		require.NotNil(t, tool.Annotations.OpenWorldHint, tool.Name)
@@ -78,7 +77,7 @@ func TestToolList(t *testing.T) {
 		out, isMap := byName[name].OutputSchema.(map[string]any)
 		require.True(t, isMap, "%s has an output schema", name)
 		assert.Equal(t, "object", out["type"], name)
-		assert.Len(t, out["anyOf"], 2, "%s: a result or an error", name)
+		assert.NotContains(t, out, "required", "%s: a failed call's {code, message, details} fits the output schema too", name)
 	}
 }
 

@@ -19,12 +19,12 @@ import (
 // The learned-memory tools, over the --memories file.
 
 type addMemoryArgs struct {
-	Content string   `json:"content" jsonschema:"What was learned, in one or a few sentences; the first line becomes its title. At most 65536 bytes of UTF-8 (64 KiB; a character may take up to 4 bytes)."`
-	Tags    []string `json:"tags,omitempty" jsonschema:"Tags to find it by, e.g. [\"go\", \"testing\"]. At most 20 tags, the type counting as one, each at most 64 bytes of UTF-8."`
-	Type    string   `json:"type,omitempty" jsonschema:"Kind of memory, e.g. \"preference\", \"fact\" or \"lesson\"; stored as its first tag (at most 64 bytes of UTF-8)."`
+	Content string   `json:"content" jsonschema:"first line: the title"`
+	Tags    []string `json:"tags,omitempty"`
+	Type    string   `json:"type,omitempty"`
 	// IfNoSimilar refuses to add a memory that says nearly what an
 	// existing one says.
-	IfNoSimilar bool `json:"ifNoSimilar,omitempty" jsonschema:"If true, add nothing when an existing memory says nearly the same thing (CONFLICT naming it); otherwise add and list such memories in similar."`
+	IfNoSimilar bool `json:"ifNoSimilar,omitempty" jsonschema:"CONFLICT if one says nearly the same"`
 }
 
 // memorySummary is what add_memory answers: the new memory without its
@@ -54,9 +54,9 @@ const (
 )
 
 type searchMemoriesArgs struct {
-	Query     string `json:"query" jsonschema:"A few words or a question, in any language. Memories holding every word as written come first, then the rest by relevance (any word may match). Not empty (list_memories lists every memory); at most 1024 bytes of UTF-8."`
-	Limit     int    `json:"limit,omitempty" jsonschema:"The most memories to return, best first: 1 to 100, 10 by default."`
-	MaxTokens int    `json:"maxTokens,omitempty" jsonschema:"The most tokens the answer may take (estimated): 4000 by default, 100 to 32000; memories past it are counted in more."`
+	Query     string `json:"query"`
+	Limit     int    `json:"limit,omitempty"`
+	MaxTokens int    `json:"maxTokens,omitempty"`
 }
 
 // search_memories' token budget of its answer, by default and its bounds.
@@ -72,8 +72,8 @@ type memoryHitsResult struct {
 }
 
 type listMemoriesArgs struct {
-	Offset    int `json:"offset,omitempty" jsonschema:"How many memories to skip, in file order; 0 by default."`
-	Limit     int `json:"limit,omitempty" jsonschema:"The most memories to return: 1 to 100, 10 by default."`
+	Offset    int `json:"offset,omitempty"`
+	Limit     int `json:"limit,omitempty"`
 	MaxTokens int `json:"maxTokens,omitempty"`
 }
 
@@ -84,7 +84,7 @@ type memoriesResult struct {
 }
 
 type deleteMemoryArgs struct {
-	ID string `json:"id" jsonschema:"The id of the memory, as add_memory, search_memories and list_memories return it (mem-...); at most 1024 bytes."`
+	ID string `json:"id"`
 }
 
 type deleteMemoryResult struct {
@@ -168,9 +168,8 @@ func withinTokens[T any](items []T, budget int) ([]T, error) {
 func (s *server) memoryTools() []toolDef {
 	return []toolDef{
 		define("add_memory", tools.Additive,
-			`Remember something learned (a user preference, a fact about the project, a lesson from a mistake) in the memories file, `+
-				`which outlives the conversation and every branch. Returns its id, title, tags and date (not the content). `+
-				`Limits: content 64 KiB, at most 20 tags (the type counting as one) of 64 bytes each, counted in bytes of UTF-8.`,
+			`Remember a preference, fact or lesson for every conversation and branch. `+
+				`Limits: content 64 KiB, 20 tags of 64 bytes.`,
 			func(in *jsonschema.Schema) {
 				n := memories.MaxTags
 				in.Properties["tags"].MaxItems = &n
@@ -200,9 +199,7 @@ func (s *server) memoryTools() []toolDef {
 					Similar: nonNil(similar)}, nil
 			}),
 		define("search_memories", tools.ReadOnly,
-			`Find learned memories by a few words or a question, best first, each with a score and a snippet: `+
-				`at most limit of them (10 by default, 100 at most) within maxTokens (4,000 by default), with the number of further matches in "more". `+
-				`The query must not be empty (list_memories lists every memory) and is at most 1 KiB.`,
+			`Find learned memories by words or a question (at most 1 KiB), best first.`,
 			func(in *jsonschema.Schema) {
 				pageSchema(in)
 				tokenSchema(in)
@@ -215,14 +212,13 @@ func (s *server) memoryTools() []toolDef {
 				return s.searchMemories(ctx, a)
 			}),
 		define("list_memories", tools.ReadOnly,
-			`List the learned memories in file order: limit of them (10 by default) after offset, `+
-				`within maxTokens (4,000 by default); "more" counts the rest.`,
+			`List the learned memories, oldest first.`,
 			func(in *jsonschema.Schema) { pageSchema(in); tokenSchema(in) },
 			func(ctx context.Context, _ *mcp.CallToolRequest, a listMemoriesArgs) (*memoriesResult, error) {
 				return s.listMemories(ctx, a)
 			}),
 		define("delete_memory", tools.Replacing,
-			`Forget one learned memory by its id.`,
+			`Forget a learned memory; restore_memory undoes it.`,
 			nil,
 			func(ctx context.Context, _ *mcp.CallToolRequest, a deleteMemoryArgs) (*deleteMemoryResult, error) {
 				if err := s.mem.Delete(ctx, a.ID); err != nil {
@@ -231,7 +227,7 @@ func (s *server) memoryTools() []toolDef {
 				return &deleteMemoryResult{true, a.ID}, nil
 			}),
 		define("restore_memory", tools.Additive,
-			`Undo a delete_memory: put a deleted memory back, with its id, date and tags (the most recent 100 deletions are kept).`,
+			`Put back a deleted memory (the last 100 deletions are kept).`,
 			nil,
 			func(ctx context.Context, _ *mcp.CallToolRequest, a deleteMemoryArgs) (*memoryResult, error) {
 				r, ok := s.mem.(interface {

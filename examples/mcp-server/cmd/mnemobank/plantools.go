@@ -64,9 +64,9 @@ const confirmNext = "Nothing was written. Show the confirmation text to the user
 	"call apply_memory_ops again with the same plan and confirmed true."
 
 type checkSelectionArgs struct {
-	Selection json.RawMessage `json:"selection" jsonschema:"The select_files output: {\"schemaVersion\":\"2.0\",\"action\":\"select_files\",\"files\":[...],\"reason\",\"budget\":{...},\"riskAlerts\":[...]}."`
-	Scope     string          `json:"scope,omitempty" jsonschema:"The bank the paths are relative to: branch (default) or global."`
-	Branch    string          `json:"branch,omitempty" jsonschema:"Git branch of the branch bank (scope branch)."`
+	Selection json.RawMessage `json:"selection" jsonschema:"{schemaVersion:2.0,action:select_files,files,reason,budget,riskAlerts}"`
+	Scope     string          `json:"scope,omitempty"`
+	Branch    string          `json:"branch,omitempty"`
 }
 
 func (a *checkSelectionArgs) branchRef() *string { return &a.Branch }
@@ -78,10 +78,10 @@ type checkSelectionResult struct {
 }
 
 type applyOpsArgs struct {
-	Plan      json.RawMessage `json:"plan" jsonschema:"The memory_ops write plan: {\"schemaVersion\":\"2.0\",\"action\":\"memory_ops\",\"operations\":[{\"type\":\"create|update|delete\",\"path\",\"reason\",\"changes\",\"content\"}],\"requiresConfirmation\":true}."`
-	Confirmed bool            `json:"confirmed,omitempty" jsonschema:"Set only after the user confirmed the text the first call returned (clients without elicitation; ignored when the client has elicitation)."`
-	Scope     string          `json:"scope,omitempty" jsonschema:"The bank the paths are relative to: branch (default) or global."`
-	Branch    string          `json:"branch,omitempty" jsonschema:"Git branch of the branch bank (scope branch)."`
+	Plan      json.RawMessage `json:"plan" jsonschema:"{schemaVersion:2.0,action:memory_ops,operations:[{type:create|update|delete,path,reason,changes,content}],requiresConfirmation}"`
+	Confirmed bool            `json:"confirmed,omitempty" jsonschema:"only after the user said yes"`
+	Scope     string          `json:"scope,omitempty"`
+	Branch    string          `json:"branch,omitempty"`
 }
 
 func (a *applyOpsArgs) branchRef() *string { return &a.Branch }
@@ -102,13 +102,10 @@ func scopeSchema(s *jsonschema.Schema) {
 
 func (s *server) planTools() []toolDef {
 	check := define("check_file_selection", tools.ReadOnly,
-		`Check a select_files output (which memory bank files to load for a task, within a budget of files and lines) against the bank: `+
-			`valid, every file exists, the counts are the true ones, within the limits. Returns ok and every problem.`,
+		`Check a select_files output against the bank: files exist, counts true, within budget.`,
 		scopeSchema, s.checkSelection)
 	apply := define("apply_memory_ops", tools.Overwriting,
-		`Apply a memory_ops write plan (create, update, delete of Markdown and JSON files) to a memory bank, all files checked before any is written. `+
-			`Every plan is shown to the user first (the server's policy; requiresConfirmation cannot turn it off): through the client's confirmation dialog when it has one, `+
-			`otherwise this call returns the confirmation text; show it to the user and call again with confirmed true only if they agree.`,
+		`Apply a memory_ops plan once the user confirms it (client dialog, or show the returned text and call again with confirmed true).`,
 		scopeSchema, s.applyOps)
 	return []toolDef{check, apply}
 }

@@ -13,26 +13,32 @@ import (
 )
 
 // Every tool the server registers has input and output schemas that say
-// what its Go types are: the properties are exactly the struct's JSON
-// fields, the required ones are those without omitempty, and each
-// property's type is its field's. Checked on tools/list as a client sees
-// it, against reflection over the types the tool decodes into and
-// returns.
+// what its Go types are. The input schema: the properties are exactly the
+// struct's JSON fields, the required ones are those without omitempty, and
+// each property's type is its field's, nested structs included. The output
+// schema names the result's members and their types, one level deep and
+// requiring none, so that a failed call's {code, message, details} fits
+// it too. Checked on tools/list as a client sees it, against reflection
+// over the types the tool decodes into and returns.
 func TestToolSchemasMatchTheirTypes(t *testing.T) {
 	ts := newTestServer(t)
 	s := ts.connect(t, nil, "")
 	res, err := s.ListTools(t.Context(), nil)
 	require.NoError(t, err)
-	require.Len(t, res.Tools, len(ts.toolTypes), "every listed tool has its types recorded")
+	toolTypes := map[string][2]reflect.Type{}
+	for _, d := range ts.declaredTools() {
+		toolTypes[d.tool.Name] = [2]reflect.Type{d.in, d.out}
+	}
+	require.Len(t, res.Tools, len(toolTypes), "every listed tool is declared")
 	for _, tool := range res.Tools {
 		t.Run(tool.Name, func(t *testing.T) {
-			types, ok := ts.toolTypes[tool.Name]
-			require.True(t, ok, "no types recorded for %s", tool.Name)
+			types, ok := toolTypes[tool.Name]
+			require.True(t, ok, "%s is not declared", tool.Name)
 			in, out := asMap(t, tool.InputSchema), asMap(t, tool.OutputSchema)
 			assert.Empty(t, schemaMismatches(in, types[0], ""), "input schema")
-			anyOf, _ := out["anyOf"].([]any)
-			require.Len(t, anyOf, 2, "the output schema is the result or the error")
-			assert.Empty(t, schemaMismatches(anyOf[0].(map[string]any), types[1], ""), "output schema")
+			assert.Empty(t, outputMismatches(out, types[1]), "output schema")
+			failed := map[string]any{"code": "NOT_FOUND", "message": "m", "details": map[string]any{"problems": []any{}}}
+			assert.NoError(t, outputSchema(t, s, tool.Name).Validate(failed), "a failed call fits the output schema")
 			require.NotNil(t, tool.Annotations, "every tool is annotated")
 			require.NotNil(t, tool.Annotations.OpenWorldHint)
 			assert.False(t, *tool.Annotations.OpenWorldHint, "no tool reaches beyond its bank")
@@ -41,6 +47,79 @@ func TestToolSchemasMatchTheirTypes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The output check finds an output schema that does not name the result's
+// members and their types, or that a failed call would not fit.
+func TestOutputMismatchesFindsDisagreement(t *testing.T) {
+	type entry struct {
+		Path string `json:"path"`
+	}
+	type result struct {
+		Name    string  `json:"name"`
+		Count   int     `json:"count,omitempty"`
+		Entries []entry `json:"entries"`
+		Skip    string  `json:"-"`
+	}
+	good := `{"type":"object","properties":{"name":{"type":"string"},"count":{"type":"integer"},"entries":{"type":"array"}}}`
+	assert.Empty(t, outputMismatches(asMap(t, json.RawMessage(good)), reflect.TypeFor[result]()))
+	for _, bad := range []string{
+		`{"type":"object","properties":{"name":{"type":"string"},"count":{"type":"integer"}}}`,
+		`{"type":"object","properties":{"name":{"type":"string"},"count":{"type":"integer"},"entries":{"type":"array"},"extra":{}}}`,
+		`{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"count":{"type":"integer"},"entries":{"type":"array"}}}`,
+		`{"type":"object","properties":{"name":{"type":"string"},"count":{"type":"string"},"entries":{"type":"array"}}}`,
+		`{"type":"object","anyOf":[{}],"properties":{"name":{"type":"string"},"count":{"type":"integer"},"entries":{"type":"array"}}}`,
+		`{"type":"array"}`,
+	} {
+		assert.NotEmpty(t, outputMismatches(asMap(t, json.RawMessage(bad)), reflect.TypeFor[result]()), bad)
+	}
+}
+
+// outputMismatches lists where the output schema s does not name the
+// members of the result type t and their types, one level deep, or
+// requires a member (a failed call's Error has none of them).
+func outputMismatches(s map[string]any, t reflect.Type) []string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if got := schemaTypes(s); !slices.Equal(got, []string{"object"}) {
+		return []string{fmt.Sprintf("type %v, a result is an object", got)}
+	}
+	var problems []string
+	for _, k := range []string{"required", "anyOf", "oneOf", "allOf"} {
+		if _, ok := s[k]; ok {
+			problems = append(problems, fmt.Sprintf("%s: a failed call's Error must fit the schema as it is", k))
+		}
+	}
+	props, _ := s["properties"].(map[string]any)
+	var fields, names []string
+	for _, f := range reflect.VisibleFields(t) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" || !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		fields = append(fields, name)
+		p, ok := props[name].(map[string]any)
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if ok && ft != rawMessage && !slices.Contains(schemaTypes(p), jsonKind(ft)) {
+			problems = append(problems, fmt.Sprintf("/%s: type %v, the Go type %s is %s", name, schemaTypes(p), ft, jsonKind(ft)))
+		}
+	}
+	for name := range props {
+		names = append(names, name)
+	}
+	slices.Sort(fields)
+	slices.Sort(names)
+	if !slices.Equal(fields, names) {
+		problems = append(problems, fmt.Sprintf("properties %v, the fields of %s are %v", names, t, fields))
+	}
+	return problems
 }
 
 // The check finds a schema that does not say what its type is.

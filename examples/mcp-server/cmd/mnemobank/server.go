@@ -16,11 +16,14 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
+// instructions are sent once per session, so the tool descriptions, sent
+// on every turn, need not repeat what the tools share (tools.Guide).
 const instructions = `Agent memory that outlives the conversation: a memory bank per git branch and a global bank (documents, also ` +
-	`readable as memorybank:// resources), learned memories (add_memory, search_memories), skill graphs and confirmed write plans. ` +
+	`readable as memorybank:// resources), learned memories, skill graphs and confirmed write plans. ` +
 	`At the start of a task call read_context (the start_task prompt does it); keep activeContext.json and progress.json up to date ` +
-	`with small patches; read_rules explains the conventions. When branch is omitted, the branch of the client's single git root is used (over stdio; over HTTP pass branch) and named in the result's branchFromRoots. ` +
-	`A failed call is an isError result {code, message, details}; code is NOT_FOUND, INVALID_ARGUMENT, INVALID_PATCH, PATCH_TEST_FAILED, CONFLICT, VALIDATION_FAILED, LIMIT_EXCEEDED or INTERNAL, and the message says how to fix the call.`
+	`with small patches; read_rules explains the conventions. When branch is omitted, the branch of the client's single git root is used ` +
+	`(over stdio; over HTTP pass branch) and named in the result's branchFromRoots. ` + tools.Guide +
+	` A failed call is an isError result: text "CODE: message" and structured content {code, message, details}.`
 
 // server is the MCP server over one bank and one memories file.
 type server struct {
@@ -36,9 +39,6 @@ type server struct {
 	// confirmPlans is the person's policy for write plans; the zero
 	// value is confirmAlways.
 	confirmPlans confirmPolicy
-	// toolTypes holds, by tool name, the Go types each registered tool's
-	// schemas are derived from: [input, output].
-	toolTypes map[string][2]reflect.Type
 	// sessions holds the sessions track waits on.
 	sessions sync.Map // *mcp.ServerSession → struct{}
 	// states seals the state a multi round-trip tool call carries
@@ -61,7 +61,7 @@ func privateCache() mcp.Cacheable {
 // newServer returns the server with every tool, resource template and
 // prompt registered. Close stops its change watcher.
 func newServer(bank *memorybank.Bank, mem memories.MemoryManager, logger *slog.Logger) *server {
-	s := &server{bank: bank, mem: mem, logger: logger, roots: newRootsCache(), toolTypes: map[string][2]reflect.Type{}, states: newStateSealer(nil)}
+	s := &server{bank: bank, mem: mem, logger: logger, roots: newRootsCache(), states: newStateSealer(nil)}
 	s.watcher = newWatcher(bank, logger)
 	s.Server = mcp.NewServer(&mcp.Implementation{Name: "mnemobank", Version: version}, &mcp.ServerOptions{
 		Logger:       logger,
@@ -80,12 +80,7 @@ func newServer(bank *memorybank.Bank, mem memories.MemoryManager, logger *slog.L
 	s.watcher.notify = func(uri string) {
 		_ = s.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
 	}
-	for _, t := range tools.For(bank) {
-		s.addBankTool(t)
-	}
-	for _, d := range s.toolDefs() {
-		s.register(d)
-	}
+	s.addTools()
 	s.addResources()
 	s.addPrompts()
 	return s
@@ -95,23 +90,19 @@ func (s *server) toolDefs() []toolDef {
 	return append(append(s.memoryTools(), s.skillTools()...), s.planTools()...)
 }
 
-// register adds a tool and records the types its schemas come from.
-func (s *server) register(d toolDef) {
-	s.toolTypes[d.tool.Name] = [2]reflect.Type{d.in, d.out}
-	s.AddTool(d.tool, s.handler(d))
-}
-
 // Close stops watching the bank for subscribed documents.
 func (s *server) Close() { s.watcher.stop() }
 
-// toolDef is one tool: its MCP description (schemas included), the Go
-// types they are derived from, and how it runs. run gets the arguments as
-// the client sent them and decodes them once; an omitted branch it needs
-// comes from rootsBranch. Its result marshals to a JSON object; its error
-// may be a *needInput.
+// toolDef is one tool of the server's own: its name, the Go types its
+// schemas are derived from, its MCP declaration derived from them
+// (schemas included; see toollist.go), and how it runs. run gets the
+// arguments as the client sent them and decodes them once; an omitted
+// branch it needs comes from rootsBranch. Its result marshals to a JSON
+// object; its error may be a *needInput.
 type toolDef struct {
-	tool    *mcp.Tool
+	name    string
 	in, out reflect.Type
+	declare func() *mcp.Tool
 	run     func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (any, error)
 }
 
@@ -131,6 +122,13 @@ func (*needInput) Error() string { return "the tool needs the client's input fir
 // runs the tool and turns its result or error into a tool result. Tool
 // failures are results with IsError, so the model sees them and can fix its
 // call; the Go error is nil.
+//
+// A result's text is its structured content's JSON, byte for byte, for
+// every tool: clients differ in which of the two reaches the model, so a
+// compact text (say, list_documents as one line per path) would let the
+// two say different things. Answers stay small by paging instead:
+// list_documents answers 20 entries by default (about 6.6 KB with both
+// copies, against 14 KB for the simple Node server's 1,000 names).
 func (s *server) handler(d toolDef) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var used *branchUsed

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -24,14 +23,31 @@ import (
 
 const skillDocType = "skill_graph"
 
-// skillIDPattern keeps a skillId usable as a file name in every store.
-var skillIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+// validSkillID keeps a skillId usable as a file name in every store:
+// 1-64 ASCII letters, digits, - and _, starting with a letter or digit.
+// (A regexp for it took a tenth of the server's package initialisation to
+// compile, in every process.)
+func validSkillID(id string) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case (c == '-' || c == '_') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 func skillPath(id string) string { return "skills/" + id + ".json" }
 
 type writeSkillGraphArgs struct {
-	SkillID string          `json:"skillId" jsonschema:"Id of the skill: 1-64 letters, digits, - and _, starting with a letter or digit."`
-	Graph   json.RawMessage `json:"graph" jsonschema:"The whole graph: {\"nodes\":[{\"id\",\"type\":\"instruction|decision|tool|example\",\"data\":{\"label\",\"markdown\",\"toolName\"}}],\"edges\":[{\"id\",\"source\",\"target\"}]}."`
+	SkillID string          `json:"skillId" jsonschema:"1-64 of A-Z a-z 0-9 - _"`
+	Graph   json.RawMessage `json:"graph" jsonschema:"{nodes:[{id,type:instruction|decision|tool|example,data:{label,markdown,toolName}}],edges:[{id,source,target}]}"`
 }
 
 type skillGraphWriteResult struct {
@@ -44,8 +60,8 @@ type skillGraphWriteResult struct {
 
 type readSkillGraphArgs struct {
 	SkillID     string `json:"skillId"`
-	Format      string `json:"format,omitempty" jsonschema:"json (the graph), mermaid, dot or skill_md (an Agent Skills SKILL.md)."`
-	Description string `json:"description,omitempty" jsonschema:"For skill_md: the frontmatter description, what the skill does and when to use it (1-1,024 characters). Default: a sentence naming the skill."`
+	Format      string `json:"format,omitempty"`
+	Description string `json:"description,omitempty" jsonschema:"skill_md's description"`
 }
 
 type skillGraphReadResult struct {
@@ -58,9 +74,9 @@ type skillGraphReadResult struct {
 
 type applySkillGraphArgs struct {
 	SkillID     string          `json:"skillId"`
-	Operations  json.RawMessage `json:"operations" jsonschema:"The operations: a JSON array of addNode, deleteNode, updateNode, addEdge and deleteEdge operations, or {\"operations\":[...],\"summary\":\"...\"}. Each has operationId and kind."`
-	BaseVersion *int            `json:"baseVersion,omitempty" jsonschema:"The graph version the operations were made for; any other current version is a CONFLICT."`
-	DryRun      bool            `json:"dryRun,omitempty" jsonschema:"Check and summarise the change without storing it."`
+	Operations  json.RawMessage `json:"operations" jsonschema:"[{operationId,kind:addNode|deleteNode|updateNode|addEdge|deleteEdge,...}]"`
+	BaseVersion *int            `json:"baseVersion,omitempty"`
+	DryRun      bool            `json:"dryRun,omitempty"`
 }
 
 type skillGraphApplyResult struct {
@@ -77,27 +93,23 @@ type skillGraphApplyResult struct {
 func (s *server) skillTools() []toolDef {
 	return []toolDef{
 		define("write_skill_graph", tools.Replacing,
-			`Store a skill graph (the steps behind an agent skill as a directed acyclic graph) as a whole, replacing the stored one. `+
-				`The graph is validated first (ids, edges, no cycles, a start node); a graph with errors is refused with VALIDATION_FAILED listing them. `+
-				`Prefer apply_skill_graph_operations to change part of a stored graph.`,
+			`Store a whole skill graph (a skill's steps as a DAG), checked first; apply_skill_graph_operations changes part.`,
 			nil, s.writeSkillGraph),
 		define("read_skill_graph", tools.ReadOnly,
-			`Read a stored skill graph as JSON, or render it as Mermaid, Graphviz DOT or an Agent Skills SKILL.md.`,
+			`Read a skill graph as JSON, Mermaid, DOT or an Agent Skills SKILL.md.`,
 			func(sc *jsonschema.Schema) {
 				setEnum(sc, "format", "json", "mermaid", "dot", "skill_md")
 				setDefault(sc, "format", "json")
 			}, s.readSkillGraph),
 		define("apply_skill_graph_operations", tools.Overwriting,
-			`Apply a batch of operations to a stored skill graph, all or nothing (a new skillId starts from an empty graph). `+
-				`A stale baseVersion is a CONFLICT; a failing operation is INVALID_ARGUMENT naming its index, operationId and code, and nothing is stored. `+
-				`dryRun returns the change summary and stores nothing.`,
+			`Change a skill graph by operations, all or nothing (a new skillId starts empty); dryRun stores nothing.`,
 			nil, s.applySkillGraph),
 	}
 }
 
 // loadSkill reads a stored graph; a missing one is (nil, 0, nil).
 func (s *server) loadSkill(ctx context.Context, id string) (*skillgraph.Graph, int64, error) {
-	if !skillIDPattern.MatchString(id) {
+	if !validSkillID(id) {
 		return nil, 0, toolError(tools.CodeInvalidArgument, memorybank.ErrInvalidRequest, nil,
 			"skillId %q is not valid: use 1-64 letters, digits, - and _, starting with a letter or digit", id)
 	}
@@ -213,7 +225,7 @@ func (s *server) skillNotFound(ctx context.Context, id string) error {
 	var ids []string
 	for _, p := range paths {
 		name, ok := strings.CutPrefix(p, "skills/")
-		if sid, isJSON := strings.CutSuffix(name, ".json"); ok && isJSON && skillIDPattern.MatchString(sid) {
+		if sid, isJSON := strings.CutSuffix(name, ".json"); ok && isJSON && validSkillID(sid) {
 			ids = append(ids, sid)
 		}
 	}

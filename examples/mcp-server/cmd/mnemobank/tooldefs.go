@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,15 +26,21 @@ import (
 // INVALID_ARGUMENT.
 
 // define builds a toolDef from typed arguments and results. adjust, when
-// set, refines the inferred input schema (enums, bounds, defaults).
+// set, refines the inferred input schema (enums, bounds, defaults). The
+// schemas and the decoder are derived on first use: the server registers
+// the tools from tools_gen.go (see toollist.go) and derives a tool's
+// decoder when it is first called.
 func define[In, Out any](name string, effect tools.Effect, description string, adjust func(*jsonschema.Schema),
 	run func(ctx context.Context, req *mcp.CallToolRequest, in In) (Out, error)) toolDef {
-	args := tools.DeriveArgs[In](name, adjust)
-	tool := &mcp.Tool{Name: name, Description: description, InputSchema: args.Schema,
-		OutputSchema: tools.OutputSchema[Out](name), Annotations: mcpAnnotations(effect.Annotations())}
-	return toolDef{tool: tool, in: reflect.TypeFor[In](), out: reflect.TypeFor[Out](),
+	effect.Annotations() // panics on an undeclared effect
+	args := sync.OnceValue(func() *tools.Args[In] { return tools.DeriveArgs[In](name, adjust) })
+	return toolDef{name: name, in: reflect.TypeFor[In](), out: reflect.TypeFor[Out](),
+		declare: func() *mcp.Tool {
+			return &mcp.Tool{Name: name, Description: description, InputSchema: args().Schema,
+				OutputSchema: tools.OutputSchema[Out](name), Annotations: mcpAnnotations(effect.Annotations())}
+		},
 		run: func(ctx context.Context, req *mcp.CallToolRequest, raw json.RawMessage) (any, error) {
-			v, err := args.Decode(name, raw, nil, func(in *In) error { return fillBranch(ctx, req, in) })
+			v, err := args().Decode(name, raw, nil, func(in *In) error { return fillBranch(ctx, req, in) })
 			if err != nil {
 				return nil, err
 			}
