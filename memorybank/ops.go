@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 	"math"
 	"slices"
 	"strings"
@@ -109,11 +110,11 @@ func (b *Bank) Read(ctx context.Context, req ReadRequest) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := decodeStored(formatOf(l.path), l.path, obj.Data)
+	e, err := decodeStored(codec.FormatOf(l.path), l.path, obj.Data)
 	if err != nil {
 		return nil, err
 	}
-	return e.document(l.scope, l.branch, obj.ModTime)
+	return documentOf(e, l.scope, l.branch, obj.ModTime)
 }
 
 // Delete removes one document: ErrNotFound when it does not exist, a
@@ -156,10 +157,10 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 		if err != nil {
 			return err
 		}
-		old, derr := decodeStored(formatOf(l.path), l.path, obj.Data)
+		old, derr := decodeStored(codec.FormatOf(l.path), l.path, obj.Data)
 		cur := int64(0)
 		if derr == nil {
-			cur = old.version()
+			cur = old.Version()
 		}
 		if req.IfVersion != 0 && cur != req.IfVersion {
 			return &ConflictError{Path: l.path, IfVersion: req.IfVersion, CurrentVersion: cur}
@@ -181,7 +182,7 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 			b.unindexed(l, obj.Version)
 			b.folded(l, false)
 			// A file without front matter has no numbered versions to record.
-			if numbered && (old == nil || !old.bare) {
+			if numbered && (old == nil || !old.Bare) {
 				b.recordDelete(ctx, l, req, old, cur+1)
 			}
 			return nil
