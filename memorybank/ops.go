@@ -18,6 +18,9 @@ type loc struct {
 	prefix string // store key prefix of the bank, ending in "/"
 	path   string
 	key    string
+	// unclaimed: a branch bank whose marker locate did not find, which a
+	// write claims once its document is valid (see Write).
+	unclaimed bool
 }
 
 func (l loc) describe() string {
@@ -56,9 +59,16 @@ func (b *Bank) locate(ctx context.Context, scope Scope, branch, p string, claim 
 		return loc{}, err
 	}
 	if scope != ScopeBranch {
-		branch = ""
+		return newLoc(scope, "", prefix, p)
 	}
-	return newLoc(scope, branch, prefix, p)
+	l, err := newLoc(scope, branch, prefix, p)
+	if err == nil && !claim {
+		b.mu.Lock()
+		_, known := b.branches[strings.TrimSuffix(strings.TrimPrefix(prefix, BranchPrefix), "/")]
+		b.mu.Unlock()
+		l.unclaimed = !known
+	}
+	return l, err
 }
 
 // newLoc places the valid path p in the bank at prefix, refusing it when

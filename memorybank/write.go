@@ -324,7 +324,7 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 	if dry {
 		return dryResult(l, next, exists, problems, len(data)), nil
 	}
-	if l.scope == ScopeBranch {
+	if l.unclaimed {
 		if _, err := b.branchDir(ctx, l.branch, true); err != nil {
 			return nil, err
 		}
