@@ -65,6 +65,10 @@ type Store struct {
 	sem chan struct{}
 	// lazy: a view made by Lazy, whose writes skip the fsyncs.
 	lazy bool
+	// unsynced: the directories lazy Puts created (lazy.go).
+	unsynced *lazyDirs
+	// syncHook, when set (by tests), sees every directory syncDir syncs.
+	syncHook func(dir string)
 }
 
 var _ memorybank.Store = (*Store)(nil)
@@ -94,7 +98,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fsstore: open %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, root: root, opts: o, sem: make(chan struct{}, 1)}
+	s := &Store{dir: dir, root: root, opts: o, sem: make(chan struct{}, 1), unsynced: &lazyDirs{}}
 	s.removeStaleTemp()
 	return s, nil
 }
@@ -212,11 +216,20 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, cond memoryban
 	if err := s.countChange(); err != nil {
 		return memorybank.Object{}, err
 	}
+	var createdErr error
 	err = atomicfile.Write(s.root, file, data, &atomicfile.Options{
 		Perm:    s.opts.FileMode,
 		DirPerm: s.opts.DirMode,
 		NoSync:  s.lazy,
+		Created: func(dir string) {
+			if err := s.created(dir); createdErr == nil {
+				createdErr = err
+			}
+		},
 		BeforeCommit: func(tmp string) error {
+			if createdErr != nil {
+				return createdErr
+			}
 			var prev time.Time
 			if exists {
 				prev = cur.ModTime()
@@ -226,6 +239,9 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, cond memoryban
 	})
 	if err != nil {
 		return memorybank.Object{}, fmt.Errorf("fsstore: put %q: %w", key, err)
+	}
+	if err := s.durableDirs(file); err != nil {
+		return memorybank.Object{}, fmt.Errorf("fsstore: put %q: written, but: %w", key, err)
 	}
 	fi, err := s.root.Stat(key)
 	if err != nil {
@@ -280,6 +296,9 @@ func (s *Store) putInDir(key string, data []byte, cond memorybank.Condition) (ob
 	})
 	if err != nil {
 		return memorybank.Object{}, true, fmt.Errorf("fsstore: put %q: %w", key, err)
+	}
+	if err := s.durableDirs(key); err != nil {
+		return memorybank.Object{}, true, fmt.Errorf("fsstore: put %q: written, but: %w", key, err)
 	}
 	fi, err := d.Stat(base)
 	if err != nil {
