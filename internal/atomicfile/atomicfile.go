@@ -114,8 +114,12 @@ func Write(root *os.Root, name string, data []byte, opts *Options) (err error) {
 		}
 	}()
 	if keepMode {
-		if err := f.Chmod(o.Perm); err != nil {
-			return err
+		// The umask usually leaves the mode as asked; a chmod is one more
+		// change the file system journals, so it is made only when not.
+		if fi, err := f.Stat(); err != nil || fi.Mode().Perm() != o.Perm {
+			if err := f.Chmod(o.Perm); err != nil {
+				return err
+			}
 		}
 	}
 	if _, err := f.Write(data); err != nil {
