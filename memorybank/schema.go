@@ -10,13 +10,13 @@ import (
 // validate the "content" of JSON documents by metadata.documentType.
 const (
 	// SchemaV2 is the value of "schema" in every document the Bank writes.
-	SchemaV2             = codec.SchemaV2
-	SchemaEnvelope       = codec.SchemaEnvelope
-	SchemaBranchContext  = codec.SchemaBranchContext
-	SchemaActiveContext  = codec.SchemaActiveContext
-	SchemaProgress       = codec.SchemaProgress
-	SchemaSystemPatterns = codec.SchemaSystemPatterns
-	SchemaGeneric        = codec.SchemaGeneric
+	SchemaV2             = "memory_document_v2"
+	SchemaEnvelope       = "envelope"
+	SchemaBranchContext  = "branch_context"
+	SchemaActiveContext  = "active_context"
+	SchemaProgress       = "progress"
+	SchemaSystemPatterns = "system_patterns"
+	SchemaGeneric        = "generic"
 )
 
 // Schema returns the text of an embedded JSON Schema (draft-07), for hosts
