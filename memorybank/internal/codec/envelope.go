@@ -30,12 +30,12 @@ var metaOrder = []string{"id", "title", "documentType", "path", "tags", "lastMod
 // enrich documents) survive unchanged, and the content, the only large
 // part, is never decoded except once, for validation.
 //
-// Its invariants, all kept by the methods below: after normalize, schema,
+// Its invariants, all kept by the methods below: after Normalize, schema,
 // metadata title, documentType, tags, version and path are present and
-// documentType lives in metadata; stamp sets the maintained fields (id,
-// createdAt, lastModified, version) of a write; canonical is the compact
-// form patches apply to and Read shows, with metadata keys in metaOrder;
-// encode is the stored form.
+// documentType lives in metadata; Stamp sets the maintained fields (id,
+// createdAt, lastModified, version) of a write; Canonical is the compact
+// form patches apply to and reads show, with metadata keys in metaOrder;
+// SealKeeping gives the stored form.
 type Envelope struct {
 	Format  Format
 	Path    string
@@ -270,14 +270,14 @@ func (e *Envelope) Normalize() {
 // is true for a full content write: title, documentType and tags it does not
 // give fall back to the stored document. A patch starts from the stored
 // document, so a field missing after it was removed on purpose: it gets the
-// default of normalize (title from the file name, documentType from it, tags
+// default of Normalize (title from the file name, documentType from it, tags
 // []), never the stored value back. tags, when non-nil, replace the tags.
 func (e *Envelope) Stamp(old *Envelope, prev int64, now string, newID func() string, tags []string, keepStored bool) {
 	if old != nil && keepStored {
 		for _, k := range []string{"title", "documentType", "tags"} {
 			if _, ok := e.Meta[k]; !ok {
 				if _, top := e.Extra[k]; k == "documentType" && top {
-					continue // normalize moves it into metadata
+					continue // Normalize moves it into metadata
 				}
 				if v, ok := old.Meta[k]; ok {
 					e.Meta[k] = v
