@@ -9,7 +9,7 @@ import (
 // How Apply works: see "How it is fast" in doc.go, and tree.go.
 
 // Apply implements Patcher.
-func (p *patcher) Apply(doc []byte, patch Patch) (out []byte, err error) {
+func (p *Applier) Apply(doc []byte, patch Patch) (out []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("jsonpatch: internal error, please report it: %v", r)
@@ -67,7 +67,7 @@ func (p *patcher) Apply(doc []byte, patch Patch) (out []byte, err error) {
 }
 
 // finish checks the output size.
-func (p *patcher) finish(out []byte) ([]byte, error) {
+func (p *Applier) finish(out []byte) ([]byte, error) {
 	if p.maxDoc >= 0 && len(out) > p.maxDoc {
 		return nil, errorf(ErrLimitExceeded, "the patched document would be %d bytes, more than the limit of %d", len(out), p.maxDoc)
 	}

@@ -69,7 +69,7 @@ func TestAgreesWithExactEvaluator(t *testing.T) {
 			require.ErrorIs(t, err, ErrInvalidPatch) // a move into its own child
 			continue
 		}
-		pt := newPatcher(opts)
+		pt := New(opts)
 		if nested(p) {
 			nestedOnly++
 		}

@@ -12,7 +12,7 @@ import (
 // reference evaluator (state), which splices the document's text: the
 // oracle Apply must agree with.
 func referenceApply(opts *Options, doc []byte, p Patch) ([]byte, error) {
-	pt := newPatcher(opts)
+	pt := New(opts)
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}

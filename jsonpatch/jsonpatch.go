@@ -67,29 +67,25 @@ type Options struct {
 	AllowNegativeIndices bool
 }
 
-// patcher is the Patcher returned by New. Its fields never change after New,
-// so it is safe for concurrent use.
-type patcher struct {
+// Applier is the package's Patcher, configured by New. Its fields never
+// change after New, so it is safe for concurrent use.
+type Applier struct {
 	maxOps      int
 	maxCopy     int64
 	maxDoc      int
 	negativeIdx bool
 }
 
-var _ Patcher = (*patcher)(nil)
+var _ Patcher = (*Applier)(nil)
 
-// New returns a Patcher configured by opts, which is copied; nil means the
-// strict defaults.
-func New(opts *Options) Patcher {
-	return newPatcher(opts)
-}
-
-func newPatcher(opts *Options) *patcher {
+// New returns an Applier configured by opts, which is copied; nil means
+// the strict defaults.
+func New(opts *Options) *Applier {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
-	p := &patcher{
+	p := &Applier{
 		maxOps:      limitInt(o.MaxOperations, DefaultMaxOperations),
 		maxCopy:     int64(limitInt(int(o.MaxCopyBytes), DefaultMaxCopyBytes)),
 		maxDoc:      limitInt(o.MaxDocumentBytes, DefaultMaxDocumentBytes),
@@ -109,7 +105,7 @@ func limitInt(v, def int) int {
 	return v
 }
 
-var defaultPatcher = newPatcher(nil)
+var defaultPatcher = New(nil)
 
 // Apply applies p to doc with the strict defaults (New(nil)) and returns the
 // patched document as compact JSON. doc is never modified; on any error the

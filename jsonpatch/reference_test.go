@@ -16,7 +16,7 @@ type state struct {
 // fuzzed patch cannot keep it busy for long.
 var exactBudget int64 = 256 << 20
 
-func (p *patcher) newState(base []string, maxCopy int64) *state {
+func (p *Applier) newState(base []string, maxCopy int64) *state {
 	return &state{negOK: p.negativeIdx, maxCopy: maxCopy, base: base, work: new(int64)}
 }
 

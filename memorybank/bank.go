@@ -172,6 +172,7 @@ type Bank struct {
 	folds      map[string]*foldIndex // bank prefix -> folded paths (collide.go)
 	own        atomic.Uint64         // this Bank's successful Puts and Deletes (see index.go)
 	branchList branchListing         // the branch banks, for searches of every branch
+	ctxFiles   ctxCache              // what ReadContext made of each document (ctxcache.go)
 }
 
 // New returns a Bank over store. opts may be nil. A nil store gives a Bank

@@ -66,7 +66,7 @@ func BenchmarkReadContext1000(b *testing.B) {
 	}
 	res, err := bank.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "main"}) // initialises the branch bank
 	require.NoError(b, err)
-	require.Len(b, res.OtherGlobalFiles, 994)
+	require.Equal(b, 994, len(res.OtherGlobalFiles)+res.More, "every other document is listed or counted")
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := bank.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "main"}); err != nil {

@@ -2,6 +2,7 @@ package memorybank
 
 import (
 	"context"
+	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 	"time"
 )
 
@@ -28,9 +29,9 @@ func (b *Bank) CheckWrite(ctx context.Context, req WriteRequest) (*WriteResult, 
 }
 
 // dryResult is the result of a checked write that was not stored.
-func dryResult(l loc, next *envelope, exists bool, problems []Problem, size int) *WriteResult {
-	le := next.entry(size, time.Time{})
-	id, _ := next.str("id")
+func dryResult(l loc, next *codec.Envelope, exists bool, problems []Problem, size int) *WriteResult {
+	le := entryOf(next, size, time.Time{})
+	id, _ := next.Str("id")
 	return &WriteResult{Scope: l.scope, Branch: l.branch, Path: l.path, ID: id, Version: le.Version,
 		LastModified: le.LastModified, Tags: le.Tags, Created: !exists, Problems: problems, env: next}
 }

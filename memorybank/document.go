@@ -1,7 +1,10 @@
 package memorybank
 
 import (
+	"fmt"
+
 	"encoding/json"
+	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 	"time"
 )
 
@@ -128,4 +131,61 @@ type ListEntry struct {
 	LastModified time.Time `json:"lastModified"`
 	Version      int64     `json:"version"`
 	Size         int       `json:"size"` // stored bytes
+}
+
+// decodeStored decodes a stored document, normalized; a document that
+// cannot be read is ErrCorrupt.
+func decodeStored(format codec.Format, p string, data []byte) (*codec.Envelope, error) {
+	e, err := codec.DecodeStored(format, p, data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	return e, nil
+}
+
+// decodeForPatch is decodeStored for a JSON document a write is about to
+// patch: its one pass also finds a member name repeated at any depth.
+func decodeForPatch(format codec.Format, p string, data []byte) (*codec.Envelope, error) {
+	e, err := codec.DecodeForPatch(format, p, data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	return e, nil
+}
+
+// documentOf converts an envelope to a Document.
+func documentOf(e *codec.Envelope, scope Scope, branch string, modTime time.Time) (*Document, error) {
+	d := &Document{
+		Scope: scope, Branch: branch, Path: e.Path, Format: Format(e.Format),
+		Tags: e.Tags(), Version: e.Version(),
+		LastModified: e.Time("lastModified"), CreatedAt: e.Time("createdAt"),
+	}
+	d.ID, _ = e.Str("id")
+	d.Title, _ = e.Str("title")
+	d.DocumentType, _ = e.Str("documentType")
+	if d.LastModified.IsZero() {
+		d.LastModified = modTime.UTC()
+	}
+	if e.Format == codec.FormatJSON {
+		c, err := e.Canonical(true)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %q is not valid JSON: %v; overwrite it with a full content write", ErrCorrupt, e.Path, err)
+		}
+		d.Content = c
+	} else {
+		d.Metadata = e.CanonicalMeta()
+		d.Content = codec.CompactRaw(e.Content)
+	}
+	return d, nil
+}
+
+// entryOf describes the document for List and the index.
+func entryOf(e *codec.Envelope, size int, modTime time.Time) ListEntry {
+	le := ListEntry{Path: e.Path, Tags: e.Tags(), LastModified: e.Time("lastModified"), Version: e.Version(), Size: size}
+	le.Title, _ = e.Str("title")
+	le.DocumentType, _ = e.Str("documentType")
+	if le.LastModified.IsZero() {
+		le.LastModified = modTime.UTC()
+	}
+	return le
 }

@@ -1,8 +1,11 @@
 package memorybank
 
 import (
+	"math"
+
 	"errors"
 	"fmt"
+	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 	"strings"
 
 	"github.com/mnemobank/mnemobank/jsonpatch"
@@ -240,4 +243,33 @@ func (e *LimitError) Unwrap() error { return ErrLimitExceeded }
 
 func invalidRequest(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidRequest, fmt.Sprintf(format, args...))
+}
+
+// validationError reports a document the codec's schemas refuse.
+func validationError(p string, se *codec.SchemaError) *ValidationError {
+	return &ValidationError{Path: p, Schema: se.Schema, Problems: problemsOf(se.Problems)}
+}
+
+func problemsOf(ps []codec.Problem) []Problem {
+	if ps == nil {
+		return nil
+	}
+	out := make([]Problem, len(ps))
+	for i, p := range ps {
+		out[i] = Problem(p)
+	}
+	return out
+}
+
+// maxVersionProblem refuses a write of a document whose version, edited by
+// hand, is the largest there is: it cannot be incremented.
+func maxVersionProblem(p string) error {
+	return &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/metadata/version",
+		Message: fmt.Sprintf("the stored version is %d, the largest a version can be, so a write cannot increment it; "+
+			"edit metadata.version of the stored document to a smaller number, or delete the document (its versions then start again)", int64(math.MaxInt64))}}}
+}
+
+// duplicateProblem describes a duplicate member at ptr.
+func duplicateProblem(ptr, name, fix string) Problem {
+	return Problem(codec.DuplicateProblem(ptr, name, fix))
 }

@@ -16,7 +16,7 @@ var TextVersion = codec.TextVersion
 // Names only the tests use.
 var (
 	RulesPath        = rulesPath
-	ContentSchemaFor = contentSchemaFor
-	SchemaNames      = allSchemaNames
+	ContentSchemaFor = codec.ContentSchemaFor
+	SchemaNames      = codec.SchemaNames
 	Template         = coreTemplate
 )

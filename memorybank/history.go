@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mnemobank/mnemobank/internal/jsontext"
 	"github.com/mnemobank/mnemobank/jsonpatch"
 	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 	"github.com/mnemobank/mnemobank/memorybank/internal/histio"
@@ -171,11 +170,11 @@ func (b *Bank) putHistory(ctx context.Context, l loc, e HistoryEntry) {
 }
 
 // recordWrite records a write that stored next over old (nil: created).
-func (b *Bank) recordWrite(ctx context.Context, l loc, req WriteRequest, old, next *envelope, now time.Time) {
+func (b *Bank) recordWrite(ctx context.Context, l loc, req WriteRequest, old, next *codec.Envelope, now time.Time) {
 	if b.opts.HistoryVersions < 0 {
 		return
 	}
-	e := HistoryEntry{Version: next.version(), Time: now, Actor: req.Actor, Reason: req.Reason, Created: old == nil}
+	e := HistoryEntry{Version: next.Version(), Time: now, Actor: req.Actor, Reason: req.Reason, Created: old == nil}
 	var err error
 	e.Patch, e.Inverse, err = changeOf(old, next, req.Patches, b.opts.HistoryEntryBytes)
 	if err != nil {
@@ -189,13 +188,13 @@ func (b *Bank) recordWrite(ctx context.Context, l loc, req WriteRequest, old, ne
 
 // recordDelete records the delete of old (nil when it could not be
 // decoded), which consumed version v.
-func (b *Bank) recordDelete(ctx context.Context, l loc, req DeleteRequest, old *envelope, v int64) {
+func (b *Bank) recordDelete(ctx context.Context, l loc, req DeleteRequest, old *codec.Envelope, v int64) {
 	if b.opts.HistoryVersions < 0 {
 		return
 	}
 	e := HistoryEntry{Version: v, Time: b.now(), Actor: req.Actor, Reason: req.Reason, Deleted: true}
 	if old != nil {
-		if c, err := old.canonical(true); err == nil {
+		if c, err := old.Canonical(true); err == nil {
 			e.Inverse = jsonpatch.Patch{{Op: "add", Path: "", Value: c}}
 		}
 	}
@@ -208,11 +207,11 @@ func (b *Bank) recordDelete(ctx context.Context, l loc, req DeleteRequest, old *
 // they touched (found by scanning, not decoding, the old document); other
 // writes are a diff. A document larger than limit is not encoded for it:
 // its entry would be dropped as too large anyway.
-func changeOf(old, next *envelope, patch jsonpatch.Patch, limit int) (fwd, inv jsonpatch.Patch, err error) {
-	if old != nil && patch != nil && next.format == FormatJSON {
-		fwd = append(slices.Clone(patch), jsonpatch.Operation{Op: "replace", Path: "/metadata", Value: next.canonicalMeta()})
+func changeOf(old, next *codec.Envelope, patch jsonpatch.Patch, limit int) (fwd, inv jsonpatch.Patch, err error) {
+	if old != nil && patch != nil && next.Format == codec.FormatJSON {
+		fwd = append(slices.Clone(patch), jsonpatch.Operation{Op: "replace", Path: "/metadata", Value: next.CanonicalMeta()})
 		for _, t := range touched(patch) {
-			v, ok := old.valueAt(t)
+			v, ok := old.ValueAt(t)
 			if !ok {
 				return nil, nil, fmt.Errorf("the old value at %q is missing", t)
 			}
@@ -220,17 +219,17 @@ func changeOf(old, next *envelope, patch jsonpatch.Patch, limit int) (fwd, inv j
 		}
 		return fwd, inv, nil
 	}
-	if len(next.content) > limit || old != nil && len(old.content) > limit {
+	if len(next.Content) > limit || old != nil && len(old.Content) > limit {
 		return nil, nil, errTooLarge
 	}
-	after, err := next.canonical(true)
+	after, err := next.Canonical(true)
 	if err != nil {
 		return nil, nil, err
 	}
 	if old == nil {
 		return jsonpatch.Patch{{Op: "add", Path: "", Value: after}}, nil, nil
 	}
-	before, err := old.canonical(true)
+	before, err := old.Canonical(true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -238,35 +237,6 @@ func changeOf(old, next *envelope, patch jsonpatch.Patch, limit int) (fwd, inv j
 }
 
 var errTooLarge = errors.New("too large to keep")
-
-// valueAt returns the value at JSON Pointer ptr in the canonical form of
-// the envelope, looking only at the member it names.
-func (e *envelope) valueAt(ptr string) (json.RawMessage, bool) {
-	if ptr == "" {
-		c, err := e.canonical(true)
-		return c, err == nil
-	}
-	first, rest, _ := strings.Cut(ptr[1:], "/")
-	first, _ = jsontext.UnescapeToken(first)
-	var member json.RawMessage
-	switch first {
-	case "schema":
-		member = e.schema
-	case "metadata":
-		member = e.canonicalMeta()
-	case "content":
-		member = e.content
-	default:
-		member = e.extra[first]
-	}
-	if member == nil {
-		return nil, false
-	}
-	if rest == "" && !strings.HasSuffix(ptr, "/") {
-		return member, true
-	}
-	return jsontext.At(member, "/"+rest)
-}
 
 // touched returns the pointers whose old values undo patch: /metadata (the
 // Bank rewrites it on every write) and, per operation, the container it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 	"time"
 
 	"github.com/mnemobank/mnemobank/memorybank/internal/histio"
@@ -35,11 +36,11 @@ func init() {
 		return nil
 	}
 	histio.Document = func(hl histio.Loc, data []byte) (any, error) {
-		e, ok := splitEnvelope(formatOf(hl.Path), hl.Path, data)
+		e, ok := codec.SplitEnvelope(codec.FormatOf(hl.Path), hl.Path, data)
 		if !ok {
 			return nil, corrupt(hl.Path, errors.New("a rebuilt version is not a JSON object"))
 		}
-		return e.document(Scope(hl.Scope), hl.Branch, time.Time{})
+		return documentOf(e, Scope(hl.Scope), hl.Branch, time.Time{})
 	}
 	histio.Backoff = backoff
 }
@@ -54,14 +55,14 @@ func (b *Bank) current(ctx context.Context, l loc) (state []byte, cur int64, sto
 	obj, err := b.store.Get(ctx, l.key)
 	switch {
 	case err == nil:
-		e, err := decodeStored(formatOf(l.path), l.path, obj.Data)
+		e, err := decodeStored(codec.FormatOf(l.path), l.path, obj.Data)
 		if err != nil {
 			return nil, 0, "", err
 		}
-		if state, err = e.canonical(true); err != nil {
+		if state, err = e.Canonical(true); err != nil {
 			return nil, 0, "", corrupt(l.path, err)
 		}
-		return state, e.version(), obj.Version, nil
+		return state, e.Version(), obj.Version, nil
 	case errors.Is(err, ErrNotFound):
 		if cur, err = b.lastDeleted(ctx, l); err != nil {
 			return nil, 0, "", err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 	"math"
 	"slices"
 	"strings"
@@ -17,6 +18,9 @@ type loc struct {
 	prefix string // store key prefix of the bank, ending in "/"
 	path   string
 	key    string
+	// unclaimed: a branch bank whose marker locate did not find, which a
+	// write claims once its document is valid (see Write).
+	unclaimed bool
 }
 
 func (l loc) describe() string {
@@ -55,9 +59,16 @@ func (b *Bank) locate(ctx context.Context, scope Scope, branch, p string, claim 
 		return loc{}, err
 	}
 	if scope != ScopeBranch {
-		branch = ""
+		return newLoc(scope, "", prefix, p)
 	}
-	return newLoc(scope, branch, prefix, p)
+	l, err := newLoc(scope, branch, prefix, p)
+	if err == nil && !claim {
+		b.mu.Lock()
+		_, known := b.branches[strings.TrimSuffix(strings.TrimPrefix(prefix, BranchPrefix), "/")]
+		b.mu.Unlock()
+		l.unclaimed = !known
+	}
+	return l, err
 }
 
 // newLoc places the valid path p in the bank at prefix, refusing it when
@@ -109,11 +120,11 @@ func (b *Bank) Read(ctx context.Context, req ReadRequest) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := decodeStored(formatOf(l.path), l.path, obj.Data)
+	e, err := decodeStored(codec.FormatOf(l.path), l.path, obj.Data)
 	if err != nil {
 		return nil, err
 	}
-	return e.document(l.scope, l.branch, obj.ModTime)
+	return documentOf(e, l.scope, l.branch, obj.ModTime)
 }
 
 // Delete removes one document: ErrNotFound when it does not exist, a
@@ -156,10 +167,10 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 		if err != nil {
 			return err
 		}
-		old, derr := decodeStored(formatOf(l.path), l.path, obj.Data)
+		old, derr := decodeStored(codec.FormatOf(l.path), l.path, obj.Data)
 		cur := int64(0)
 		if derr == nil {
-			cur = old.version()
+			cur = old.Version()
 		}
 		if req.IfVersion != 0 && cur != req.IfVersion {
 			return &ConflictError{Path: l.path, IfVersion: req.IfVersion, CurrentVersion: cur}
@@ -181,7 +192,7 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 			b.unindexed(l, obj.Version)
 			b.folded(l, false)
 			// A file without front matter has no numbered versions to record.
-			if numbered && (old == nil || !old.bare) {
+			if numbered && (old == nil || !old.Bare) {
 				b.recordDelete(ctx, l, req, old, cur+1)
 			}
 			return nil

@@ -11,13 +11,16 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 )
 
+// Metadata fields the Bank maintains; patches may not touch them.
+var maintainedPointers = []string{"/schema", "/metadata/id", "/metadata/path", "/metadata/createdAt", "/metadata/version", "/metadata/lastModified"}
+
 // applyPatches applies a patch to the canonical form of a stored document
 // and returns the patched envelope. Operations that touch a maintained field
 // are refused before anything is applied; an operation on an ancestor of a
 // maintained field (such as replacing all of /metadata) is allowed as long
 // as it leaves the maintained fields as they were.
-func (b *Bank) applyPatches(old *envelope, patch jsonpatch.Patch) (*envelope, error) {
-	p := old.path
+func (b *Bank) applyPatches(old *codec.Envelope, patch jsonpatch.Patch) (*codec.Envelope, error) {
+	p := old.Path
 	for i, op := range patch {
 		if f := touchedField(op); f != "" {
 			where := op.Path
@@ -27,7 +30,7 @@ func (b *Bank) applyPatches(old *envelope, patch jsonpatch.Patch) (*envelope, er
 			return nil, &ForbiddenPatchError{Index: i, Op: op.Op, Path: where, Field: f}
 		}
 	}
-	before, err := old.canonical(false)
+	before, err := old.Canonical(false)
 	if err != nil {
 		return nil, corrupt(p, err)
 	}
@@ -35,10 +38,10 @@ func (b *Bank) applyPatches(old *envelope, patch jsonpatch.Patch) (*envelope, er
 	// copy and leave the other, or rewrite it on a test: the Bank never
 	// hands it one.
 	const repair = "the stored document holds both copies, so a patch cannot tell which it means; write the document whole (content) to repair it"
-	if old.dup != "" {
-		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{duplicateProblem(old.dup, old.dupName, repair)}}
+	if old.Dup != "" {
+		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{duplicateProblem(old.Dup, old.DupName, repair)}}
 	}
-	if !old.deep { // decodeForPatch judged every depth already
+	if !old.Deep { // decodeForPatch judged every depth already
 		if ptr, name, dup := codec.FirstDuplicate(before); dup {
 			return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{duplicateProblem(ptr, name, repair)}}
 		}
@@ -50,12 +53,12 @@ func (b *Bank) applyPatches(old *envelope, patch jsonpatch.Patch) (*envelope, er
 	if err != nil {
 		return nil, newPatchError(p, err)
 	}
-	next, ok := splitEnvelope(old.format, p, after)
+	next, ok := codec.SplitEnvelope(old.Format, p, after)
 	if !ok {
 		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "", Message: "the patched document must stay a JSON object with schema, metadata and content"}}}
 	}
-	if next.dup != "" {
-		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{duplicateProblem(next.dup, next.dupName, "keep the value you mean and resend")}}
+	if next.Dup != "" {
+		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{duplicateProblem(next.Dup, next.DupName, "keep the value you mean and resend")}}
 	}
 	for _, f := range maintainedPointers {
 		if !bytes.Equal(fieldValue(old, f), fieldValue(next, f)) {
@@ -63,13 +66,13 @@ func (b *Bank) applyPatches(old *envelope, patch jsonpatch.Patch) (*envelope, er
 			return nil, &ForbiddenPatchError{Index: i, Op: op.Op, Path: op.Path, Field: f}
 		}
 	}
-	if next.badMeta {
+	if next.BadMeta {
 		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/metadata", Message: "the patched document must keep metadata as an object"}}}
 	}
 	// The canonical form has no top-level documentType, so a patch put one
 	// there. Reading would move it into metadata only when metadata has
 	// none, dropping it otherwise: refuse rather than guess.
-	if _, ok := next.extra["documentType"]; ok {
+	if _, ok := next.Extra["documentType"]; ok {
 		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/documentType",
 			Message: "documentType belongs in metadata; patch /metadata/documentType instead"}}}
 	}
@@ -104,12 +107,12 @@ func within(p, anc string) bool {
 	return p == anc || strings.HasPrefix(p, anc+"/")
 }
 
-func fieldValue(e *envelope, f string) []byte {
+func fieldValue(e *codec.Envelope, f string) []byte {
 	var v json.RawMessage
 	if f == "/schema" {
-		v = e.schema
+		v = e.Schema
 	} else {
-		v = e.meta[strings.TrimPrefix(f, "/metadata/")]
+		v = e.Meta[strings.TrimPrefix(f, "/metadata/")]
 	}
 	if v == nil {
 		return nil

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mnemobank/mnemobank/internal/textsearch"
-	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 )
 
 // ReadContextRequest asks for rules, branch memory and global memory in one
@@ -161,7 +160,7 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 	// include adds a document to its section if it fits the budget; it
 	// returns its cost in tokens, and whether it was included.
 	include := func(s *ctxSection, p string) (tokens int, ok bool, err error) {
-		d, err := b.Read(ctx, ReadRequest{Scope: s.scope, Branch: req.Branch, Path: p})
+		cf, tokens, err := b.contextFile(ctx, s.scope, req.Branch, p, tb)
 		if errors.Is(err, ErrCorrupt) {
 			b.opts.Logger.WarnContext(ctx, "memorybank: document cannot be decoded; listed instead", "path", p, "err", err)
 			return 0, false, nil
@@ -169,11 +168,7 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 		if err != nil {
 			return 0, false, err
 		}
-		cf := ContextFile{Path: p, Content: d.Content, Tags: d.Tags, LastModified: d.LastModified}
 		if tb.limited() {
-			enc, _ := json.Marshal(cf)
-			entry := string(codec.RawString(p)) + ":" + string(enc) // "path":{...}
-			tokens = tb.count(entry)
 			if !tb.fits(tokens) {
 				res.Truncated = true
 				return tokens, false, nil

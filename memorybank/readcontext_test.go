@@ -256,3 +256,45 @@ func TestFirstReadContextReadsOnlyWhatItReturns(t *testing.T) {
 	assert.Equal(t, int64(2), store.lists.Load(), "one List per bank")
 	assert.Equal(t, int64(0), store.puts.Load())
 }
+
+// ReadContext keeps what it made of each document between calls; a change
+// made through another Bank or straight in the store still shows on the
+// next call, and a caller editing a result changes no later one.
+func TestReadContextShowsEveryChangeOfAFile(t *testing.T) {
+	forEachStore(t, func(t *testing.T, store memorybank.Store) {
+		g := memorybank.ScopeGlobal
+		b := newBank(store)
+		mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "architecture.md", Text: "# Architecture\n\nHexagonal.\n", Tags: []string{"core"}})
+		req := memorybank.ReadContextRequest{IncludeBranchMemory: no}
+		text := func() (string, []string) {
+			res, err := b.ReadContext(ctx, req)
+			require.NoError(t, err)
+			cf, ok := res.GlobalMemory["architecture.md"]
+			require.True(t, ok, "architecture.md is a global core file")
+			var s string
+			require.NoError(t, json.Unmarshal(cf.Content, &s))
+			return s, cf.Tags
+		}
+
+		res, err := b.ReadContext(ctx, req)
+		require.NoError(t, err)
+		cf := res.GlobalMemory["architecture.md"]
+		for i := range cf.Content {
+			cf.Content[i] = ' '
+		}
+		cf.Tags[0] = "edited"
+		s, tags := text()
+		assert.Equal(t, "# Architecture\n\nHexagonal.\n", s, "a caller's edit of a result shows in no later one")
+		assert.Equal(t, []string{"core"}, tags)
+
+		mustWrite(t, newBank(store), memorybank.WriteRequest{Scope: g, Path: "architecture.md", Text: "# Architecture\n\nLayered.\n", Tags: []string{"core"}})
+		s, _ = text()
+		assert.Equal(t, "# Architecture\n\nLayered.\n", s, "a write through another Bank")
+
+		_, err = store.Put(ctx, memorybank.GlobalPrefix+"architecture.md", []byte("# Architecture\n\nEdited by hand.\n"), memorybank.Condition{})
+		require.NoError(t, err)
+		s, tags = text()
+		assert.Equal(t, "# Architecture\n\nEdited by hand.\n", s, "an edit in the store")
+		assert.Equal(t, []string{}, tags)
+	})
+}

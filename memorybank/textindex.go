@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 	"runtime"
 	"strings"
 	"sync"
@@ -84,17 +85,17 @@ type docText struct {
 
 // bodyText is the searchable text of a document: the text of a text
 // document, the strings of a JSON document's content (one per line).
-func bodyText(e *envelope) string {
-	if e.format == FormatText {
-		c := bytes.TrimSpace(e.content)
+func bodyText(e *codec.Envelope) string {
+	if e.Format == codec.FormatText {
+		c := bytes.TrimSpace(e.Content)
 		if len(c) < 2 || c[0] != '"' {
 			return ""
 		}
 		return unquote(c[1 : len(c)-1])
 	}
 	var b strings.Builder
-	b.Grow(len(e.content))
-	jsonStrings(e.content, func(s string) {
+	b.Grow(len(e.Content))
+	jsonStrings(e.Content, func(s string) {
 		b.WriteString(s)
 		b.WriteByte('\n')
 	})
@@ -252,12 +253,12 @@ func (b *Bank) readEntries(ctx context.Context, idx *bankIndex) (int, error) {
 // withText, its text. Undecodable documents are listed (so they can be
 // found and repaired) with no tags, and found by their path only.
 func readDocument(p string, obj Object, withText bool) (ListEntry, docText) {
-	e, err := decodeStored(formatOf(p), p, obj.Data)
+	e, err := decodeStored(codec.FormatOf(p), p, obj.Data)
 	if err != nil {
-		le := ListEntry{Path: p, Title: defaultTitle(p), DocumentType: inferDocumentType(p), Tags: []string{}, LastModified: obj.ModTime.UTC(), Version: 1, Size: len(obj.Data)}
+		le := ListEntry{Path: p, Title: codec.DefaultTitle(p), DocumentType: codec.InferDocumentType(p), Tags: []string{}, LastModified: obj.ModTime.UTC(), Version: 1, Size: len(obj.Data)}
 		return le, docText{title: le.Title}
 	}
-	le := e.entry(len(obj.Data), obj.ModTime)
+	le := entryOf(e, len(obj.Data), obj.ModTime)
 	if !withText {
 		return le, docText{}
 	}
@@ -294,7 +295,7 @@ func (b *Bank) snippet(ctx context.Context, key, p string, terms []string) (stri
 	if err != nil {
 		return "", err
 	}
-	e, err := decodeStored(formatOf(p), p, obj.Data)
+	e, err := decodeStored(codec.FormatOf(p), p, obj.Data)
 	if err != nil {
 		return "", nil
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 	"math"
 	"strconv"
 	"strings"
@@ -66,7 +67,7 @@ type WriteResult struct {
 	// when the document matches its schema.
 	Problems []Problem `json:"problems,omitempty"`
 
-	env     *envelope
+	env     *codec.Envelope
 	modTime time.Time
 }
 
@@ -76,7 +77,7 @@ func (r *WriteResult) Document() (*Document, error) {
 	if r == nil || r.env == nil {
 		return nil, invalidRequest("the write result carries no document")
 	}
-	return r.env.document(r.Scope, r.Branch, r.modTime)
+	return documentOf(r.env, r.Scope, r.Branch, r.modTime)
 }
 
 // Write stores one document: a full write with Content or Text, or a
@@ -190,7 +191,7 @@ func (b *Bank) Write(ctx context.Context, req WriteRequest) (*WriteResult, error
 
 // check refuses a malformed request before any I/O.
 func (b *Bank) check(req WriteRequest) error {
-	text := formatOf(req.Path) == FormatText
+	text := codec.FormatOf(req.Path) == codec.FormatText
 	hasContent, hasPatches := req.Content != nil, req.Patches != nil
 	switch {
 	case hasContent && hasPatches:
@@ -240,13 +241,13 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 	if err := checkHistoryKeys(l); err != nil {
 		return nil, err
 	}
-	format := formatOf(l.path)
+	format := codec.FormatOf(l.path)
 	obj, err := b.store.Get(ctx, l.key)
 	exists := err == nil
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, err
 	}
-	var old *envelope
+	var old *codec.Envelope
 	if exists {
 		if req.Patches != nil {
 			old, err = decodeForPatch(format, l.path, obj.Data)
@@ -261,7 +262,7 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 	oldVersion := int64(0)
 	switch {
 	case old != nil:
-		oldVersion = old.version()
+		oldVersion = old.Version()
 	case !exists:
 		// A document deleted before continues after the version its
 		// delete consumed, so a version never names two documents.
@@ -291,7 +292,7 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 		}
 	}
 
-	var next *envelope
+	var next *codec.Envelope
 	switch {
 	case req.Patches != nil:
 		next, err = b.applyPatches(old, req.Patches)
@@ -304,21 +305,26 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 		return nil, err
 	}
 	now := b.now()
-	next.stamp(old, oldVersion, formatTime(now), b.opts.NewID, req.Tags, req.Patches == nil)
-	if n := len(next.tags()); n > b.opts.MaxTags {
+	next.Stamp(old, oldVersion, codec.FormatTime(now), b.opts.NewID, req.Tags, req.Patches == nil)
+	if n := len(next.Tags()); n > b.opts.MaxTags {
 		return nil, &LimitError{Limit: "tags", Max: b.opts.MaxTags, Got: n, Path: l.path}
 	}
-	data, problems, err := next.sealKeeping(old)
+	data, kept, err := next.SealKeeping(old)
+	var se *codec.SchemaError
+	if errors.As(err, &se) {
+		return nil, validationError(l.path, se)
+	}
 	if err != nil {
 		return nil, err
 	}
+	problems := problemsOf(kept)
 	if len(data) > b.opts.MaxDocumentBytes {
 		return nil, &LimitError{Limit: "document size", Max: b.opts.MaxDocumentBytes, Got: len(data), Path: l.path}
 	}
 	if dry {
 		return dryResult(l, next, exists, problems, len(data)), nil
 	}
-	if l.scope == ScopeBranch {
+	if l.unclaimed {
 		if _, err := b.branchDir(ctx, l.branch, true); err != nil {
 			return nil, err
 		}
@@ -336,15 +342,15 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 	if err != nil {
 		return nil, err
 	}
-	le := next.entry(len(data), put.ModTime)
+	le := entryOf(next, len(data), put.ModTime)
 	b.indexed(l, prev, put.Version, le)
 	if !exists {
 		b.folded(l, true)
 	}
-	if !next.bare { // a file without front matter has no numbered versions to record
+	if !next.Bare { // a file without front matter has no numbered versions to record
 		b.recordWrite(ctx, l, req, old, next, now)
 	}
-	id, _ := next.str("id")
+	id, _ := next.Str("id")
 	return &WriteResult{
 		Scope: l.scope, Branch: l.branch, Path: l.path, ID: id, Version: le.Version,
 		LastModified: le.LastModified, Tags: le.Tags, Created: !exists, Problems: problems,
@@ -354,32 +360,32 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 
 // contentEnvelope builds the envelope of a full write from its content: a
 // JSON object.
-func contentEnvelope(format Format, p string, content json.RawMessage) (*envelope, error) {
-	e, ok := splitEnvelope(format, p, content)
+func contentEnvelope(format codec.Format, p string, content json.RawMessage) (*codec.Envelope, error) {
+	e, ok := codec.SplitEnvelope(format, p, content)
 	if !ok {
 		if json.Valid(content) {
 			return nil, invalidRequest("write %q: content must be a JSON object (a memory_document_v2 envelope or the bare content object), got %.40s", p, content)
 		}
 		return nil, invalidRequest("write %q: content is not valid JSON: %.60s", p, content)
 	}
-	if e.dup != "" {
-		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{duplicateProblem(e.dup, e.dupName, "keep the value you mean and resend")}}
+	if e.Dup != "" {
+		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{duplicateProblem(e.Dup, e.DupName, "keep the value you mean and resend")}}
 	}
-	if e.badMeta {
+	if e.BadMeta {
 		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/metadata", Message: "must be an object such as {\"title\": \"...\", \"documentType\": \"...\", \"tags\": []}"}}}
 	}
-	if format == FormatText {
-		if e.schema == nil && e.extra == nil && len(e.meta) == 0 && bytes.Equal(e.content, content) {
+	if format == codec.FormatText {
+		if e.Schema == nil && e.Extra == nil && len(e.Meta) == 0 && bytes.Equal(e.Content, content) {
 			return nil, invalidRequest("write %q: content of a text document is an envelope whose content is the text; to write the text alone, use text", p)
 		}
-		if _, isText := e.text(); !isText {
+		if _, isText := e.Text(); !isText {
 			return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/content", Message: "must be a string: the text of a " + p + " document"}}}
 		}
 	}
 	// The envelope outlives the request (WriteResult.Document): own its bytes.
-	e.schema, e.content = bytes.Clone(e.schema), bytes.Clone(e.content)
-	for k, v := range e.extra {
-		e.extra[k] = bytes.Clone(v)
+	e.Schema, e.Content = bytes.Clone(e.Schema), bytes.Clone(e.Content)
+	for k, v := range e.Extra {
+		e.Extra[k] = bytes.Clone(v)
 	}
 	return e, nil
 }
@@ -421,4 +427,14 @@ func quotePrefix(s string, n int) string {
 		n--
 	}
 	return strconv.Quote(s[:n]) + "..."
+}
+
+// textEnvelope builds the envelope of a write of text: its front matter, if
+// any, is metadata.
+func textEnvelope(p, text string) (*codec.Envelope, error) {
+	e, err := codec.DecodeText(p, []byte(text))
+	if err != nil {
+		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/metadata", Message: err.Error() + "; fix the front matter, or send the text without it"}}}
+	}
+	return e, nil
 }

@@ -61,8 +61,14 @@ type Options struct {
 	// hold its old content, or be missing, empty or torn. For data that
 	// may be lost, never for data a reader must trust after a crash.
 	// Parent directories Write creates are still synced, so a durable
-	// write made into them later is never lost with its directory.
+	// write made into them later is never lost with its directory, unless
+	// Created is set.
 	NoSync bool
+	// Created, with NoSync, is called with each parent directory Write
+	// creates (outermost first) instead of syncing the directory holding
+	// it: the caller makes those entries durable (SyncDir of each one's
+	// parent) before it trusts a durable write inside them.
+	Created func(dir string)
 }
 
 // Write replaces the file name in root with data, atomically and durably,
@@ -83,7 +89,11 @@ func Write(root *os.Root, name string, data []byte, opts *Options) (err error) {
 		return &fs.PathError{Op: "atomicfile.Write", Path: name, Err: fs.ErrInvalid}
 	}
 	dir := path.Dir(name)
-	if err := mkdirAll(root, dir, o.DirPerm); err != nil {
+	created := func(d string) error { return SyncDir(root, path.Dir(d)) }
+	if o.NoSync && o.Created != nil {
+		created = func(d string) error { o.Created(d); return nil }
+	}
+	if err := mkdirAll(root, dir, o.DirPerm, created); err != nil {
 		return err
 	}
 	keepMode := false
@@ -104,8 +114,12 @@ func Write(root *os.Root, name string, data []byte, opts *Options) (err error) {
 		}
 	}()
 	if keepMode {
-		if err := f.Chmod(o.Perm); err != nil {
-			return err
+		// The umask usually leaves the mode as asked; a chmod is one more
+		// change the file system journals, so it is made only when not.
+		if fi, err := f.Stat(); err != nil || fi.Mode().Perm() != o.Perm {
+			if err := f.Chmod(o.Perm); err != nil {
+				return err
+			}
 		}
 	}
 	if _, err := f.Write(data); err != nil {
@@ -149,9 +163,10 @@ func createTemp(root *os.Root, dir string, perm fs.FileMode) (*os.File, string, 
 	return nil, "", &fs.PathError{Op: "atomicfile.Write", Path: dir, Err: errors.New("cannot create a unique temporary file")}
 }
 
-// mkdirAll creates dir and its missing parents, syncing the parent of each
-// directory it creates so the new entries survive a crash.
-func mkdirAll(root *os.Root, dir string, perm fs.FileMode) error {
+// mkdirAll creates dir and its missing parents, calling created with each
+// directory it creates (Write's syncs its parent, so the new entries
+// survive a crash).
+func mkdirAll(root *os.Root, dir string, perm fs.FileMode, created func(dir string) error) error {
 	if dir == "." {
 		return nil
 	}
@@ -161,13 +176,13 @@ func mkdirAll(root *os.Root, dir string, perm fs.FileMode) error {
 		}
 		return &fs.PathError{Op: "mkdir", Path: dir, Err: syscall.ENOTDIR}
 	}
-	if err := mkdirAll(root, path.Dir(dir), perm); err != nil {
+	if err := mkdirAll(root, path.Dir(dir), perm, created); err != nil {
 		return err
 	}
 	if err := root.Mkdir(dir, perm); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	return SyncDir(root, path.Dir(dir))
+	return created(dir)
 }
 
 // SyncDir fsyncs the directory dir in root, making renames, creations and

@@ -25,11 +25,13 @@
 // Directories are created as needed; Delete removes the parent directories
 // it leaves empty.
 //
-// [Store.Lazy] is a view whose Put and Delete skip the fsyncs (the rename
-// stays atomic for readers): a [memorybank.Bank] writes a document's history
-// entry through it after the document's durable Put, so a write waits for
-// the disk once (one fsync of the file, one of its directory). The change
-// count is never fsynced (see [Store.Changes]).
+// [Store.Lazy] is a view whose Put and Delete skip the fsyncs, even of the
+// directories it creates (the next durable Put into one syncs it), while
+// the rename stays atomic for readers: a [memorybank.Bank] writes a
+// document's history entry through it after the document's durable Put,
+// so a write, a first one included, waits for the disk once (one fsync of
+// the file, one of its directory). The change count is never fsynced (see
+// [Store.Changes]).
 //
 // # Compare-and-swap across processes
 //

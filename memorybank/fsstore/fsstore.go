@@ -67,6 +67,10 @@ type Store struct {
 	lazy bool
 	// watch: the listeners of WatchChanges, shared with the Lazy views.
 	watch *watchers
+	// unsynced: the directories lazy Puts created (lazy.go).
+	unsynced *lazyDirs
+	// syncHook, when set (by tests), sees every directory syncDir syncs.
+	syncHook func(dir string)
 }
 
 var _ memorybank.Store = (*Store)(nil)
@@ -96,7 +100,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fsstore: open %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, root: root, opts: o, sem: make(chan struct{}, 1), watch: newWatchers()}
+	s := &Store{dir: dir, root: root, opts: o, sem: make(chan struct{}, 1), watch: newWatchers(), unsynced: &lazyDirs{}}
 	s.removeStaleTemp()
 	return s, nil
 }
@@ -185,6 +189,9 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, cond memoryban
 	}
 	defer unlock()
 
+	if obj, done, err := s.putInDir(key, data, cond); done {
+		return obj, err
+	}
 	cur, exists, err := s.stat("put", key)
 	if err != nil {
 		return memorybank.Object{}, err
@@ -211,20 +218,32 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, cond memoryban
 	if err := s.countChange(); err != nil {
 		return memorybank.Object{}, err
 	}
+	var createdErr error
 	err = atomicfile.Write(s.root, file, data, &atomicfile.Options{
 		Perm:    s.opts.FileMode,
 		DirPerm: s.opts.DirMode,
 		NoSync:  s.lazy,
+		Created: func(dir string) {
+			if err := s.created(dir); createdErr == nil {
+				createdErr = err
+			}
+		},
 		BeforeCommit: func(tmp string) error {
+			if createdErr != nil {
+				return createdErr
+			}
 			var prev time.Time
 			if exists {
 				prev = cur.ModTime()
 			}
-			return s.setModTimeAfter(tmp, prev)
+			return setModTimeAfter(s.root, tmp, prev)
 		},
 	})
 	if err != nil {
 		return memorybank.Object{}, fmt.Errorf("fsstore: put %q: %w", key, err)
+	}
+	if err := s.durableDirs(file); err != nil {
+		return memorybank.Object{}, fmt.Errorf("fsstore: put %q: written, but: %w", key, err)
 	}
 	fi, err := s.root.Stat(key)
 	if err != nil {
@@ -233,24 +252,81 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, cond memoryban
 	return memorybank.Object{Key: key, Version: version(fi), ModTime: fi.ModTime()}, nil
 }
 
-// setModTimeAfter gives the temporary file tmp the current time, to the
+// putInDir is Put, under the store lock, for the common key: its directory
+// exists and it is not a symbolic link. Every step works in the directory
+// opened once, so each is one system call rather than a walk from the
+// store's root, and the directory's existence answers the path-conflict
+// checks. done is false, with nothing changed, when the key needs Put's
+// general path (a missing directory to create, a parent that is a file, a
+// link to follow), which also reports those cases' errors.
+func (s *Store) putInDir(key string, data []byte, cond memorybank.Condition) (obj memorybank.Object, done bool, err error) {
+	d := s.root
+	dir, base := path.Split(key)
+	if dir != "" {
+		sub, err := s.root.OpenRoot(dir[:len(dir)-1])
+		if err != nil {
+			return memorybank.Object{}, false, nil
+		}
+		defer sub.Close()
+		d = sub
+	}
+	cur, err := d.Lstat(base)
+	exists := err == nil
+	switch {
+	case err != nil && !isNotExist(err), exists && cur.Mode()&fs.ModeSymlink != 0:
+		return memorybank.Object{}, false, nil
+	case exists && cur.IsDir():
+		return memorybank.Object{}, true, fmt.Errorf("%w: key %q is a directory holding other keys (list them with prefix %q)",
+			ErrPathConflict, key, key+"/")
+	}
+	var curVersion string
+	var prev time.Time
+	if exists {
+		curVersion, prev = version(cur), cur.ModTime()
+	}
+	if err := cond.Check(key, exists, curVersion); err != nil {
+		return memorybank.Object{}, true, err
+	}
+	if err := s.countChange(); err != nil {
+		return memorybank.Object{}, true, err
+	}
+	err = atomicfile.Write(d, base, data, &atomicfile.Options{
+		Perm:         s.opts.FileMode,
+		DirPerm:      s.opts.DirMode,
+		NoSync:       s.lazy,
+		BeforeCommit: func(tmp string) error { return setModTimeAfter(d, tmp, prev) },
+	})
+	if err != nil {
+		return memorybank.Object{}, true, fmt.Errorf("fsstore: put %q: %w", key, err)
+	}
+	if err := s.durableDirs(key); err != nil {
+		return memorybank.Object{}, true, fmt.Errorf("fsstore: put %q: written, but: %w", key, err)
+	}
+	fi, err := d.Stat(base)
+	if err != nil {
+		return memorybank.Object{}, true, fmt.Errorf("fsstore: put %q: written, but: %w", key, err)
+	}
+	return memorybank.Object{Key: key, Version: version(fi), ModTime: fi.ModTime()}, true, nil
+}
+
+// setModTimeAfter gives the temporary file tmp in root the current time, to the
 // nanosecond, as modification time, and one later than prev (the replaced
 // file's), so that the version changes even when a rewrite of identical
 // bytes reuses the inode number of the file it replaces. The kernel stamps
 // other programs' writes with a coarse clock, which almost never matches a
 // nanosecond time, so their edits change the version too. File systems with
 // coarse timestamps get a bigger step.
-func (s *Store) setModTimeAfter(tmp string, prev time.Time) error {
+func setModTimeAfter(root *os.Root, tmp string, prev time.Time) error {
 	now := time.Now()
 	for _, step := range []time.Duration{time.Nanosecond, time.Microsecond, time.Millisecond, time.Second, 2 * time.Second} {
 		t := now
 		if !t.After(prev) {
 			t = prev.Add(step)
 		}
-		if err := s.root.Chtimes(tmp, t, t); err != nil {
+		if err := root.Chtimes(tmp, t, t); err != nil {
 			return err
 		}
-		fi, err := s.root.Stat(tmp)
+		fi, err := root.Stat(tmp)
 		if err != nil {
 			return err
 		}

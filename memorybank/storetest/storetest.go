@@ -364,17 +364,20 @@ func testCopyNotAlias(t *testing.T, s memorybank.Store) {
 	assert.Equal(t, "original", string(b.Data))
 }
 
-// InvalidKeys is a sample of keys every Store must reject with ErrInvalidKey.
-var InvalidKeys = []string{
-	"", "/abs", "trailing/", "a//b", ".", "..", "../escape", "a/../../b", "a/./b",
-	`back\slash`, "nul\x00byte", "new\nline", "colon:x", "star*", "q?", "pipe|x",
-	"CON", "dir/nul.txt", "com1", "dot.", "bad\xffutf8",
-	string(make([]byte, memorybank.MaxKeyLen+1)),
+// InvalidKeys returns a sample of keys every Store must reject with
+// ErrInvalidKey, a new slice on every call.
+func InvalidKeys() []string {
+	return []string{
+		"", "/abs", "trailing/", "a//b", ".", "..", "../escape", "a/../../b", "a/./b",
+		`back\slash`, "nul\x00byte", "new\nline", "colon:x", "star*", "q?", "pipe|x",
+		"CON", "dir/nul.txt", "com1", "dot.", "bad\xffutf8",
+		string(make([]byte, memorybank.MaxKeyLen+1)),
+	}
 }
 
 func testInvalidKeys(t *testing.T, s memorybank.Store) {
 	ctx := context.Background()
-	for _, key := range InvalidKeys {
+	for _, key := range InvalidKeys() {
 		_, err := s.Get(ctx, key)
 		assert.ErrorIs(t, err, memorybank.ErrInvalidKey, "Get(%q)", key)
 		_, err = s.Put(ctx, key, []byte("x"), none)

@@ -1,7 +1,13 @@
 // Package codec is the memory bank's document codec, the parts that know
-// nothing of the Bank: the JSON parser (parse.go) and the text document
-// conventions (text.go).
+// nothing of the Bank: the envelope every document is read into and written
+// from (envelope.go), the JSON parser (parse.go), the text document
+// conventions (text.go, textdoc.go) and the embedded JSON Schemas that
+// validate a document before it is stored (schema.go).
 //
+// An Envelope is the one model of a document: DecodeStored reads a stored
+// document, SplitEnvelope a written one, Stamp sets the fields the Bank
+// maintains, Canonical gives the compact form patches apply to and reads
+// show, and SealKeeping validates it and gives its stored form in one pass.
 // Parse decodes a value once, into what the schema validator reads, and
 // writes it indented as stored in the same pass, refusing an object that
 // holds a member name twice. Repeated names are judged in one place, its
@@ -10,11 +16,12 @@
 // documents keep their metadata in YAML front matter (ParseFrontMatter,
 // YAMLString) or, without it, in their text (FirstHeading, LegacyTags,
 // TextVersion). Everything here is fuzzed: the parser against
-// encoding/json, the front matter through the Bank's round trip.
+// encoding/json, the front matter through a decode and encode round trip.
 //
-// It does not hold the envelope (memorybank/envelope.go), the schemas or
-// the errors the Bank reports: those are the Bank's, as is every decision
-// about what a write may change.
+// It does no I/O and holds none of the Bank's decisions: which errors a
+// caller sees (it returns plain errors and *SchemaError; the Bank wraps
+// them in ErrCorrupt and ValidationError), what a patch may change, which
+// version a write gets.
 package codec
 
 import (

@@ -3,7 +3,7 @@ package codec
 // Text documents: the front matter (YAML) and the text conventions of
 // existing banks (a "tags: #a" line, the first heading as title, a version
 // derived from text without front matter). The envelope that holds them is
-// the Bank's (memorybank/textdoc.go).
+// in textdoc.go.
 
 import (
 	"bytes"

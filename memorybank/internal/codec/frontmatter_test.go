@@ -1,11 +1,10 @@
-package memorybank
+package codec
 
 import (
 	"encoding/json"
 	"errors"
 	"testing"
 
-	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,29 +19,29 @@ func FuzzFrontMatter(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		e, err := decodeText("f.md", []byte(text))
+		e, err := DecodeText("f.md", []byte(text))
 		if err != nil {
-			var fe *codec.FrontMatterError
+			var fe *FrontMatterError
 			require.True(t, errors.As(err, &fe), "%q: %v", text, err)
 			return
 		}
-		e.normalize()
-		body, ok := e.text()
+		e.Normalize()
+		body, ok := e.Text()
 		require.True(t, ok)
-		if e.bare {
+		if e.Bare {
 			var want string // text is a JSON string: invalid UTF-8 reads as U+FFFD
-			require.NoError(t, json.Unmarshal(codec.RawString(text), &want))
+			require.NoError(t, json.Unmarshal(RawString(text), &want))
 			require.Equal(t, want, body, "text without front matter is all text")
 			return
 		}
-		again, err := decodeText("f.md", encodeText(e))
-		require.NoError(t, err, "%q encodes to %q", text, encodeText(e))
-		again.normalize()
-		body2, _ := again.text()
+		again, err := DecodeText("f.md", EncodeText(e))
+		require.NoError(t, err, "%q encodes to %q", text, EncodeText(e))
+		again.Normalize()
+		body2, _ := again.Text()
 		require.Equal(t, body, body2)
 		var m1, m2 any
-		require.NoError(t, json.Unmarshal(e.canonicalMeta(), &m1))
-		require.NoError(t, json.Unmarshal(again.canonicalMeta(), &m2))
-		require.Equal(t, m1, m2, "%q encodes to %q", text, encodeText(e))
+		require.NoError(t, json.Unmarshal(e.CanonicalMeta(), &m1))
+		require.NoError(t, json.Unmarshal(again.CanonicalMeta(), &m2))
+		require.Equal(t, m1, m2, "%q encodes to %q", text, EncodeText(e))
 	})
 }
