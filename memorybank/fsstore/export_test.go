@@ -31,3 +31,14 @@ func PollerDone(s *Store) <-chan struct{} {
 // SetPollInterval sets how often s's WatchChanges reads the change count;
 // call it before the first WatchChanges.
 func SetPollInterval(s *Store, d time.Duration) { s.watch.interval = d }
+
+// SweepAtOnce makes the stores opened until the test ends start their
+// sweep of stale temporary files without delay.
+func SweepAtOnce(t interface{ Cleanup(func()) }) {
+	prev := sweepDelay
+	sweepDelay = 0
+	t.Cleanup(func() { sweepDelay = prev })
+}
+
+// SweepDone returns a channel closed when s's sweep has returned.
+func SweepDone(s *Store) <-chan struct{} { return s.sweep.done }

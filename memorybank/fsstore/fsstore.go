@@ -71,6 +71,8 @@ type Store struct {
 	unsynced *lazyDirs
 	// syncHook, when set (by tests), sees every directory syncDir syncs.
 	syncHook func(dir string)
+	// sweep: the background removal of stale temporary files (cleanup.go).
+	sweep *sweeper
 }
 
 var _ memorybank.Store = (*Store)(nil)
@@ -101,7 +103,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("fsstore: open %s: %w", dir, err)
 	}
 	s := &Store{dir: dir, root: root, opts: o, sem: make(chan struct{}, 1), watch: newWatchers(), unsynced: &lazyDirs{}}
-	s.removeStaleTemp()
+	s.startSweep()
 	return s, nil
 }
 
@@ -110,6 +112,7 @@ func (s *Store) Close() error {
 	if s.lazy {
 		return nil
 	}
+	s.stopSweep()
 	return s.root.Close()
 }
 

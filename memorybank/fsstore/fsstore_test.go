@@ -260,9 +260,11 @@ func TestUseAfterClose(t *testing.T) {
 	assert.Error(t, err)
 }
 
-// Open removes the temporary files killed writers left behind, once they
-// are old enough that no write can still be using them; newer ones stay.
+// Open removes, in the background, the temporary files killed writers left
+// behind, once they are old enough that no write can still be using them;
+// newer ones stay.
 func TestOpenRemovesStaleTempFiles(t *testing.T) {
+	fsstore.SweepAtOnce(t)
 	dir := t.TempDir()
 	old := time.Now().Add(-2 * time.Minute)
 	stale := []string{".atomicfile-00000000000000aa.tmp", "global-memory-bank/.atomicfile-00000000000000bb.tmp", "branch-memory-bank/main/deep/.atomicfile-00000000000000cc.tmp"}
@@ -276,6 +278,7 @@ func TestOpenRemovesStaleTempFiles(t *testing.T) {
 		require.NoError(t, os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), old, old))
 	}
 	s := open(t, dir, nil)
+	<-fsstore.SweepDone(s)
 	for _, p := range stale {
 		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p)))
 		assert.ErrorIs(t, err, os.ErrNotExist, "stale %s removed", p)
