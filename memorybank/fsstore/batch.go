@@ -99,11 +99,14 @@ func (s *Store) PutBatch(ctx context.Context, objs []memorybank.Object, cond mem
 				errs[i] = err
 				continue
 			}
-			if err := s.countChange(); err != nil {
+			done, err := s.countChange()
+			if err != nil {
 				cleanup()
 				return errs, err
 			}
-			if err := atomicfile.Write(s.root, file, o.Data, &atomicfile.Options{Perm: s.opts.FileMode, DirPerm: s.opts.DirMode}); err != nil {
+			err = atomicfile.Write(s.root, file, o.Data, &atomicfile.Options{Perm: s.opts.FileMode, DirPerm: s.opts.DirMode})
+			done()
+			if err != nil {
 				cleanup()
 				return errs, fmt.Errorf("fsstore: put %q: %w", o.Key, err)
 			}
@@ -129,10 +132,12 @@ func (s *Store) PutBatch(ctx context.Context, objs []memorybank.Object, cond mem
 	if len(todo) == 0 {
 		return errs, nil
 	}
-	if err := s.countChanges(uint64(len(todo))); err != nil {
+	done, err := s.countChanges(uint64(len(todo)))
+	if err != nil {
 		cleanup()
 		return errs, err
 	}
+	defer done()
 	if fullSync {
 		if _, err := syncFS(s.root); err != nil {
 			cleanup()

@@ -13,11 +13,12 @@ func MidWrite(ctx context.Context, s *Store) (finish func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.countChange(); err != nil {
+	done, err := s.countChange()
+	if err != nil {
 		unlock()
 		return nil, err
 	}
-	return unlock, nil
+	return func() { done(); unlock() }, nil
 }
 
 // PollerDone returns a channel closed when the last change poller

@@ -218,9 +218,11 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, cond memoryban
 	if err != nil {
 		return memorybank.Object{}, err
 	}
-	if err := s.countChange(); err != nil {
+	done, err := s.countChange()
+	if err != nil {
 		return memorybank.Object{}, err
 	}
+	defer done()
 	var createdErr error
 	err = atomicfile.Write(s.root, file, data, &atomicfile.Options{
 		Perm:    s.opts.FileMode,
@@ -290,9 +292,11 @@ func (s *Store) putInDir(key string, data []byte, cond memorybank.Condition) (ob
 	if err := cond.Check(key, exists, curVersion); err != nil {
 		return memorybank.Object{}, true, err
 	}
-	if err := s.countChange(); err != nil {
+	counted, err := s.countChange()
+	if err != nil {
 		return memorybank.Object{}, true, err
 	}
+	defer counted()
 	err = atomicfile.Write(d, base, data, &atomicfile.Options{
 		Perm:         s.opts.FileMode,
 		DirPerm:      s.opts.DirMode,
@@ -366,9 +370,11 @@ func (s *Store) Delete(ctx context.Context, key string, cond memorybank.Conditio
 	if err := cond.Check(key, true, version(cur)); err != nil {
 		return err
 	}
-	if err := s.countChange(); err != nil {
+	done, err := s.countChange()
+	if err != nil {
 		return err
 	}
+	defer done()
 	if err := s.root.Remove(key); err != nil {
 		return fmt.Errorf("fsstore: delete %q: %w", key, err)
 	}

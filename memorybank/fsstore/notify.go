@@ -42,6 +42,7 @@ func (s *Store) WatchChanges(ctx context.Context) <-chan struct{} {
 		// A writer that counted before that reading and is still at work
 		// (holding the lock) is signalled when it is done.
 		last, _ := s.Changes(context.Background())
+		last = settled(last)
 		pending := !s.lockFree()
 		w.stop, w.done = make(chan struct{}), make(chan struct{})
 		go s.poll(last, pending, w.stop, w.done)
@@ -120,6 +121,7 @@ func (s *Store) poll(last memorybank.ChangeCount, pending bool, stop, done chan 
 		if err != nil {
 			continue // closed, or unreadable for now: the next tick tries again
 		}
+		c = settled(c)
 		moved := c != last
 		if moved {
 			last, pending = c, true
