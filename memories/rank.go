@@ -1,7 +1,6 @@
 package memories
 
 import (
-	"bytes"
 	"cmp"
 	"slices"
 	"strings"
@@ -46,15 +45,17 @@ var searchParams = textsearch.Params{
 // index is the folded text and the BM25F index of a file's memories,
 // built once per version of the file, so a search does not parse and fold
 // the file again. The fields of every memory are laid end to end in one
-// buffer (separated by a zero byte, which folded text never holds), so a
-// substring is looked for in one pass over the buffer, not once per memory.
+// buffer (each followed by a zero byte), so a memory's text is one slice;
+// the distinct tokens of the buffer say which memories may hold a
+// substring (substr.go), so a search does not read all of it.
 type index struct {
 	version string // the store's version ("" for a file that does not exist)
 	ms      []Memory
 	text    []byte
 	starts  []int // starts[3*i+f]: offset of field f (title, tags, body) of memory i
 	terms   *textsearch.Index[int]
-	recency []int32 // recency[i]: memory i's place oldest first (by date, then position)
+	sub     substrIndex // the tokens of text, for substring matches
+	recency []int32     // recency[i]: memory i's place oldest first (by date, then position)
 }
 
 func newIndex(version string, ms []Memory) *index {
@@ -78,6 +79,7 @@ func newIndexWith(version string, ms []Memory, p textsearch.Params, an textsearc
 		_ = ts.Add(i, m.Title, tags, m.Content) // three texts for three fields: no error
 	}
 	ix.starts = append(ix.starts, len(ix.text))
+	ix.sub = newSubstrIndex(ix.text, ix.starts, len(ms))
 	ix.recency = make([]int32, len(ms))
 	for k, i := range newestFirst(ms) {
 		ix.recency[i] = int32(len(ms) - k)
@@ -157,40 +159,6 @@ func queryWords(query string) []string {
 	words := strings.Fields(Fold(query))
 	slices.SortStableFunc(words, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
 	return slices.Compact(words)
-}
-
-// substringMatches returns the memories holding every word as a substring
-// of a field, in file order.
-func (ix *index) substringMatches(words []string) []int {
-	var cands []int
-	first := []byte(words[0])
-	for at, i := 0, 0; at < len(ix.text); {
-		k := bytes.Index(ix.text[at:], first)
-		if k < 0 {
-			break
-		}
-		// The memory holding the match: hits move forward, so walk on
-		// from the last one rather than search.
-		for pos := at + k; ix.starts[3*(i+1)] <= pos; {
-			i++
-		}
-		cands = append(cands, i)
-		at = ix.starts[3*(i+1)]
-	}
-	for _, w := range words[1:] {
-		if len(cands) == 0 {
-			break
-		}
-		wb := []byte(w)
-		kept := cands[:0]
-		for _, i := range cands {
-			if bytes.Contains(ix.text[ix.starts[3*i]:ix.starts[3*i+3]], wb) {
-				kept = append(kept, i)
-			}
-		}
-		cands = kept
-	}
-	return cands
 }
 
 // hits returns the memories of r as Hits, with snippets of their content.
