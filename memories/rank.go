@@ -130,7 +130,16 @@ func (ix *index) rank(query string, limit int) (out []scored, total int) {
 			isSub[i] = true
 		}
 	}
+	// With a limit, the best are kept in a heap of that size; without,
+	// every match is kept and sorted once.
 	top := textsearch.Top[scored]{Limit: limit, Better: ix.better}
+	push := top.Push
+	if limit <= 0 {
+		if len(sub) > 0 {
+			out = make([]scored, 0, len(sub)) // at least the substring matches
+		}
+		push = func(s scored) { out = append(out, s) }
+	}
 	scoredSub := 0
 	ix.terms.Each(textsearch.QueryTerms(query), nil, func(i int, s float64) {
 		hit := isSub != nil && isSub[i]
@@ -138,18 +147,59 @@ func (ix *index) rank(query string, limit int) (out []scored, total int) {
 			scoredSub++
 			isSub[i] = false // counted: not pushed again below
 		}
-		top.Push(scored{i: i, score: s, substring: hit})
+		push(scored{i: i, score: s, substring: hit})
 		total++
 	})
 	if scoredSub < len(sub) {
 		for _, i := range sub {
 			if isSub[i] {
-				top.Push(scored{i: i, substring: true})
+				push(scored{i: i, substring: true})
 				total++
 			}
 		}
 	}
-	return top.Sorted(), total
+	if limit > 0 {
+		return top.Sorted(), total
+	}
+	ix.sortAll(out)
+	return out, total
+}
+
+// sortAll sorts r by better. Every memory has its own recency, so no two
+// matches compare equal and any sort gives the one order; the sort keys
+// are gathered first, so comparing does not look up recencies.
+func (ix *index) sortAll(r []scored) {
+	type key struct {
+		score float64
+		rec   int32 // recency, negated for a substring match (they come first)
+		i     int32
+	}
+	keys := make([]key, len(r))
+	for k, s := range r {
+		rec := ix.recency[s.i]
+		if s.substring {
+			rec = -rec
+		}
+		keys[k] = key{s.score, rec, int32(s.i)}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if (a.rec < 0) != (b.rec < 0) {
+			return cmp.Compare(a.rec, b.rec) // the substring match first
+		}
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		if a.rec < 0 {
+			return cmp.Compare(a.rec, b.rec) // -newer < -older
+		}
+		return cmp.Compare(b.rec, a.rec)
+	})
+	for k, key := range keys {
+		r[k] = scored{i: int(key.i), score: key.score, substring: key.rec < 0}
+	}
 }
 
 // queryWords are the distinct words of the folded query, longest first
