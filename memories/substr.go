@@ -215,8 +215,11 @@ func (ix *index) substringMatches(words []string) []int {
 			parts = append(parts, part{word: k, tokens: ts, size: ix.sub.size(ts)})
 		}
 	}
-	// The narrowest first; a part much wider than the memories left is
-	// cheaper to check in their text than to list.
+	// The narrowest first. A part much wider than the memories left is
+	// cheaper to check in their text than to list, and so is one that
+	// lists more memories than there are under several tokens (a letter,
+	// a piece of many words): merging its lists costs more than looking
+	// for it in every memory.
 	slices.SortStableFunc(parts, func(a, b part) int { return a.size - b.size })
 	var (
 		cands []int32
@@ -225,7 +228,7 @@ func (ix *index) substringMatches(words []string) []int {
 		have  bool
 	)
 	for _, p := range parts {
-		if have && p.size > 8*len(cands) {
+		if have && p.size > 8*len(cands) || !have && len(p.tokens) > 1 && p.size > n {
 			verify[p.word] = true
 			continue
 		}

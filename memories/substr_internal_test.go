@@ -242,7 +242,7 @@ func corpusQueries(ms []Memory, n int, seed uint64) []string {
 // bytes of the token index beside those of the folded text.
 func BenchmarkRankOldNew40000(b *testing.B) {
 	ix := newIndex("v", variedCorpus(40000, 1))
-	queries := []struct{ name, query string }{{"common", "agent"}, {"rare", "zebrafish"}, {"sentence", "what did the agent do about the build cache timeout?"}}
+	queries := []struct{ name, query string }{{"common", "agent"}, {"rare", "zebrafish"}, {"sentence", "what did the agent do about the build cache timeout?"}, {"letter", "e"}, {"pieces", "a n"}}
 	for _, q := range queries {
 		b.Run("Find/"+q.name, func(b *testing.B) {
 			alternate(b, ix, func() int {
