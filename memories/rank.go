@@ -2,6 +2,7 @@ package memories
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 
@@ -166,39 +167,52 @@ func (ix *index) rank(query string, limit int) (out []scored, total int) {
 }
 
 // sortAll sorts r by better. Every memory has its own recency, so no two
-// matches compare equal and any sort gives the one order; the sort keys
-// are gathered first, so comparing does not look up recencies.
+// matches compare equal and the order is one whatever the sort: here a
+// radix sort of a 96-bit key, substring matches first, then the score
+// descending (a score is a finite float >= 0, whose bits order as the
+// floats do), then the recency descending, in as many byte passes as the
+// keys differ in.
 func (ix *index) sortAll(r []scored) {
 	type key struct {
-		score float64
-		rec   int32 // recency, negated for a substring match (they come first)
-		i     int32
+		hi uint64 // not a substring match (1 bit), then the score, reversed
+		lo uint32 // the recency, reversed
+		i  int32
 	}
 	keys := make([]key, len(r))
 	for k, s := range r {
-		rec := ix.recency[s.i]
-		if s.substring {
-			rec = -rec
+		hi := math.MaxInt64 - math.Float64bits(s.score)
+		if !s.substring {
+			hi |= 1 << 63
 		}
-		keys[k] = key{s.score, rec, int32(s.i)}
+		keys[k] = key{hi, math.MaxUint32 - uint32(ix.recency[s.i]), int32(s.i)}
 	}
-	slices.SortFunc(keys, func(a, b key) int {
-		if (a.rec < 0) != (b.rec < 0) {
-			return cmp.Compare(a.rec, b.rec) // the substring match first
-		}
-		if a.score != b.score {
-			if a.score > b.score {
-				return -1
+	tmp := make([]key, len(keys))
+	for pass := range 12 { // the least significant byte first
+		var count [257]int
+		digit := func(k *key) int {
+			if pass < 4 {
+				return int(k.lo >> (8 * pass) & 0xff)
 			}
-			return 1
+			return int(k.hi >> (8 * (pass - 4)) & 0xff)
 		}
-		if a.rec < 0 {
-			return cmp.Compare(a.rec, b.rec) // -newer < -older
+		for k := range keys {
+			count[digit(&keys[k])+1]++
 		}
-		return cmp.Compare(b.rec, a.rec)
-	})
+		if slices.Contains(count[:], len(keys)) {
+			continue // every key has the same byte here
+		}
+		for b := 1; b < len(count); b++ {
+			count[b] += count[b-1]
+		}
+		for k := range keys {
+			d := digit(&keys[k])
+			tmp[count[d]] = keys[k]
+			count[d]++
+		}
+		keys, tmp = tmp, keys
+	}
 	for k, key := range keys {
-		r[k] = scored{i: int(key.i), score: key.score, substring: key.rec < 0}
+		r[k] = scored{i: int(key.i), score: math.Float64frombits(math.MaxInt64 - key.hi&math.MaxInt64), substring: key.hi>>63 == 0}
 	}
 }
 
