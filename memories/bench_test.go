@@ -155,3 +155,43 @@ func BenchmarkFind10MBCommonWord(b *testing.B) {
 	m := warmManager(b, genDoc(b, 10<<20))
 	findLoop(b, m, memories.SearchRequest{Query: "build", Limit: 10})
 }
+
+// BenchmarkFind40000: warm searches of a file of 40,000 varied memories
+// (about 10 MB): a word every memory holds and a word three hold, through
+// Find with the default limit and through Search (every match). It reports
+// the median and the 95th percentile of the calls beside the mean.
+func BenchmarkFind40000(b *testing.B) {
+	ctx := context.Background()
+	m := warmManager(b, memories.VariedFile(40000, 1))
+	for _, q := range []struct{ name, query string }{{"common", "agent"}, {"rare", "zebrafish"}} {
+		b.Run("Find/"+q.name, func(b *testing.B) {
+			timed(b, func() (int, error) {
+				res, err := m.Find(ctx, memories.SearchRequest{Query: q.query})
+				return len(res.Hits), err
+			})
+		})
+		b.Run("Search/"+q.name, func(b *testing.B) {
+			timed(b, func() (int, error) {
+				res, err := m.Search(ctx, q.query)
+				return len(res), err
+			})
+		})
+	}
+}
+
+// timed runs search for the benchmark, each call timed, and reports the
+// median and the 95th percentile.
+func timed(b *testing.B, search func() (int, error)) {
+	var took []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		n, err := search()
+		took = append(took, time.Since(start))
+		if err != nil || n == 0 {
+			b.Fatal(n, err)
+		}
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Nanoseconds()), "p50-ns")
+	b.ReportMetric(float64(took[len(took)*95/100].Nanoseconds()), "p95-ns")
+}

@@ -61,7 +61,13 @@
 //     (default 10, at most 100) and returns each hit's score and a snippet
 //     of its content, and the number of matches. A Manager keeps the
 //     indexed file of its last search: while the file's version is
-//     unchanged a search reads it but does not parse or index it again.
+//     unchanged a search reads it (not even that with a Store that is a
+//     Versioner) but does not parse or index it again. The index keeps the
+//     folded text and its distinct tokens with the memories holding each,
+//     so a search looks for its words in the tokens, then in the text of
+//     the memories that may hold them only, never through the whole file;
+//     the tokens cost about 4.4 MB for 40,000 memories (beside 9.7 MB of
+//     folded text): 4 bytes a memory for each distinct token it holds.
 //   - Near-duplicates: Manager.AddWith reports the existing memories that
 //     say nearly the same thing as the new one (Similar: id and score),
 //     and with AddOptions.IfNoSimilar refuses to add it (ErrSimilar, a

@@ -1,8 +1,8 @@
 package memories
 
 import (
-	"bytes"
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 
@@ -46,15 +46,17 @@ var searchParams = textsearch.Params{
 // index is the folded text and the BM25F index of a file's memories,
 // built once per version of the file, so a search does not parse and fold
 // the file again. The fields of every memory are laid end to end in one
-// buffer (separated by a zero byte, which folded text never holds), so a
-// substring is looked for in one pass over the buffer, not once per memory.
+// buffer (each followed by a zero byte), so a memory's text is one slice;
+// the distinct tokens of the buffer say which memories may hold a
+// substring (substr.go), so a search does not read all of it.
 type index struct {
 	version string // the store's version ("" for a file that does not exist)
 	ms      []Memory
 	text    []byte
 	starts  []int // starts[3*i+f]: offset of field f (title, tags, body) of memory i
 	terms   *textsearch.Index[int]
-	recency []int32 // recency[i]: memory i's place oldest first (by date, then position)
+	sub     substrIndex // the tokens of text, for substring matches
+	recency []int32     // recency[i]: memory i's place oldest first (by date, then position)
 }
 
 func newIndex(version string, ms []Memory) *index {
@@ -78,6 +80,7 @@ func newIndexWith(version string, ms []Memory, p textsearch.Params, an textsearc
 		_ = ts.Add(i, m.Title, tags, m.Content) // three texts for three fields: no error
 	}
 	ix.starts = append(ix.starts, len(ix.text))
+	ix.sub = newSubstrIndex(ix.text, ix.starts, len(ms))
 	ix.recency = make([]int32, len(ms))
 	for k, i := range newestFirst(ms) {
 		ix.recency[i] = int32(len(ms) - k)
@@ -128,7 +131,16 @@ func (ix *index) rank(query string, limit int) (out []scored, total int) {
 			isSub[i] = true
 		}
 	}
+	// With a limit, the best are kept in a heap of that size; without,
+	// every match is kept and sorted once.
 	top := textsearch.Top[scored]{Limit: limit, Better: ix.better}
+	push := top.Push
+	if limit <= 0 {
+		if len(sub) > 0 {
+			out = make([]scored, 0, len(sub)) // at least the substring matches
+		}
+		push = func(s scored) { out = append(out, s) }
+	}
 	scoredSub := 0
 	ix.terms.Each(textsearch.QueryTerms(query), nil, func(i int, s float64) {
 		hit := isSub != nil && isSub[i]
@@ -136,18 +148,72 @@ func (ix *index) rank(query string, limit int) (out []scored, total int) {
 			scoredSub++
 			isSub[i] = false // counted: not pushed again below
 		}
-		top.Push(scored{i: i, score: s, substring: hit})
+		push(scored{i: i, score: s, substring: hit})
 		total++
 	})
 	if scoredSub < len(sub) {
 		for _, i := range sub {
 			if isSub[i] {
-				top.Push(scored{i: i, substring: true})
+				push(scored{i: i, substring: true})
 				total++
 			}
 		}
 	}
-	return top.Sorted(), total
+	if limit > 0 {
+		return top.Sorted(), total
+	}
+	ix.sortAll(out)
+	return out, total
+}
+
+// sortAll sorts r by better. Every memory has its own recency, so no two
+// matches compare equal and the order is one whatever the sort: here a
+// radix sort of a 96-bit key, substring matches first, then the score
+// descending (a score is a finite float >= 0, whose bits order as the
+// floats do), then the recency descending, in as many byte passes as the
+// keys differ in.
+func (ix *index) sortAll(r []scored) {
+	type key struct {
+		hi uint64 // not a substring match (1 bit), then the score, reversed
+		lo uint32 // the recency, reversed
+		i  int32
+	}
+	keys := make([]key, len(r))
+	for k, s := range r {
+		hi := math.MaxInt64 - math.Float64bits(s.score)
+		if !s.substring {
+			hi |= 1 << 63
+		}
+		keys[k] = key{hi, math.MaxUint32 - uint32(ix.recency[s.i]), int32(s.i)}
+	}
+	tmp := make([]key, len(keys))
+	for pass := range 12 { // the least significant byte first
+		var count [257]int
+		digit := func(k *key) int {
+			if pass < 4 {
+				return int(k.lo >> (8 * pass) & 0xff)
+			}
+			return int(k.hi >> (8 * (pass - 4)) & 0xff)
+		}
+		for k := range keys {
+			count[digit(&keys[k])+1]++
+		}
+		if slices.Contains(count[:], len(keys)) {
+			continue // every key has the same byte here
+		}
+		for b := 1; b < len(count); b++ {
+			count[b] += count[b-1]
+		}
+		for k := range keys {
+			d := digit(&keys[k])
+			tmp[count[d]] = keys[k]
+			count[d]++
+		}
+		keys, tmp = tmp, keys
+	}
+	for k, key := range keys {
+		r[k] = scored{i: int(key.i), score: math.Float64frombits(math.MaxInt64 - key.hi&math.MaxInt64), substring: key.hi>>63 == 0}
+	}
 }
 
 // queryWords are the distinct words of the folded query, longest first
@@ -157,40 +223,6 @@ func queryWords(query string) []string {
 	words := strings.Fields(Fold(query))
 	slices.SortStableFunc(words, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
 	return slices.Compact(words)
-}
-
-// substringMatches returns the memories holding every word as a substring
-// of a field, in file order.
-func (ix *index) substringMatches(words []string) []int {
-	var cands []int
-	first := []byte(words[0])
-	for at, i := 0, 0; at < len(ix.text); {
-		k := bytes.Index(ix.text[at:], first)
-		if k < 0 {
-			break
-		}
-		// The memory holding the match: hits move forward, so walk on
-		// from the last one rather than search.
-		for pos := at + k; ix.starts[3*(i+1)] <= pos; {
-			i++
-		}
-		cands = append(cands, i)
-		at = ix.starts[3*(i+1)]
-	}
-	for _, w := range words[1:] {
-		if len(cands) == 0 {
-			break
-		}
-		wb := []byte(w)
-		kept := cands[:0]
-		for _, i := range cands {
-			if bytes.Contains(ix.text[ix.starts[3*i]:ix.starts[3*i+3]], wb) {
-				kept = append(kept, i)
-			}
-		}
-		cands = kept
-	}
-	return cands
 }
 
 // hits returns the memories of r as Hits, with snippets of their content.
