@@ -210,10 +210,12 @@ func (h *Handler) banks(w http.ResponseWriter, r *http.Request) error {
 		rows = append(rows, all[0])
 	}
 	rows = append(rows, shown...)
+	pg := newPager(Prefix, r.URL.Query(), offset, limit, len(shown), len(branches))
+	pg.Of = "branch banks"
 	return h.render(w, r, http.StatusOK, "banks", "Memory banks", "banks", struct {
 		Banks []bankRow
 		Pager pager
-	}{rows, newPager(Prefix, r.URL.Query(), offset, limit, len(shown), len(branches))})
+	}{rows, pg})
 }
 
 // documents lists a page of one bank's documents, by path.
@@ -484,7 +486,7 @@ func (h *Handler) confirmRevert(w http.ResponseWriter, r *http.Request) error {
 			v, Actor),
 		Fields: hiddenFields(fields),
 		Button: fmt.Sprintf("Revert to version %d", v),
-		Links:  []link{{"See the changes this undoes", doc.DiffURL(v, current)}, {"Cancel", doc.HistoryURL()}},
+		Links:  []link{{"See the changes this undoes", doc.DiffURL(v, current)}},
 		Cancel: doc.HistoryURL(),
 	})
 }

@@ -85,6 +85,11 @@
 // forms are not rendered, their confirmation pages and POSTs answer 403, and
 // the pages show a "read-only" badge. Everything else is shown.
 //
+// Live feed: it shows the documents created, changed and deleted by any
+// writer the bank's store can see (Bank.Watch), found by comparing a
+// listing of every bank before and after each signal. Learned memories
+// have no change signal, so their changes are not in the feed.
+//
 // Learned memories: deleting goes through memories.Manager.Delete into its
 // trash, and restoring through memories.Manager.Restore, the functions the
 // MCP server's delete_memory and restore_memory tools call. Skill graphs are

@@ -104,7 +104,6 @@ func (h *Handler) confirmDeleteMemory(w http.ResponseWriter, r *http.Request) er
 		Detail:   "It goes to the trash, from which it can be restored (the newest deletions are kept).",
 		Fields:   []field{{"id", mem.ID}},
 		Button:   "Delete",
-		Links:    []link{{"Cancel", Prefix + "memories"}},
 		Cancel:   Prefix + "memories",
 	})
 }
@@ -186,7 +185,6 @@ func (h *Handler) confirmRestoreMemory(w http.ResponseWriter, r *http.Request) e
 		Detail:   "It is put back into the memories file with its id, date and tags.",
 		Fields:   []field{{"id", id}},
 		Button:   "Restore",
-		Links:    []link{{"Cancel", Prefix + "memories/trash"}},
 		Cancel:   Prefix + "memories/trash",
 	})
 }

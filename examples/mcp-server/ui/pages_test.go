@@ -42,7 +42,7 @@ func TestPagesShowTheBank(t *testing.T) {
 		{"/ui/memories?q=table", []string{`id="memories"`, "Prefer table tests"}},
 		{"/ui/memories/trash", []string{`id="trash"`, "Run go test with -race", "restore…"}},
 		{"/ui/skills", []string{`id="skills"`, "release"}},
-		{"/ui/skill?id=release", []string{`id="graph"`, `src="/ui/skill/graph.svg?id=release`, `id="skill-md"`, "Tag the release"}},
+		{"/ui/skill?id=release", []string{`id="graph"`, `src="/ui/skill/graph.svg?id=release`, `id="skill-md"`, "Tag the release", `<pre class="front-matter">name: release`}},
 		{"/ui/revert?scope=global&path=architecture.md&version=1", []string{`class="revert"`, `name="csrf"`, "person:ui"}},
 		{"/ui/static/ui.css", []string{"table.diff"}},
 		{"/ui/static/ui.js", []string{"EventSource"}},

@@ -194,6 +194,7 @@ func paging(q url.Values) (offset, limit int, err error) {
 type pager struct {
 	From, To, Total int
 	Prev, Next      string
+	Of              string // what is counted, when the page does not say
 }
 
 // newPager links the pages around offset; base is the page's URL without

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/skilldoc"
@@ -66,20 +67,37 @@ func (h *Handler) skill(w http.ResponseWriter, r *http.Request) error {
 	}
 	md, err := skillgraph.SkillMD(g, &skillgraph.SkillMDOptions{Description: "The " + g.SkillID + " skill.", Lang: lang})
 	var skillMD template.HTML
+	var front string
 	if err != nil {
 		skillMD = template.HTML("<p>" + template.HTMLEscapeString("No SKILL.md: "+err.Error()) + "</p>")
 	} else {
+		front, md = splitFrontMatter(md)
 		skillMD = render.Markdown([]byte(md))
 	}
 	doc := ref{Scope: memorybank.ScopeGlobal, Path: skilldoc.Path(g.SkillID)}
 	return h.render(w, r, http.StatusOK, "skill", "Skill "+g.SkillID, "skills", struct {
-		Graph    *skillgraph.Graph
-		SVG      string
-		Doc      ref
-		SkillMD  template.HTML
-		Problems int
-	}{g, Prefix + "skill/graph.svg?" + url.Values{"id": {g.SkillID}, "v": {strconv.FormatInt(docVersion, 10)}}.Encode(), doc, skillMD,
+		Graph       *skillgraph.Graph
+		SVG         string
+		Doc         ref
+		FrontMatter string
+		SkillMD     template.HTML
+		Problems    int
+	}{g, Prefix + "skill/graph.svg?" + url.Values{"id": {g.SkillID}, "v": {strconv.FormatInt(docVersion, 10)}}.Encode(), doc, front, skillMD,
 		len(skillgraph.Validate(g).Errors)})
+}
+
+// splitFrontMatter cuts the YAML front matter off a SKILL.md, which
+// Markdown would show as a rule and a heading.
+func splitFrontMatter(md string) (front, body string) {
+	rest, ok := strings.CutPrefix(md, "---\n")
+	if !ok {
+		return "", md
+	}
+	front, body, ok = strings.Cut(rest, "\n---\n")
+	if !ok {
+		return "", md
+	}
+	return front, body
 }
 
 // graphSVG draws a skill graph from the DOT skillgraph writes. The picture
