@@ -22,13 +22,13 @@ import (
 
 // fixture is a viewer over an in-memory bank and memories file.
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	bank *memorybank.Bank
 	mem  *memories.Manager
 	h    *ui.Handler
 }
 
-func newFixture(t *testing.T, opts ui.Options) *fixture {
+func newFixture(t testing.TB, opts ui.Options) *fixture {
 	t.Helper()
 	if opts.Bank == nil {
 		opts.Bank = memorybank.New(&memorybank.MemStore{}, &memorybank.Options{Language: memorybank.English})
