@@ -103,7 +103,9 @@ func BenchmarkPages(b *testing.B) {
 		{"diff", "/ui/diff?" + doc + "&from=1&to=20", `id="diff"`, false},
 		{"search", "/ui/search?q=database+migration&scope=all", "Note", false},
 		{"memories", "/ui/memories?offset=20000", "Memory 20000", false},
+		// A word of every memory: the whole file is scanned for it.
 		{"memories-search", "/ui/memories?q=deploy+settings+E0042", "Memory", false},
+		{"memories-search-rare", "/ui/memories?q=E0042", "Memory 42:", false},
 	} {
 		b.Run(p.name, func(b *testing.B) {
 			serve := func() *httptest.ResponseRecorder {

@@ -42,7 +42,7 @@ func (h *Handler) memoriesList(w http.ResponseWriter, r *http.Request) error {
 	var pg pager
 	more := 0
 	if strings.TrimSpace(query) != "" {
-		res, err := m.Find(r.Context(), memories.SearchRequest{Query: query, Limit: memories.MaxSearchLimit})
+		res, err := m.Find(r.Context(), memories.SearchRequest{Query: query, Limit: pageSize})
 		if err != nil {
 			return err
 		}
