@@ -54,7 +54,9 @@
 // script or style (default-src 'self'; script-src 'self'; style-src 'self';
 // img-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors
 // 'none'; form-action 'self'), X-Content-Type-Options: nosniff,
-// Referrer-Policy: no-referrer, X-Frame-Options: DENY and Cache-Control:
+// Referrer-Policy: same-origin (with no-referrer a browser sends "Origin:
+// null" on every form POST, which the Origin check must refuse), X-Frame-
+// Options: DENY and Cache-Control:
 // no-store. A skill graph's SVG has its own policy (default-src 'none';
 // style-src 'unsafe-inline'): it may style itself and nothing else. The Host
 // header must name a loopback host (localhost, 127.0.0.1, ::1) or one of

@@ -59,7 +59,7 @@ func badRequest(format string, args ...any) *httpError {
 func setSecurityHeaders(hd http.Header) {
 	hd.Set("Content-Security-Policy", pageCSP)
 	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("Referrer-Policy", "same-origin") // no-referrer makes browsers send "Origin: null" on form POSTs
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("Cache-Control", "no-store")
 }

@@ -112,7 +112,7 @@ func TestEveryResponseCarriesThePolicy(t *testing.T) {
 		res := f.get(p)
 		assert.Equal(t, wantCSP, res.Header.Get("Content-Security-Policy"), p)
 		assert.Equal(t, "nosniff", res.Header.Get("X-Content-Type-Options"), p)
-		assert.Equal(t, "no-referrer", res.Header.Get("Referrer-Policy"), p)
+		assert.Equal(t, "same-origin", res.Header.Get("Referrer-Policy"), p)
 	}
 	res := f.get("/ui/skill/graph.svg?id=release")
 	assert.Equal(t, "default-src 'none'; style-src 'unsafe-inline'", res.Header.Get("Content-Security-Policy"), "the picture has its own policy")

@@ -41,8 +41,10 @@ const pwnedDoc = "# Hostile\n\n" +
 // hostileJSON is a JSON document whose keys and strings are markup.
 const hostileJSON = `{"<img src=x onerror=top.pwn('json-key')>": "<script>top.pwn('json-string')</script>", "list": ["<svg onload=top.pwn('json-item')>"]}`
 
-// A policy like the viewer's: script only from the server's own files.
-const testCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+// The viewer's page policy (package ui): script only from the server's own
+// files. The end-to-end tests check the real pages; this one checks render
+// under the same policy and without any.
+const testCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 
 // pwnJS is the detector: the one script every page may load. It records
 // what called it, and sets the title, which the test reads.
