@@ -25,7 +25,8 @@
 //	/ui/memories/trash           #trash (.restore-link)
 //	/ui/memories/restore?id=     confirmation: form.restore
 //	/ui/skills                   #skills
-//	/ui/skill?id=                #graph (img of /ui/skill/graph.svg?id=), #skill-md
+//	/ui/skill?id=                #graph (img of /ui/skill/graph.svg?id=), #skill-md; when the
+//	                             graph cannot be drawn, #graph-error and #graph-dot (its DOT) instead
 //	/ui/events                   the live feed (server-sent events "change")
 //
 // Every page has #feed, the live feed's list, and #nav; a read-only viewer
@@ -92,6 +93,16 @@
 // listing of every bank before and after each signal. Learned memories
 // have no change signal, so their changes are not in the feed.
 //
+// Skill graphs: the picture is drawn by render.GraphSVG, which runs a
+// renderer program (mnemobank-dot, or Graphviz's dot) rather than loading
+// Graphviz into this process, and is drawn when the skill page is built, so
+// that a graph that cannot be drawn (no renderer installed, a renderer
+// failing) shows its DOT source as text and the reason, never a broken
+// image; /ui/skill/graph.svg then answers 503 saying how to install one.
+// Drawn pictures are kept by skill and document version, at most 32 and
+// 1 MiB of SVG, least recently used first out, so viewing a skill again
+// runs nothing; failures are not kept.
+//
 // Learned memories: deleting goes through memories.Manager.Delete into its
 // trash, and restoring through memories.Manager.Restore, the functions the
 // MCP server's delete_memory and restore_memory tools call. Skill graphs are
@@ -99,6 +110,7 @@
 // tools store them.
 //
 // Not here: the Markdown, JSON, diff and SVG rendering (package render),
+// Graphviz (cmd/mnemobank-dot),
 // and listening and shutdown (the host: call Close when the server shuts
 // down, since an event stream never ends by itself).
 //
@@ -106,7 +118,10 @@
 //
 // The handler tests drive ServeHTTP with httptest; the end-to-end tests
 // (e2e_test.go) drive the pages in headless Chromium and skip, saying why,
-// when no browser can be found. TestPagesOnPostgreSQL and the PostgreSQL
+// when no browser can be found. A test that needs a real skill graph
+// picture calls dottest.Use (package internal/dottest), which builds
+// mnemobank-dot into the test's temporary directory and sets MNEMOBANK_DOT
+// for that test; tests about when the viewer draws use a stand-in script. TestPagesOnPostgreSQL and the PostgreSQL
 // end-to-end test need MNEMOBANK_PG_DSN. BenchmarkPages measures each page at
 // 10,000 documents and 40,000 memories.
 package ui
