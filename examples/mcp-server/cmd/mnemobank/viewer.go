@@ -98,14 +98,17 @@ func startUI(ctx context.Context, addr, token string, viewer *ui.Handler, logger
 	return func() { cancel(); <-done }, nil
 }
 
-const uiUsage = `Usage: mnemobank ui [--root DIR --memories FILE | --postgres DSN --namespace N] [--addr 127.0.0.1:7777] [--ui-read-only]
+const uiUsage = `Usage: mnemobank ui [--root DIR --memories FILE | --postgres DSN --namespace N] [--addr 127.0.0.1:7777] [--language en|ja|zh] [--ui-read-only]
 
 Serves the browser viewer of the bank at http://ADDR/ui/ until interrupted:
 the banks and their documents, each document's history with differences and
 revert, search, the learned memories (delete, restore), the skill graphs
 drawn, and a live feed of changes. Only a loopback address is served unless
 MNEMOBANK_TOKEN is set; then open http://ADDR/ui/?token=<token> once.
---ui-read-only hides and refuses every change.
+--ui-read-only hides and refuses every change. --language is the language of
+the SKILL.md shown beside each skill graph, as for the server. Skill graphs
+are drawn by mnemobank-dot (installed beside mnemobank or on PATH, or named
+by MNEMOBANK_DOT) or Graphviz's dot; without one their DOT source is shown.
 
 Flags:
 `
@@ -117,11 +120,16 @@ func runUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 	open := storeFlags(fs)
 	addr := fs.String("addr", "127.0.0.1:7777", "address to serve the viewer on, host:port")
 	readOnly := fs.Bool("ui-read-only", false, "hide and refuse every change (revert, delete, restore)")
+	language := fs.String("language", string(memorybank.Japanese), "language of the SKILL.md shown beside a skill graph: en, ja or zh")
 	if err := parseFlags(fs, args, uiUsage, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --memories, --postgres, --namespace, --addr and --ui-read-only", errUsage, fs.Arg(0))
+		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --memories, --postgres, --namespace, --addr, --language and --ui-read-only", errUsage, fs.Arg(0))
+	}
+	lang := memorybank.Language(*language)
+	if !validLanguage(lang) {
+		return fmt.Errorf("--language %q is not one of en, ja, zh", *language)
 	}
 	token := trimToken(os.Getenv)
 	ln, err := listenUI("--addr", *addr, token)
@@ -135,6 +143,7 @@ func runUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 	}
 	defer side.close()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	side.bank = memorybank.New(side.bank.Store(), &memorybank.Options{Language: lang, Logger: logger})
 	mem, err := memories.New(side.mem.File, &memories.Options{Logger: logger, Trash: side.mem.Trash})
 	if err != nil {
 		return err

@@ -15,7 +15,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/skilldoc"
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/fsstore"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
+	"github.com/mnemobank/mnemobank/skillgraph"
 )
 
 // addrWriter is a stderr that hands over the viewer's address once it is
@@ -197,4 +201,53 @@ func (w *lineFunc) Write(p []byte) (int, error) {
 		w.buf = rest
 		w.f(line)
 	}
+}
+
+// "mnemobank ui --language en" shows a skill's SKILL.md in English, as the
+// server writes it with the same flag; without it, in the server's default
+// (Japanese).
+func TestViewerSubcommandLanguage(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "docs")
+	store, err := fsstore.Open(root, nil)
+	require.NoError(t, err)
+	g := &skillgraph.Graph{SkillID: "release", Version: 1, Nodes: []skillgraph.Node{
+		{ID: "tag", Type: skillgraph.TypeInstruction, Data: skillgraph.NodeData{Label: "Tag the release"}},
+	}}
+	_, err = skilldoc.Store(t.Context(), memorybank.New(store, nil), g, 0)
+	require.NoError(t, err)
+	require.NoError(t, store.Close())
+
+	for _, c := range []struct {
+		args      []string
+		want, not string
+	}{
+		{[]string{"--language", "en"}, "Instructions", "指示"},
+		{nil, "指示", "Instructions"},
+	} {
+		stderr := newAddrWriter()
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() {
+			_, err := runSubcommand(ctx, append([]string{"ui", "--root", root, "--memories", filepath.Join(dir, "m.md"), "--addr", "127.0.0.1:0"}, c.args...),
+				nil, &strings.Builder{}, stderr)
+			done <- err
+		}()
+		var base string
+		select {
+		case base = <-stderr.addr:
+		case err := <-done:
+			cancel()
+			t.Fatalf("mnemobank ui %v stopped: %v", c.args, err)
+		}
+		code, _, body := fetch(t, base+"skill?id=release")
+		assert.Equal(t, http.StatusOK, code, body)
+		assert.Contains(t, body, c.want, c.args)
+		assert.NotContains(t, body, c.not, c.args)
+		cancel()
+		require.NoError(t, <-done)
+	}
+
+	_, err = runSubcommand(t.Context(), []string{"ui", "--root", root, "--language", "fr"}, nil, &strings.Builder{}, &strings.Builder{})
+	assert.ErrorContains(t, err, `--language "fr" is not one of en, ja, zh`)
 }
