@@ -6,6 +6,7 @@ import (
 	"html"
 	"html/template"
 	"regexp"
+	"sync"
 
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
@@ -21,10 +22,12 @@ const MaxMarkdownBytes = 1 << 20
 // writes "<!-- raw HTML omitted -->" instead): a document's own tags are
 // never markup. bluemonday then removes anything goldmark itself might emit
 // that could run, such as a javascript: link target; two layers, so a bug in
-// either one alone does not open a hole.
+// either one alone does not open a hole. Both are made on first use, not
+// at start: the MCP server links this package and most of its runs never
+// show a page.
 var (
-	markdown = goldmark.New(goldmark.WithExtensions(extension.GFM))
-	ugc      = newUGCPolicy()
+	markdown = sync.OnceValue(func() goldmark.Markdown { return goldmark.New(goldmark.WithExtensions(extension.GFM)) })
+	ugc      = sync.OnceValue(newUGCPolicy)
 )
 
 func newUGCPolicy() *bluemonday.Policy {
@@ -53,12 +56,12 @@ func Markdown(src []byte) template.HTML {
 		return plainText(src, fmt.Sprintf("This document is %d bytes, above the %d-byte limit for rendering Markdown; it is shown as plain text.", len(src), MaxMarkdownBytes))
 	}
 	var buf bytes.Buffer
-	if err := markdown.Convert(src, &buf); err != nil {
+	if err := markdown().Convert(src, &buf); err != nil {
 		// goldmark fails only when its writer fails, which a bytes.Buffer
 		// does not; show the text rather than nothing all the same.
 		return plainText(src, "This document could not be rendered as Markdown ("+err.Error()+"); it is shown as plain text.")
 	}
-	return template.HTML(ugc.SanitizeBytes(buf.Bytes())) //nolint:gosec // sanitised just above
+	return template.HTML(ugc().SanitizeBytes(buf.Bytes())) //nolint:gosec // sanitised just above
 }
 
 func plainText(src []byte, note string) template.HTML {
