@@ -1,6 +1,10 @@
 package render_test
 
 import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -64,4 +68,78 @@ func TestSanitizeSVGRefusesOversizedInput(t *testing.T) {
 	_, err := render.SanitizeSVG(big)
 	assert.ErrorIs(t, err, render.ErrTooLarge)
 	assert.ErrorContains(t, err, "SVG bytes")
+}
+
+// Whatever a renderer program writes, SanitizeSVG either refuses it with
+// ErrSyntax or ErrTooLarge, or returns one well-formed <svg> document with
+// no element outside Graphviz's, no handler and no link but http(s),
+// mailto and fragments. Never a panic.
+func FuzzSanitizeSVG(f *testing.F) {
+	for _, s := range []string{
+		`<svg xmlns="http://www.w3.org/2000/svg"><g class="node"><title>a</title><text>a</text></g></svg>`,
+		`<svg onload="alert(1)"><script>alert(2)</script><a xlink:href="javascript:x" xmlns:xlink="http://www.w3.org/1999/xlink"><text>t</text></a></svg>`,
+		`<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x "y">]><svg><foreignObject><img onerror="x"/></foreignObject></svg>`,
+		`<svg><g style="fill:url(javascript:x)"><a href=" java&#9;script:x"/></g></svg>`,
+		`<svg><g></svg>`, ``, `<html/>`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		out, err := render.SanitizeSVG(src)
+		if err != nil {
+			if !errors.Is(err, render.ErrSyntax) && !errors.Is(err, render.ErrTooLarge) {
+				t.Fatalf("error of no kind: %v", err)
+			}
+			return
+		}
+		d := xml.NewDecoder(bytes.NewReader(out))
+		d.Strict = true
+		root := 0
+		depth := 0
+		for {
+			tok, err := d.RawToken()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("output is not well-formed: %v\n%s", err, out)
+			}
+			switch e := tok.(type) {
+			case xml.StartElement:
+				if depth == 0 {
+					root++
+					if e.Name.Local != "svg" {
+						t.Fatalf("root <%s>", e.Name.Local)
+					}
+				}
+				depth++
+				if e.Name.Local == "script" || e.Name.Local == "foreignObject" || e.Name.Space != "" {
+					t.Fatalf("element <%s:%s> kept", e.Name.Space, e.Name.Local)
+				}
+				for _, a := range e.Attr {
+					name := strings.ToLower(a.Name.Local)
+					if strings.HasPrefix(name, "on") {
+						t.Fatalf("handler %s kept", a.Name.Local)
+					}
+					if name == "href" || name == "src" {
+						v := strings.ToLower(strings.TrimSpace(a.Value))
+						if !strings.HasPrefix(v, "#") && !strings.HasPrefix(v, "http://") && !strings.HasPrefix(v, "https://") && !strings.HasPrefix(v, "mailto:") {
+							t.Fatalf("link %q kept", a.Value)
+						}
+					}
+				}
+			case xml.EndElement:
+				depth--
+			case xml.Comment, xml.Directive:
+				t.Fatalf("%T kept", tok)
+			case xml.ProcInst:
+				if e.Target != "xml" {
+					t.Fatalf("processing instruction %s kept", e.Target)
+				}
+			}
+		}
+		if root != 1 {
+			t.Fatalf("%d root elements", root)
+		}
+	})
 }
