@@ -1,8 +1,12 @@
 package render_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"image"
+	"image/color"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -162,4 +166,45 @@ func TestGraphSVGRefusesOversizedDOTBeforeRunningAnything(t *testing.T) {
 	_, err := graphSVG(t, context.Background(), "digraph g {"+strings.Repeat(" ", render.MaxDOTBytes)+"}")
 	assert.ErrorIs(t, err, render.ErrTooLarge)
 	assert.NoFileExists(t, ran)
+}
+
+// Without mnemobank-dot, Graphviz's own dot on PATH draws, and it reads no
+// file a graph names: GraphSVG sets SERVER_NAME, which makes dot refuse to
+// load images and shape files. Skips when Graphviz is not installed.
+func TestGraphSVGWithGraphvizDot(t *testing.T) {
+	dot, err := exec.LookPath("dot")
+	if err != nil {
+		t.Skip("Graphviz's dot is not installed (Debian: apt-get install graphviz):", err)
+	}
+	bin := t.TempDir() // a PATH with dot and no mnemobank-dot
+	require.NoError(t, os.Symlink(dot, filepath.Join(bin, "dot")))
+	t.Setenv(render.RendererEnv, "")
+	t.Setenv("PATH", bin)
+	prog, args, err := render.FindRenderer()
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(bin, "dot"), prog)
+	assert.Equal(t, []string{"-Tsvg"}, args)
+
+	svg, err := graphSVG(t, context.Background(), string(skillDOT()))
+	require.NoError(t, err)
+	requireWellFormedSVG(t, svg)
+	assert.Equal(t, 4, strings.Count(string(svg), `class="node"`))
+	assert.NotContains(t, string(svg), "<script")
+
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "secret.png"), pngBytes(t), 0o644))
+	t.Chdir(dir)
+	svg, err = graphSVG(t, context.Background(), `digraph g { a [image="secret.png", label=""]; }`)
+	require.NoError(t, err)
+	assert.NotContains(t, string(svg), "<image", "dot read no file into the picture")
+}
+
+// pngBytes is a small PNG image.
+func pngBytes(t *testing.T) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 40, 30))
+	img.Set(1, 1, color.Black)
+	var b bytes.Buffer
+	require.NoError(t, png.Encode(&b, img))
+	return b.Bytes()
 }
