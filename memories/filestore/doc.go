@@ -33,6 +33,10 @@
 //     process is killed halfway, the next operation through any Store cuts
 //     the torn tail off before anyone reads it. (Until then, a reader that
 //     bypasses this package, such as cat, can see the partial tail.)
+//   - Version (memories.Versioner) is Load's version without reading the
+//     file, one stat under the lock, so a Manager searches a file it has
+//     indexed without reading it again; an edit by another program changes
+//     the inode, size or modification time, and so the version.
 //   - Every operation holds an exclusive flock on "<resolved target>.lock".
 //     Because the lock sits beside the resolved file, a process writing
 //     through a worktree's symlink and one writing the primary's file

@@ -71,10 +71,11 @@ type Store struct {
 }
 
 var (
-	_ memories.Store    = (*Store)(nil)
-	_ memories.Appender = (*Store)(nil)
-	_ memories.Sizer    = (*Store)(nil)
-	_ memories.Peeker   = (*Store)(nil)
+	_ memories.Store     = (*Store)(nil)
+	_ memories.Appender  = (*Store)(nil)
+	_ memories.Sizer     = (*Store)(nil)
+	_ memories.Peeker    = (*Store)(nil)
+	_ memories.Versioner = (*Store)(nil)
 )
 
 // New returns the Store for the file at path (usually
@@ -193,6 +194,57 @@ func (s *Store) Load(ctx context.Context) ([]byte, string, error) {
 		return nil, "", s.fail("load", pl.target, &UnreadableError{Path: pl.target, Reason: err.Error(), Err: err})
 	}
 	return data, l.version(fi), nil
+}
+
+// Version returns the version Load would return, "" if the file is
+// missing, without reading the file: one stat under the lock. A
+// memories.Manager uses it to skip reading a file it has indexed already.
+func (s *Store) Version(ctx context.Context) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	pl, err := s.locate()
+	if errors.Is(err, fs.ErrNotExist) || err == nil && pl.homeMissing {
+		return "", nil
+	}
+	if err != nil {
+		return "", s.fail("version", "", err)
+	}
+	root, err := os.OpenRoot(pl.root)
+	if err != nil {
+		return "", s.fail("version", pl.target, err)
+	}
+	defer root.Close()
+	if _, err := root.Stat(pl.rel); errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	} else if err != nil {
+		return "", s.fail("version", pl.target, err)
+	}
+	l, err := s.lock(ctx, root, pl)
+	if readOnly(err) {
+		l, err = &held{root: root, rel: pl.rel, gen: -1}, nil
+	}
+	if err != nil {
+		return "", s.fail("version", pl.target, err)
+	}
+	defer l.unlock()
+	f, err := openFile(root, pl)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", s.fail("version", pl.target, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", s.fail("version", pl.target, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", s.fail("version", pl.target, &UnreadableError{Path: pl.target,
+			Reason: fmt.Sprintf("it is not a regular file (%s)", fileKind(fi.Mode()))})
+	}
+	return l.version(fi), nil
 }
 
 // openFile opens the file for reading; no permission is an

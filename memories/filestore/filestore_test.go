@@ -415,3 +415,30 @@ func TestPermissionDeniedReadsAsEmpty(t *testing.T) {
 	require.ErrorIs(t, err, memories.ErrUnreadable, "Add reads the start of the file first and reports it")
 	assert.ErrorIs(t, m.Delete(ctx, "mem-1-a"), memories.ErrUnreadable)
 }
+
+// A Manager skips reading a file whose Version it has indexed, so an edit
+// by another program must change the Version: the next search sees it.
+func TestHandEditIsSeenBySearch(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memories.md")
+	s := filestore.New(path, nil)
+	m, err := memories.New(s, nil)
+	require.NoError(t, err)
+	_, err = m.Add(ctx, "Use pgx for PostgreSQL")
+	require.NoError(t, err)
+	res, err := m.Find(ctx, memories.SearchRequest{Query: "sqlite"})
+	require.NoError(t, err)
+	require.Zero(t, res.Total)
+	before, err := s.Version(ctx)
+	require.NoError(t, err)
+
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, append(data, "## Use SQLite in tests\n- Content: Use SQLite in tests\n\n"...), 0o644))
+	after, err := s.Version(ctx)
+	require.NoError(t, err)
+	assert.NotEqual(t, before, after)
+	res, err = m.Find(ctx, memories.SearchRequest{Query: "sqlite"})
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.Total, "the hand-written memory is found")
+}

@@ -23,11 +23,13 @@
 //     memories.Sizer.
 //   - Peeker/… (NegativeN, Missing, Prefix, EmptyFile, AfterReplace, ReturnsCopy,
 //     AfterAppend) run when it implements memories.Peeker.
+//   - Versioner/… (Missing, AfterSave, AfterAppend) run when it implements
+//     memories.Versioner.
 //
 // A capability the store lacks is skipped as a whole, logging "the store
 // does not implement memories.<Interface>"; Sizer/AfterAppend and
 // Peeker/AfterAppend are skipped with the Appender message when the store
-// has the capability but not memories.Appender.
+// has the capability but not memories.Appender (so is Versioner/AfterAppend).
 package storetest
 
 import (
@@ -51,7 +53,8 @@ const (
 )
 
 // TestStore checks the memories.Store contract, and those of
-// memories.Appender, memories.Sizer and memories.Peeker when implemented,
+// memories.Appender, memories.Sizer, memories.Peeker and memories.Versioner
+// when implemented,
 // against stores made by newStore.
 func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 	t.Helper()
@@ -210,6 +213,12 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 		}
 		testPeeker(t, newStore)
 	})
+	t.Run("Versioner", func(t *testing.T) {
+		if _, ok := newStore(t).(memories.Versioner); !ok {
+			t.Skip("the store does not implement memories.Versioner")
+		}
+		testVersioner(t, newStore)
+	})
 }
 
 // testAppender checks the memories.Appender contract; newStore's stores
@@ -346,6 +355,52 @@ func testAppender(t *testing.T, newStore func(t *testing.T) memories.Store) {
 
 // testSizer checks the memories.Sizer contract; newStore's stores
 // implement it.
+func testVersioner(t *testing.T, newStore func(t *testing.T) memories.Store) {
+	ctx := context.Background()
+	// assertVersion checks that Version is the version Load returns: a
+	// Manager skips reading a file whose Version it has indexed.
+	assertVersion := func(t *testing.T, s memories.Store, want, msg string) {
+		t.Helper()
+		_, loaded, err := s.Load(ctx)
+		require.NoError(t, err)
+		v, err := s.(memories.Versioner).Version(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, loaded, v, "%s: Version must be the version Load returns", msg)
+		assert.Equal(t, want, v, "%s: Version must be the version the write returned", msg)
+	}
+
+	t.Run("Missing", func(t *testing.T) {
+		assertVersion(t, newStore(t), "", "a missing file")
+	})
+
+	t.Run("AfterSave", func(t *testing.T) {
+		s := newStore(t)
+		v, err := s.Save(ctx, []byte("# Memories\n"), "")
+		require.NoError(t, err)
+		assertVersion(t, s, v, "after creating the file")
+		v2, err := s.Save(ctx, []byte("# Memories\n"), v)
+		require.NoError(t, err)
+		assertVersion(t, s, v2, "after saving the same bytes")
+		_, err = s.Save(ctx, []byte("conflicting"), v)
+		require.ErrorIs(t, err, memories.ErrConflict)
+		assertVersion(t, s, v2, "after a conflicting Save")
+	})
+
+	t.Run("AfterAppend", func(t *testing.T) {
+		s := newStore(t)
+		a, ok := s.(memories.Appender)
+		if !ok {
+			t.Skip("the store does not implement memories.Appender")
+		}
+		_, v, err := a.Append(ctx, []byte("# H\n"), []byte("- one\n"))
+		require.NoError(t, err)
+		assertVersion(t, s, v, "after an Append to a missing file")
+		_, v, err = a.Append(ctx, []byte("# H\n"), []byte("- two\n"))
+		require.NoError(t, err)
+		assertVersion(t, s, v, "after an Append")
+	})
+}
+
 func testSizer(t *testing.T, newStore func(t *testing.T) memories.Store) {
 	ctx := context.Background()
 	// assertSize checks that Size is the length of what Load returns.

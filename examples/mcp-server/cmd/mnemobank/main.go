@@ -77,7 +77,22 @@ branch and a global one, learned memories, skill graphs and confirmed write plan
 Usage:
   mnemobank [--root DIR] [--language en|ja|zh] [--memories FILE] [--confirm-plans always|never]
   mnemobank --postgres DSN [--namespace NAME] [--http ADDR] [--language en|ja|zh] [--confirm-plans always|never]
+  mnemobank ... [--ui ADDR] [--ui-read-only]
+  mnemobank ui [--root DIR | --postgres DSN --namespace N] [--memories FILE] [--addr 127.0.0.1:7777] [--ui-read-only]
+  mnemobank export | import | copy ...
   mnemobank --help | --version
+
+With --ui ADDR a browser viewer of the bank is served at http://ADDR/ui/
+while the server runs (beside stdio or --http); with --http it is also at
+http://ADDR/ui/ of the HTTP server. It shows the banks, documents, their
+history with differences and revert, search, the learned memories (delete,
+restore) and the skill graphs, with a live feed of changes. The token and
+address rules of --http hold for it: with MNEMOBANK_TOKEN set, open
+http://ADDR/ui/?token=<token> once. --ui-read-only hides and refuses every
+change. "mnemobank ui" serves the viewer alone. Skill graphs are drawn by
+mnemobank-dot (go install .../examples/mcp-server/cmd/mnemobank-dot, beside
+mnemobank or on PATH, or named by MNEMOBANK_DOT) or Graphviz's dot; without
+one the viewer shows their DOT source.
 
 With --http ADDR it serves MCP's streamable HTTP transport at http://ADDR/mcp
 instead of stdio; with the environment variable MNEMOBANK_TOKEN set, every
@@ -119,7 +134,9 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	namespace := fs.String("namespace", pgstore.DefaultNamespace, "with --postgres: the project's namespace; servers of one namespace share one bank")
 	confirmPlansFlag := fs.String("confirm-plans", string(confirmAlways), "which memory_ops write plans the user confirms: always (every plan, whatever the model's requiresConfirmation says), "+
 		"or never (only plans whose requiresConfirmation is true: the model writes without asking)")
-	httpAddr := fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080); see MNEMOBANK_TOKEN")
+	httpAddr := fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080), and the viewer at http://ADDR/ui/; see MNEMOBANK_TOKEN")
+	uiAddr := fs.String("ui", "", "also serve the browser viewer at http://ADDR/ui/ (e.g. 127.0.0.1:7777) while the server runs; see MNEMOBANK_TOKEN")
+	uiReadOnly := fs.Bool("ui-read-only", false, "the viewer hides and refuses every change (revert, delete, restore)")
 	if err := parseFlags(fs, args, usageText, stdout); err != nil {
 		return err
 	}
@@ -128,7 +145,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		return nil
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --language, --memories, --postgres, --namespace, --http, --confirm-plans, --help and --version", errUsage, fs.Arg(0))
+		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --language, --memories, --postgres, --namespace, --http, --ui, --ui-read-only, --confirm-plans, --help and --version; subcommands are ui, export, import and copy", errUsage, fs.Arg(0))
 	}
 	confirmPlans, err := parseConfirmPolicy(*confirmPlansFlag)
 	if err != nil {
@@ -182,9 +199,25 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	srv := newServer(bank, mem, logger)
 	defer srv.Close()
 	srv.confirmPlans = confirmPlans
+	token := trimToken(os.Getenv)
+	if *uiAddr != "" {
+		viewer, err := newViewer(bank, mem, *uiAddr, token, *uiReadOnly, logger)
+		if err != nil {
+			return err
+		}
+		stopUI, err := startUI(ctx, *uiAddr, token, viewer, logger, stderr)
+		if err != nil {
+			return err
+		}
+		defer stopUI()
+	}
 	if *httpAddr != "" {
 		h := newHTTPHandler(srv, defaultHTTPLimits())
-		return serveHTTP(ctx, *httpAddr, trimToken(os.Getenv), h, logger, func(a net.Addr) {
+		viewer, err := newViewer(bank, mem, *httpAddr, token, *uiReadOnly, logger)
+		if err != nil {
+			return err
+		}
+		return serveHTTP(ctx, *httpAddr, token, h, viewer, logger, func(a net.Addr) {
 			fmt.Fprintf(stderr, "mnemobank: listening on http://%s%s\n", a, mcpPath)
 		})
 	}

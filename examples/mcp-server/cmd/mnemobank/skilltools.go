@@ -4,46 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/skilldoc"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 	"github.com/mnemobank/mnemobank/skillgraph"
 )
 
-// Skill graphs are JSON documents of the global bank, one per skill, at
-// skills/<skillId>.json with documentType "skill_graph": the envelope's
-// content is the graph. The graph's own version (what baseVersion refers to)
-// goes up by one on every stored change; the document's version guards the
-// read-modify-write against concurrent writers.
-
-const skillDocType = "skill_graph"
-
-// validSkillID keeps a skillId usable as a file name in every store:
-// 1-64 ASCII letters, digits, - and _, starting with a letter or digit.
-// (A regexp for it took a tenth of the server's package initialisation to
-// compile, in every process.)
-func validSkillID(id string) bool {
-	if len(id) == 0 || len(id) > 64 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case (c == '-' || c == '_') && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-func skillPath(id string) string { return "skills/" + id + ".json" }
+// Skill graphs are JSON documents of the global bank, one per skill (see
+// package skilldoc for the layout).
 
 type writeSkillGraphArgs struct {
 	SkillID string          `json:"skillId" jsonschema:"1-64 of A-Z a-z 0-9 - _"`
@@ -109,47 +81,12 @@ func (s *server) skillTools() []toolDef {
 
 // loadSkill reads a stored graph; a missing one is (nil, 0, nil).
 func (s *server) loadSkill(ctx context.Context, id string) (*skillgraph.Graph, int64, error) {
-	if !validSkillID(id) {
+	g, v, err := skilldoc.Load(ctx, s.bank, id)
+	if errors.Is(err, skilldoc.ErrInvalidID) {
 		return nil, 0, toolError(tools.CodeInvalidArgument, memorybank.ErrInvalidRequest, nil,
 			"skillId %q is not valid: use 1-64 letters, digits, - and _, starting with a letter or digit", id)
 	}
-	doc, err := s.bank.Read(ctx, memorybank.ReadRequest{Scope: memorybank.ScopeGlobal, Path: skillPath(id)})
-	if errors.Is(err, memorybank.ErrNotFound) {
-		return nil, 0, nil
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	var env struct {
-		Content skillgraph.Graph `json:"content"`
-	}
-	if err := json.Unmarshal(doc.Content, &env); err != nil {
-		return nil, 0, fmt.Errorf("stored skill graph %s is not a graph: %w", skillPath(id), err)
-	}
-	env.Content.SkillID = id
-	return &env.Content, doc.Version, nil
-}
-
-// storeSkill writes g as the skill's document, only if the document is
-// still at docVersion (0: it must not exist yet).
-func (s *server) storeSkill(ctx context.Context, g *skillgraph.Graph, docVersion int64) (*memorybank.WriteResult, error) {
-	content, err := json.Marshal(g)
-	if err != nil {
-		return nil, err
-	}
-	env, err := json.Marshal(map[string]any{
-		"schema":   memorybank.SchemaV2,
-		"metadata": map[string]any{"title": "Skill graph " + g.SkillID, "documentType": skillDocType, "tags": []string{"skill-graph"}},
-		"content":  json.RawMessage(content),
-	})
-	if err != nil {
-		return nil, err
-	}
-	req := memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: skillPath(g.SkillID), Content: env, IfVersion: docVersion}
-	if docVersion == 0 {
-		req.Mode = memorybank.ModeCreate
-	}
-	return s.bank.Write(ctx, req)
+	return g, v, err
 }
 
 func (s *server) writeSkillGraph(ctx context.Context, _ *mcp.CallToolRequest, a writeSkillGraphArgs) (*skillGraphWriteResult, error) {
@@ -178,7 +115,7 @@ func (s *server) writeSkillGraph(ctx context.Context, _ *mcp.CallToolRequest, a 
 	if old != nil {
 		g.Version = old.Version + 1
 	}
-	res, err := s.storeSkill(ctx, &g, docVersion)
+	res, err := skilldoc.Store(ctx, s.bank, &g, docVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -221,14 +158,7 @@ func (s *server) readSkillGraph(ctx context.Context, _ *mcp.CallToolRequest, a r
 }
 
 func (s *server) skillNotFound(ctx context.Context, id string) error {
-	paths, _ := s.bank.Paths(ctx, memorybank.ListRequest{Scope: memorybank.ScopeGlobal})
-	var ids []string
-	for _, p := range paths {
-		name, ok := strings.CutPrefix(p, "skills/")
-		if sid, isJSON := strings.CutSuffix(name, ".json"); ok && isJSON && validSkillID(sid) {
-			ids = append(ids, sid)
-		}
-	}
+	ids, _ := skilldoc.IDs(ctx, s.bank)
 	return toolError(tools.CodeNotFound, memorybank.ErrNotFound, map[string]any{"skills": nonNil(ids)},
 		"no skill graph %q is stored; stored skills: %v. write_skill_graph stores one.", id, ids)
 }
@@ -267,7 +197,7 @@ func (s *server) applySkillGraph(ctx context.Context, _ *mcp.CallToolRequest, a 
 	if err := ctx.Err(); err != nil {
 		return nil, cancelled(err)
 	}
-	if _, err := s.storeSkill(ctx, ng, docVersion); err != nil {
+	if _, err := skilldoc.Store(ctx, s.bank, ng, docVersion); err != nil {
 		return nil, err
 	}
 	out.Version, out.Stored = ng.Version, true

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 )
 
 // Team mode: the server on a shared PostgreSQL bank (--postgres), served
@@ -52,8 +54,9 @@ func (e *weakTokenError) Error() string {
 func (e *weakTokenError) Unwrap() error { return errWeakToken }
 
 // checkHTTPAddr refuses a token shorter than minTokenLength, and refuses an address reachable from other machines when no
-// token is set: a memory bank served there would be open to anyone.
-func checkHTTPAddr(addr, token string) error {
+// token is set: a memory bank served there would be open to anyone. flag
+// names the option that gave addr (--http, --ui, --addr).
+func checkHTTPAddr(flag, addr, token string) error {
 	if token != "" {
 		if len(token) < minTokenLength {
 			return &weakTokenError{Len: len(token)}
@@ -62,7 +65,7 @@ func checkHTTPAddr(addr, token string) error {
 	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("--http %q: %v; give host:port such as 127.0.0.1:8080", addr, err)
+		return fmt.Errorf("%s %q: %v; give host:port such as 127.0.0.1:8080", flag, addr, err)
 	}
 	if host == "localhost" {
 		return nil
@@ -70,8 +73,8 @@ func checkHTTPAddr(addr, token string) error {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return fmt.Errorf("%w: --http %q can be reached from other machines; set %s to a secret token (clients send it as \"Authorization: Bearer <token>\"), or listen on 127.0.0.1",
-		errInsecure, addr, tokenEnv)
+	return fmt.Errorf("%w: %s %q can be reached from other machines; set %s to a secret token (clients send it as \"Authorization: Bearer <token>\"), or listen on 127.0.0.1",
+		errInsecure, flag, addr, tokenEnv)
 }
 
 // requireToken answers 401 to every request that does not carry
@@ -95,12 +98,14 @@ func requireToken(token string, next http.Handler) http.Handler {
 	})
 }
 
-// serveHTTP serves h at http://addr/mcp until ctx is done, then shuts down
-// gracefully: it stops accepting, lets in-flight requests finish (at most
-// shutdownGrace), and returns. ready, if set, is told the address listened
-// on (useful with port 0).
-func serveHTTP(ctx context.Context, addr, token string, h http.Handler, logger *slog.Logger, ready func(net.Addr)) error {
-	if err := checkHTTPAddr(addr, token); err != nil {
+// serveHTTP serves h at http://addr/mcp, and viewer (if not nil) at
+// http://addr/ui/, until ctx is done, then shuts down gracefully: it stops
+// accepting, lets in-flight requests finish (at most shutdownGrace), and
+// returns. ready, if set, is told the address listened on (useful with
+// port 0). The viewer checks the token itself: it also accepts it once as
+// ?token= and then from a cookie, as a browser cannot send a bearer.
+func serveHTTP(ctx context.Context, addr, token string, h http.Handler, viewer *ui.Handler, logger *slog.Logger, ready func(net.Addr)) error {
+	if err := checkHTTPAddr("--http", addr, token); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -112,11 +117,17 @@ func serveHTTP(ctx context.Context, addr, token string, h http.Handler, logger *
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "404: the MCP endpoint is "+mcpPath, http.StatusNotFound)
 	})
+	if viewer != nil {
+		mux.Handle(ui.Prefix, viewer)
+	}
 	streams := &eventStreams{cancel: map[*http.Request]context.CancelFunc{}, posts: map[*http.Request]context.CancelFunc{}}
 	srv := &http.Server{Handler: streams.wrap(mux), ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleConnTimeout}
 	// Event streams (GET) never finish by themselves: Shutdown ends them
 	// first, then waits for the requests in flight.
 	srv.RegisterOnShutdown(streams.closeAll)
+	if viewer != nil {
+		srv.RegisterOnShutdown(viewer.Close)
+	}
 	if ready != nil {
 		ready(ln.Addr())
 	}

@@ -24,15 +24,15 @@ import (
 
 func TestCheckHTTPAddr(t *testing.T) {
 	for _, addr := range []string{"127.0.0.1:8080", "[::1]:8080", "localhost:0"} {
-		assert.NoError(t, checkHTTPAddr(addr, ""), addr)
+		assert.NoError(t, checkHTTPAddr("--http", addr, ""), addr)
 	}
 	for _, addr := range []string{":8080", "0.0.0.0:8080", "192.168.1.4:80", "example.com:80"} {
-		err := checkHTTPAddr(addr, "")
+		err := checkHTTPAddr("--http", addr, "")
 		require.ErrorIs(t, err, errInsecure, addr)
 		assert.Contains(t, err.Error(), tokenEnv)
-		assert.NoError(t, checkHTTPAddr(addr, testToken), "a token makes any address acceptable")
+		assert.NoError(t, checkHTTPAddr("--http", addr, testToken), "a token makes any address acceptable")
 	}
-	assert.Error(t, checkHTTPAddr("no-port", ""))
+	assert.Error(t, checkHTTPAddr("--http", "no-port", ""))
 }
 
 // Every request needs the bearer token; the server shuts down gracefully,
@@ -51,7 +51,7 @@ func TestServeHTTPTokenAndShutdown(t *testing.T) {
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serveHTTP(ctx, "127.0.0.1:0", testToken, h, slog.New(slog.DiscardHandler), func(a net.Addr) { addrc <- a })
+		done <- serveHTTP(ctx, "127.0.0.1:0", testToken, h, nil, slog.New(slog.DiscardHandler), func(a net.Addr) { addrc <- a })
 	}()
 	base := "http://" + (<-addrc).String()
 
@@ -100,7 +100,7 @@ func TestServeHTTPTokenAndShutdown(t *testing.T) {
 }
 
 func TestServeHTTPRefusesOpenAddressWithoutToken(t *testing.T) {
-	err := serveHTTP(context.Background(), "0.0.0.0:0", "", http.NotFoundHandler(), slog.New(slog.DiscardHandler), nil)
+	err := serveHTTP(context.Background(), "0.0.0.0:0", "", http.NotFoundHandler(), nil, slog.New(slog.DiscardHandler), nil)
 	require.True(t, errors.Is(err, errInsecure), "%v", err)
 }
 
@@ -113,7 +113,7 @@ const testToken = "0123456789abcdef0123456789abcdef"
 
 func TestShortTokenIsRefused(t *testing.T) {
 	for _, token := range []string{"x", testToken[:minTokenLength-1]} {
-		err := checkHTTPAddr("0.0.0.0:8080", token)
+		err := checkHTTPAddr("--http", "0.0.0.0:8080", token)
 		require.ErrorIs(t, err, errWeakToken)
 		var we *weakTokenError
 		require.ErrorAs(t, err, &we)
@@ -121,7 +121,7 @@ func TestShortTokenIsRefused(t *testing.T) {
 		assert.Contains(t, err.Error(), tokenEnv)
 		assert.Contains(t, err.Error(), "32")
 	}
-	assert.NoError(t, checkHTTPAddr("0.0.0.0:8080", testToken))
+	assert.NoError(t, checkHTTPAddr("--http", "0.0.0.0:8080", testToken))
 }
 
 // A connection that failed authentication is closed after the 401.
@@ -131,7 +131,7 @@ func TestFailedAuthClosesTheConnection(t *testing.T) {
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serveHTTP(ctx, "127.0.0.1:0", testToken, http.NotFoundHandler(), slog.New(slog.DiscardHandler), func(a net.Addr) { addrc <- a })
+		done <- serveHTTP(ctx, "127.0.0.1:0", testToken, http.NotFoundHandler(), nil, slog.New(slog.DiscardHandler), func(a net.Addr) { addrc <- a })
 	}()
 	conn, err := net.Dial("tcp", (<-addrc).String())
 	require.NoError(t, err)

@@ -1,4 +1,4 @@
-package main
+package skilldoc
 
 import (
 	"regexp"
@@ -8,27 +8,27 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// skillIDPattern is the rule validSkillID implements, as a regexp.
+// skillIDPattern is the rule ValidID implements, as a regexp.
 var skillIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 
-func TestValidSkillID(t *testing.T) {
+func TestValidID(t *testing.T) {
 	for id, want := range map[string]bool{
 		"fix-bug": true, "a": true, "A_1": true, "9lives": true, strings.Repeat("a", 64): true,
 		"": false, "-a": false, "_a": false, "../etc": false, "a/b": false, "a.json": false, "é": false,
 		strings.Repeat("a", 65): false, "a b": false,
 	} {
-		assert.Equal(t, want, validSkillID(id), "%q", id)
+		assert.Equal(t, want, ValidID(id), "%q", id)
 	}
 }
 
-// validSkillID accepts exactly what the regexp of its rule matches.
-func FuzzValidSkillID(f *testing.F) {
+// ValidID accepts exactly what the regexp of its rule matches.
+func FuzzValidID(f *testing.F) {
 	for _, s := range []string{"fix-bug", "", "-a", "../etc", strings.Repeat("z", 64), strings.Repeat("z", 65), "a\x00", "Ω"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, id string) {
-		if got, want := validSkillID(id), skillIDPattern.MatchString(id); got != want {
-			t.Fatalf("validSkillID(%q) = %v, the rule says %v", id, got, want)
+		if got, want := ValidID(id), skillIDPattern.MatchString(id); got != want {
+			t.Fatalf("ValidID(%q) = %v, the rule says %v", id, got, want)
 		}
 	})
 }

@@ -1,0 +1,127 @@
+// Package ui is mnemobank's browser viewer: server-rendered pages under
+// /ui/ that let a person see, search, compare and undo what agents
+// remembered in a memorybank.Bank and a memories file. Pages are
+// html/template; the templates, one CSS file and one small script (the live
+// feed) are embedded, so nothing is fetched from the network. New parses
+// the templates and starts nothing; the live feed's watcher runs only while
+// an event stream is open.
+//
+// # Pages and their element ids
+//
+// Each list shows 50 rows (?limit= up to 100, ?offset= up to 1,000,000) with
+// links #prev and #next.
+//
+//	/ui/                         banks: #banks (global and branch banks, counts, last change)
+//	/ui/docs?scope=&branch=      a bank's documents: #documents
+//	/ui/doc?scope=&branch=&path= a document: #doc-meta, #doc-version, #doc-tags, #doc-content,
+//	                             #history-link; &version=N shows a kept version (#old-version)
+//	/ui/history?...&path=        #history (rows .entry with data-version; .diff-link, .revert-link),
+//	                             #diff-form
+//	/ui/diff?...&from=&to=       #diff (rows .add, .del, .same)
+//	/ui/revert?...&version=      confirmation #confirm: form.revert, #confirm-button
+//	/ui/search?q=&scope=&branch=&tags=  #search-form, #results (li.hit, p.snippet)
+//	/ui/memories?q=&offset=      #memory-search-form, #memories (li.memory with data-id; .delete-link)
+//	/ui/memories/delete?id=      confirmation: form.delete
+//	/ui/memories/trash           #trash (.restore-link)
+//	/ui/memories/restore?id=     confirmation: form.restore
+//	/ui/skills                   #skills
+//	/ui/skill?id=                #graph (img of /ui/skill/graph.svg?id=), #skill-md; when the
+//	                             graph cannot be drawn, #graph-error and #graph-dot (its DOT) instead
+//	/ui/events                   the live feed (server-sent events "change")
+//
+// Every page has #feed, the live feed's list, and #nav; a read-only viewer
+// shows #read-only. An error page shows #error with data-status.
+//
+// # Decisions
+//
+// Actor: a revert from the viewer is recorded in the history with the actor
+// "person:ui" (Actor), a name no agent's client name takes, so the history
+// tells a person's undo from an agent's write. The reason is history's
+// default, "revert to version N". The revert form carries the version the
+// confirmation showed (ifVersion): if an agent wrote meanwhile, nothing is
+// reverted and the person is told (409).
+//
+// Changes: revert, delete and restore are each a GET confirmation page and a
+// POST from its form; nothing changes on a GET. Every POST is checked, in
+// this order, before its fields are read: the viewer is not read-only (403);
+// a browser's Sec-Fetch-Site is same-origin (or none), and its Origin, when
+// sent, is this host (403); the body is at most 8 KiB; the form's CSRF token
+// is valid (403). A CSRF token is the Unix time it was made and an
+// HMAC-SHA-256, under a random key made by New, of that time and the path
+// the form posts to: it needs no session or cookie, is refused by another
+// process (a restarted server), for another action, or after 12 hours.
+//
+// Requests: every response carries a Content-Security-Policy without inline
+// script or style (default-src 'self'; script-src 'self'; style-src 'self';
+// img-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors
+// 'none'; form-action 'self'), X-Content-Type-Options: nosniff,
+// Referrer-Policy: same-origin (with no-referrer a browser sends "Origin:
+// null" on every form POST, which the Origin check must refuse),
+// X-Frame-Options: DENY and Cache-Control: no-store. A skill graph's SVG
+// has its own policy (default-src 'none';
+// style-src 'unsafe-inline'): it may style itself and nothing else. The Host
+// header must name a loopback host (localhost, 127.0.0.1, ::1) or one of
+// Options.Hosts, otherwise 421: a page of another site whose name was
+// pointed at this address (DNS rebinding) is refused. Everything shown is
+// escaped by html/template; Markdown is rendered and sanitised and JSON
+// shown as a tree by package render; the live feed's script sets only text
+// and links into /ui/.
+//
+// Token: with Options.Token set, every request (pages, assets, the feed)
+// needs it, compared in constant time: as "Authorization: Bearer <token>",
+// or once as ?token=<token> on a GET, which sets an HttpOnly, SameSite=Strict
+// cookie on /ui/ and redirects to the same address without the token (so it
+// leaves the address bar and the browser's history). The cookie holds an
+// HMAC of the token, not the token, so it proves the browser was given the
+// token, survives a restart and dies when the token changes. It is not
+// accepted by the MCP endpoint. Without a token, only loopback host names
+// are served (the host program refuses to listen elsewhere).
+//
+// Limits: a query string of at most 8 KiB (414), a form of 8 KiB, a search
+// of 4 KiB (memories: 1 KiB) and 20 tags, paths and branches as the bank
+// validates them, 16 open event streams (503 beyond), 50 events per change
+// signal (the rest counted in one "more" event), a diff of at most 1 MiB or
+// 20,000 lines a side, 10 s to draw a skill graph. The banks page counts
+// every bank at most once a second and shows that counting meanwhile.
+//
+// Read-only (Options.ReadOnly): the revert, delete and restore links and
+// forms are not rendered, their confirmation pages and POSTs answer 403, and
+// the pages show a "read-only" badge. Everything else is shown.
+//
+// Live feed: it shows the documents created, changed and deleted by any
+// writer the bank's store can see (Bank.Watch), found by comparing a
+// listing of every bank before and after each signal. Learned memories
+// have no change signal, so their changes are not in the feed.
+//
+// Skill graphs: the picture is drawn by render.GraphSVG, which runs a
+// renderer program (mnemobank-dot, or Graphviz's dot) rather than loading
+// Graphviz into this process, and is drawn when the skill page is built, so
+// that a graph that cannot be drawn (no renderer installed, a renderer
+// failing) shows its DOT source as text and the reason, never a broken
+// image; /ui/skill/graph.svg then answers 503 saying how to install one.
+// Drawn pictures are kept by skill and document version, at most 32 and
+// 1 MiB of SVG, least recently used first out, so viewing a skill again
+// runs nothing; failures are not kept.
+//
+// Learned memories: deleting goes through memories.Manager.Delete into its
+// trash, and restoring through memories.Manager.Restore, the functions the
+// MCP server's delete_memory and restore_memory tools call. Skill graphs are
+// read from the global bank through package skilldoc, as the server's skill
+// tools store them.
+//
+// Not here: the Markdown, JSON, diff and SVG rendering (package render),
+// Graphviz (cmd/mnemobank-dot),
+// and listening and shutdown (the host: call Close when the server shuts
+// down, since an event stream never ends by itself).
+//
+// # Testing
+//
+// The handler tests drive ServeHTTP with httptest; the end-to-end tests
+// (e2e_test.go) drive the pages in headless Chromium and skip, saying why,
+// when no browser can be found. A test that needs a real skill graph
+// picture calls dottest.Use (package internal/dottest), which builds
+// mnemobank-dot into the test's temporary directory and sets MNEMOBANK_DOT
+// for that test; tests about when the viewer draws use a stand-in script. TestPagesOnPostgreSQL and the PostgreSQL
+// end-to-end test need MNEMOBANK_PG_DSN. BenchmarkPages measures each page at
+// 10,000 documents and 40,000 memories.
+package ui

@@ -1,0 +1,76 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"html/template"
+	"regexp"
+	"sync"
+
+	"github.com/microcosm-cc/bluemonday"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+)
+
+// MaxMarkdownBytes is the largest document Markdown renders as HTML; a
+// larger one is shown as escaped plain text, since Markdown parsing and
+// sanitising cost several times the input in memory.
+const MaxMarkdownBytes = 1 << 20
+
+// The renderer keeps goldmark's default of not passing raw HTML through (it
+// writes "<!-- raw HTML omitted -->" instead): a document's own tags are
+// never markup. bluemonday then removes anything goldmark itself might emit
+// that could run, such as a javascript: link target; two layers, so a bug in
+// either one alone does not open a hole. Both are made on first use, not
+// at start: the MCP server links this package and most of its runs never
+// show a page.
+var (
+	markdown = sync.OnceValue(func() goldmark.Markdown { return goldmark.New(goldmark.WithExtensions(extension.GFM)) })
+	ugc      = sync.OnceValue(newUGCPolicy)
+)
+
+func newUGCPolicy() *bluemonday.Policy {
+	p := bluemonday.UGCPolicy()
+	// Links a model wrote are not endorsed (nofollow), leak nothing about the
+	// viewer (noreferrer), and absolute ones open in a new tab that cannot
+	// reach back into this page (target=_blank adds noopener).
+	p.RequireNoFollowOnLinks(true)
+	p.RequireNoReferrerOnLinks(true)
+	p.AddTargetBlankToFullyQualifiedLinks(true)
+	// GFM task lists: goldmark writes disabled checkboxes. Nothing else of a
+	// form is allowed.
+	p.AllowAttrs("type").Matching(regexp.MustCompile(`^checkbox$`)).OnElements("input")
+	p.AllowAttrs("checked", "disabled").Matching(regexp.MustCompile(`^$`)).OnElements("input")
+	return p
+}
+
+// Markdown renders a Markdown document (CommonMark with GitHub's tables,
+// strikethrough, task lists and autolinks) as sanitised HTML. Raw HTML in
+// the document is not rendered; links get rel="nofollow noreferrer" (and
+// target="_blank" with noopener when absolute); only http, https and mailto
+// link targets survive. A document above MaxMarkdownBytes is shown escaped
+// in a <pre> after a note saying why.
+func Markdown(src []byte) template.HTML {
+	if len(src) > MaxMarkdownBytes {
+		return plainText(src, fmt.Sprintf("This document is %d bytes, above the %d-byte limit for rendering Markdown; it is shown as plain text.", len(src), MaxMarkdownBytes))
+	}
+	var buf bytes.Buffer
+	if err := markdown().Convert(src, &buf); err != nil {
+		// goldmark fails only when its writer fails, which a bytes.Buffer
+		// does not; show the text rather than nothing all the same.
+		return plainText(src, "This document could not be rendered as Markdown ("+err.Error()+"); it is shown as plain text.")
+	}
+	return template.HTML(ugc().SanitizeBytes(buf.Bytes())) //nolint:gosec // sanitised just above
+}
+
+func plainText(src []byte, note string) template.HTML {
+	var b bytes.Buffer
+	b.Grow(len(src) + len(note) + 64)
+	b.WriteString(`<p class="render-note">`)
+	b.WriteString(html.EscapeString(note))
+	b.WriteString("</p>\n<pre class=\"render-plain\">")
+	template.HTMLEscape(&b, src)
+	b.WriteString("</pre>\n")
+	return template.HTML(b.String())
+}
