@@ -48,7 +48,10 @@ func graphvizInstance() (*graphviz.Graphviz, error) {
 // returns it as SVG.
 //
 // Errors: *LimitError (ErrTooLarge) above MaxDOTBytes or MaxGraphNodes,
-// *SyntaxError (ErrSyntax) for DOT Graphviz cannot read, ctx's error when
+// *SyntaxError (ErrSyntax) for DOT Graphviz cannot read (with the offset
+// of a string or comment never closed, which is refused before Graphviz
+// sees it, since it would leave Graphviz's parser unable to read any later
+// graph of the process), ctx's error when
 // ctx ends while waiting for the renderer or between its steps (a layout
 // already running finishes first: the WebAssembly call cannot be
 // interrupted).
@@ -63,6 +66,9 @@ func GraphSVG(ctx context.Context, dot []byte) ([]byte, error) {
 	if len(dot) > MaxDOTBytes {
 		return nil, &LimitError{What: "DOT graph bytes", Limit: MaxDOTBytes, Got: int64(len(dot)), Err: ErrTooLarge}
 	}
+	if err := checkDOTTokens(dot); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -76,12 +82,16 @@ func GraphSVG(ctx context.Context, dot []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render: starting Graphviz: %w", err)
 	}
+	if gvBroken != nil {
+		return nil, gvBroken
+	}
 	graph, err := graphviz.ParseBytes(dot)
 	if err != nil || graph == nil {
 		msg := "Graphviz could not read the graph"
 		if err != nil {
-			msg = err.Error()
+			msg = strings.TrimSpace(err.Error())
 		}
+		checkParser()
 		return nil, &SyntaxError{Format: "DOT", Offset: -1, Msg: msg}
 	}
 	defer graph.Close()
@@ -100,6 +110,30 @@ func GraphSVG(ctx context.Context, dot []byte) ([]byte, error) {
 		return nil, fmt.Errorf("render: Graphviz layout: %w", err)
 	}
 	return sanitizeSVG(raw.Bytes())
+}
+
+// gvBroken, once set, is the error of every later GraphSVG: Graphviz's
+// parser no longer reads a known-good graph. Guarded by gvSem.
+var gvBroken error
+
+// checkParser runs after a failed parse: the parser's state outlives a
+// call (checkDOTTokens keeps out the input known to break it), so it is
+// checked on a known-good graph, and if that fails, inputs that close each
+// lexer state are fed to it before checking again. The caller holds gvSem.
+func checkParser() {
+	for _, reset := range []string{"", `"`, "*/", strings.Repeat(">", 64)} {
+		if reset != "" {
+			if g, err := graphviz.ParseBytes([]byte(reset)); err == nil && g != nil {
+				_ = g.Close()
+			}
+		}
+		g, err := graphviz.ParseBytes([]byte("digraph{}"))
+		if err == nil && g != nil {
+			_ = g.Close()
+			return
+		}
+	}
+	gvBroken = errors.New("render: Graphviz's parser no longer reads a valid graph after an earlier input; restart the server to draw graphs again")
 }
 
 // countNodes counts the graph's nodes, stopping at stop.
