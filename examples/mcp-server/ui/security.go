@@ -106,7 +106,10 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) bool {
 		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: h.cookieValue(), Path: Prefix, HttpOnly: true,
 			SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 		q.Del("token")
-		u := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
+		u := url.URL{Path: Prefix, RawQuery: q.Encode()}
+		if strings.HasPrefix(r.URL.Path, Prefix) {
+			u.Path = r.URL.Path // never "//host": the way back stays on this site
+		}
 		http.Redirect(w, r, u.String(), http.StatusSeeOther)
 		return false
 	}

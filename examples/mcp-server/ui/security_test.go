@@ -286,6 +286,10 @@ func TestTokenOnceThenCookie(t *testing.T) {
 	assert.Equal(t, "/ui/", c.Path)
 	assert.NotContains(t, c.Value, token, "the cookie is not the token")
 
+	res = f.get("//evil.example/x?token=" + token)
+	require.Equal(t, http.StatusSeeOther, res.Code)
+	assert.Equal(t, "/ui/", res.Header.Get("Location"), "the redirect never leaves the viewer")
+
 	req := httptest.NewRequest(http.MethodGet, "/ui/docs?scope=global", nil)
 	req.AddCookie(c)
 	res = f.do(req)

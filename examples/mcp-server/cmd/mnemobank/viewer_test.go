@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -112,8 +113,23 @@ func TestViewerSubcommand(t *testing.T) {
 	assert.Equal(t, "/ui/", hdr.Get("Location"))
 	code, _, _ = fetch(t, base+"revert?scope=global&path=x.md&version=1")
 	assert.Equal(t, http.StatusForbidden, code, "--ui-read-only refuses changes")
+
+	// An open live feed does not hold the shutdown: it ends at once.
+	sctx, scancel := context.WithTimeout(t.Context(), 30*time.Second) // a guard against a hang, not a measure
+	defer scancel()
+	req, err := http.NewRequestWithContext(sctx, http.MethodGet, base+"events", nil)
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	first := make([]byte, 8)
+	_, err = io.ReadFull(resp.Body, first)
+	require.NoError(t, err)
 	cancel()
 	require.NoError(t, <-done)
+	_, err = io.ReadAll(resp.Body)
+	assert.NoError(t, err, "the stream ended cleanly with the server")
 }
 
 func TestViewerRefusesOpenAddressWithoutToken(t *testing.T) {

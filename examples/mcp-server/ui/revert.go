@@ -1,0 +1,111 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/history"
+)
+
+// confirmRevert asks before a revert.
+func (h *Handler) confirmRevert(w http.ResponseWriter, r *http.Request) error {
+	if err := h.refuseReadOnly(); err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	doc, err := parseDoc(q)
+	if err != nil {
+		return err
+	}
+	v, err := parseVersion("version", q.Get("version"))
+	if err != nil {
+		return err
+	}
+	var current int64
+	if d, err := h.opts.Bank.Read(r.Context(), doc.read()); err == nil {
+		current = d.Version
+	} else if !errors.Is(err, memorybank.ErrNotFound) {
+		return err
+	}
+	if _, err := history.ReadVersion(r.Context(), h.opts.Bank, doc.read(), v); err != nil {
+		return err
+	}
+	fields := doc.values()
+	fields.Set("version", strconv.FormatInt(v, 10))
+	fields.Set("ifVersion", strconv.FormatInt(current, 10))
+	return h.render(w, r, http.StatusOK, "confirm", "Revert "+doc.Path, "banks", confirmation{
+		Class:    "revert",
+		Action:   Prefix + "revert",
+		Question: fmt.Sprintf("Revert %s (%s) to version %d?", doc.Path, doc.BankName(), v),
+		Detail: fmt.Sprintf("The content of version %d is written as a new version (the history keeps every version); the history records the actor %q.",
+			v, Actor),
+		Fields: hiddenFields(fields),
+		Button: fmt.Sprintf("Revert to version %d", v),
+		Links:  []link{{"See the changes this undoes", doc.DiffURL(v, current)}},
+		Cancel: doc.HistoryURL(),
+	})
+}
+
+// revert writes an earlier version as the next one, only if the document
+// is still at the version the confirmation showed.
+func (h *Handler) revert(w http.ResponseWriter, r *http.Request) error {
+	f := r.PostForm
+	doc, err := parseDoc(f)
+	if err != nil {
+		return err
+	}
+	v, err := parseVersion("version", f.Get("version"))
+	if err != nil {
+		return err
+	}
+	var ifVersion int64
+	if s := f.Get("ifVersion"); s != "" && s != "0" {
+		if ifVersion, err = parseVersion("ifVersion", s); err != nil {
+			return err
+		}
+	}
+	res, err := history.Revert(r.Context(), h.opts.Bank, memorybank.RevertRequest{Scope: doc.Scope, Branch: doc.Branch, Path: doc.Path,
+		ToVersion: v, IfVersion: ifVersion, Actor: Actor})
+	if errors.Is(err, memorybank.ErrConflict) {
+		return &httpError{status: http.StatusConflict, err: err,
+			msg: fmt.Sprintf("%s changed since the confirmation was shown (%v); nothing was reverted. Open its history again.", doc.Path, err)}
+	}
+	if err != nil {
+		return err
+	}
+	h.forgetBanks()
+	h.log.Info("ui: reverted", "scope", doc.Scope, "branch", doc.Branch, "path", doc.Path, "to", v, "version", res.Version)
+	http.Redirect(w, r, doc.HistoryURL(), http.StatusSeeOther)
+	return nil
+}
+
+// confirmation is the page asking before a change.
+type confirmation struct {
+	Class, Action, Question, Detail, Button string
+	Fields                                  []field
+	Links                                   []link
+	Cancel                                  string
+}
+
+type field struct{ Name, Value string }
+
+type link struct{ Text, URL string }
+
+func hiddenFields(v url.Values) []field {
+	var out []field
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range v {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		out = append(out, field{k, v.Get(k)})
+	}
+	return out
+}
