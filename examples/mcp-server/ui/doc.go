@@ -25,7 +25,8 @@
 //	/ui/memories/trash           #trash (.restore-link)
 //	/ui/memories/restore?id=     confirmation: form.restore
 //	/ui/skills                   #skills
-//	/ui/skill?id=                #graph (img of /ui/skill/graph.svg?id=), #skill-md
+//	/ui/skill?id=                #graph (img of /ui/skill/graph.svg?id=), #skill-md; when the
+//	                             graph cannot be drawn, #graph-error and #graph-dot (its DOT) instead
 //	/ui/events                   the live feed (server-sent events "change")
 //
 // Every page has #feed, the live feed's list, and #nav; a read-only viewer
@@ -55,9 +56,9 @@
 // img-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors
 // 'none'; form-action 'self'), X-Content-Type-Options: nosniff,
 // Referrer-Policy: same-origin (with no-referrer a browser sends "Origin:
-// null" on every form POST, which the Origin check must refuse), X-Frame-
-// Options: DENY and Cache-Control:
-// no-store. A skill graph's SVG has its own policy (default-src 'none';
+// null" on every form POST, which the Origin check must refuse),
+// X-Frame-Options: DENY and Cache-Control: no-store. A skill graph's SVG
+// has its own policy (default-src 'none';
 // style-src 'unsafe-inline'): it may style itself and nothing else. The Host
 // header must name a loopback host (localhost, 127.0.0.1, ::1) or one of
 // Options.Hosts, otherwise 421: a page of another site whose name was
@@ -92,6 +93,16 @@
 // listing of every bank before and after each signal. Learned memories
 // have no change signal, so their changes are not in the feed.
 //
+// Skill graphs: the picture is drawn by render.GraphSVG, which runs a
+// renderer program (mnemobank-dot, or Graphviz's dot) rather than loading
+// Graphviz into this process, and is drawn when the skill page is built, so
+// that a graph that cannot be drawn (no renderer installed, a renderer
+// failing) shows its DOT source as text and the reason, never a broken
+// image; /ui/skill/graph.svg then answers 503 saying how to install one.
+// Drawn pictures are kept by skill and document version, at most 32 and
+// 1 MiB of SVG, least recently used first out, so viewing a skill again
+// runs nothing; failures are not kept.
+//
 // Learned memories: deleting goes through memories.Manager.Delete into its
 // trash, and restoring through memories.Manager.Restore, the functions the
 // MCP server's delete_memory and restore_memory tools call. Skill graphs are
@@ -99,6 +110,18 @@
 // tools store them.
 //
 // Not here: the Markdown, JSON, diff and SVG rendering (package render),
-// listening and shutdown (the host: call Close when the server shuts down,
-// since an event stream never ends by itself), and the browser tests.
+// Graphviz (cmd/mnemobank-dot),
+// and listening and shutdown (the host: call Close when the server shuts
+// down, since an event stream never ends by itself).
+//
+// # Testing
+//
+// The handler tests drive ServeHTTP with httptest; the end-to-end tests
+// (e2e_test.go) drive the pages in headless Chromium and skip, saying why,
+// when no browser can be found. A test that needs a real skill graph
+// picture calls dottest.Use (package internal/dottest), which builds
+// mnemobank-dot into the test's temporary directory and sets MNEMOBANK_DOT
+// for that test; tests about when the viewer draws use a stand-in script. TestPagesOnPostgreSQL and the PostgreSQL
+// end-to-end test need MNEMOBANK_PG_DSN. BenchmarkPages measures each page at
+// 10,000 documents and 40,000 memories.
 package ui

@@ -27,6 +27,7 @@ import (
 	"github.com/yuin/goldmark"
 	gmhtml "github.com/yuin/goldmark/renderer/html"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/dottest"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/skilldoc"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/internal/browsertest"
@@ -155,6 +156,7 @@ func serveE2E(t *testing.T, b *e2eBank) {
 
 func TestE2EViewerOnDisk(t *testing.T) {
 	ctx := browsertest.New(t)
+	dottest.Use(t) // the skill graph drawn by the real mnemobank-dot
 	root := t.TempDir()
 	store, err := fsstore.Open(root, nil)
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 // Any query string on any page, and any form on any change, gets an
 // answer below 500 (a clear refusal, never a panic or an internal error).
 func FuzzRequests(f *testing.F) {
+	standInRenderer(f) // so that skill/graph.svg?id=release draws
 	fx := newFixture(f, ui.Options{})
 	fx.seed()
 	pages := []string{"", "docs", "doc", "history", "diff", "revert", "search", "memories", "memories/delete", "memories/trash", "memories/restore", "skills", "skill", "skill/graph.svg"}

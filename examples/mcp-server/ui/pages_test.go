@@ -8,11 +8,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/dottest"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 	"github.com/mnemobank/mnemobank/memorybank"
 )
 
 func TestPagesShowTheBank(t *testing.T) {
+	dottest.Use(t) // the skill graph drawn by the real mnemobank-dot
 	f := newFixture(t, ui.Options{})
 	f.seed()
 	f.write(memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "architecture.md", Text: "# Architecture\n\nThe service talks to SQLite.\n", Reason: "moved to SQLite", Actor: "claude-code"})
@@ -57,6 +59,7 @@ func TestPagesShowTheBank(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.Code, res.Body)
 	assert.Equal(t, "image/svg+xml", res.Header.Get("Content-Type"))
 	assert.Contains(t, res.Body, "<svg")
+	assert.Contains(t, res.Body, "Tag the release")
 }
 
 func TestMissingThingsAreNotFound(t *testing.T) {

@@ -105,6 +105,7 @@ func TestHostileContentRunsNothing(t *testing.T) {
 }
 
 func TestEveryResponseCarriesThePolicy(t *testing.T) {
+	standInRenderer(t)
 	f := newFixture(t, ui.Options{})
 	f.seed()
 	for _, p := range []string{"/ui/", "/ui/docs?scope=global", "/ui/doc?scope=global&path=architecture.md", "/ui/search?q=x",
@@ -115,6 +116,7 @@ func TestEveryResponseCarriesThePolicy(t *testing.T) {
 		assert.Equal(t, "same-origin", res.Header.Get("Referrer-Policy"), p)
 	}
 	res := f.get("/ui/skill/graph.svg?id=release")
+	require.Equal(t, http.StatusOK, res.Code, res.Body)
 	assert.Equal(t, "default-src 'none'; style-src 'unsafe-inline'", res.Header.Get("Content-Security-Policy"), "the picture has its own policy")
 	res = f.do(httptest.NewRequest(http.MethodGet, "http://evil.example/ui/", nil))
 	assert.Equal(t, wantCSP, res.Header.Get("Content-Security-Policy"), "refusals carry it too")

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -75,15 +76,46 @@ func (h *Handler) skill(w http.ResponseWriter, r *http.Request) error {
 		skillMD = render.Markdown([]byte(md))
 	}
 	doc := ref{Scope: memorybank.ScopeGlobal, Path: skilldoc.Path(g.SkillID)}
+	// The picture is drawn now, not only when the browser asks for it, so
+	// that a graph that cannot be drawn is shown as its DOT source with the
+	// reason instead of a broken image; the picture's own request then
+	// finds it in the cache.
+	svgURL, graphErr, dot := "", "", ""
+	if _, err := h.drawGraph(r.Context(), g, docVersion); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		h.log.Warn("ui: skill graph not drawn", "skill", g.SkillID, "err", err)
+		dot = skillgraph.DOT(g)
+		graphErr = "The graph could not be drawn: " + err.Error()
+		if errors.Is(err, render.ErrNoRenderer) {
+			graphErr = "The graph is not drawn: the server has no program to draw it with. To see it, " + render.InstallHint + ", then reload. Its DOT source:"
+		}
+	} else {
+		svgURL = Prefix + "skill/graph.svg?" + url.Values{"id": {g.SkillID}, "v": {strconv.FormatInt(docVersion, 10)}}.Encode()
+	}
 	return h.render(w, r, http.StatusOK, "skill", "Skill "+g.SkillID, "skills", struct {
 		Graph       *skillgraph.Graph
 		SVG         string
+		GraphError  string
+		DOT         string
 		Doc         ref
 		FrontMatter string
 		SkillMD     template.HTML
 		Problems    int
-	}{g, Prefix + "skill/graph.svg?" + url.Values{"id": {g.SkillID}, "v": {strconv.FormatInt(docVersion, 10)}}.Encode(), doc, front, skillMD,
-		len(skillgraph.Validate(g).Errors)})
+	}{g, svgURL, graphErr, dot, doc, front, skillMD, len(skillgraph.Validate(g).Errors)})
+}
+
+// drawGraph returns the SVG of version docVersion of g, from the cache or
+// drawn by the renderer program within graphTimeout.
+func (h *Handler) drawGraph(ctx context.Context, g *skillgraph.Graph, docVersion int64) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, graphTimeout)
+	defer cancel()
+	svg, err := h.graphs.svg(ctx, graphKey{g.SkillID, docVersion}, []byte(skillgraph.DOT(g)))
+	if err != nil {
+		return nil, fmt.Errorf("drawing skill graph %s: %w", g.SkillID, err)
+	}
+	return svg, nil
 }
 
 // splitFrontMatter cuts the YAML front matter off a SKILL.md, which
@@ -104,15 +136,16 @@ func splitFrontMatter(md string) (front, body string) {
 // gets a policy of its own: it is opened as a document when someone opens
 // the image alone.
 func (h *Handler) graphSVG(w http.ResponseWriter, r *http.Request) error {
-	g, _, err := h.loadSkill(r.Context(), r.URL.Query())
+	g, docVersion, err := h.loadSkill(r.Context(), r.URL.Query())
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), graphTimeout)
-	defer cancel()
-	svg, err := render.GraphSVG(ctx, []byte(skillgraph.DOT(g)))
+	svg, err := h.drawGraph(r.Context(), g, docVersion)
+	if errors.Is(err, render.ErrNoRenderer) {
+		return &httpError{status: http.StatusServiceUnavailable, msg: err.Error(), err: err}
+	}
 	if err != nil {
-		return fmt.Errorf("drawing skill graph %s: %w", g.SkillID, err)
+		return err
 	}
 	w.Header().Set("Content-Security-Policy", svgCSP)
 	w.Header().Set("Content-Type", "image/svg+xml")

@@ -68,6 +68,7 @@ type Handler struct {
 	mux    *http.ServeMux
 
 	banksSummary banksSummary
+	graphs       *graphCache
 }
 
 // New checks opts and parses the pages' templates. It starts nothing: the
@@ -84,7 +85,7 @@ func New(opts Options) (*Handler, error) {
 			return nil, fmt.Errorf("%w: Hosts entry %q is not a host name; give it without scheme or port, e.g. \"bank.example.org\"", ErrOptions, h)
 		}
 	}
-	h := &Handler{opts: opts, log: opts.Logger, key: make([]byte, 32)}
+	h := &Handler{opts: opts, log: opts.Logger, key: make([]byte, 32), graphs: newGraphCache()}
 	h.opts.Hosts = append([]string(nil), opts.Hosts...)
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))

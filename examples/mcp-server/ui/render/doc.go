@@ -10,16 +10,19 @@
 // gives an error wrapping ErrTooLarge, ErrTooDeep or ErrSyntax (checked with
 // errors.Is; *LimitError and *SyntaxError carry the facts), never a panic.
 //
-// Cost: importing this package links go-graphviz, whose WebAssembly module
-// is compiled and instantiated in that library's init, at the start of every
-// process that links it, whether or not a graph is ever drawn (measured on
-// the development machine: about 18 MB more RSS and 70 ms with wazero's
-// compilation cache warm in $TMPDIR/go-graphviz, about 48 MB and 1.2 s
-// cold). GraphSVG only makes the Graphviz context lazily.
+// Graphs: GraphSVG does not draw in this process. Graphviz in Go
+// (go-graphviz, Graphviz compiled to WebAssembly) compiles its module in its
+// package init, which would cost every process linking this package about
+// 18 MB of memory and 70 ms at start (1.2 s with its compilation cache cold)
+// whether or not a graph is ever drawn, the MCP server included. GraphSVG
+// runs a renderer program instead: cmd/mnemobank-dot (go-graphviz in a
+// process of its own, from MNEMOBANK_DOT, beside the running executable, or
+// on PATH) or Graphviz's dot, killed when its context ends, and sanitises
+// what it writes (SanitizeSVG). Without one it returns ErrNoRenderer and
+// the viewer shows the DOT source instead of a picture.
 //
-// What it does not do: no I/O of its own (GraphSVG runs Graphviz in an
-// in-process WebAssembly runtime with no file system), no HTTP, no
-// templates. The pages that embed this output live in the parent package,
-// and they add the second layer of protection: a Content-Security-Policy
-// without inline script.
+// What it does not do: no I/O of its own besides running that program, no
+// HTTP, no templates. The pages that embed this output live in the parent
+// package, and they add the second layer of protection: a
+// Content-Security-Policy without inline script.
 package render

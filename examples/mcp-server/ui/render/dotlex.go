@@ -2,16 +2,18 @@ package render
 
 import "fmt"
 
-// checkDOTTokens refuses DOT whose quoted string, HTML string or /* comment
-// is still open at the end, before Graphviz sees it. Graphviz's lexer keeps
-// its state in the WebAssembly module's memory from one parse to the next:
-// after an unterminated string every later graph of the process fails to
-// parse (seen with `"111`), so such input must never reach it. The rules
-// are those of Graphviz's scanner: a quoted string ends at a '"' not
-// escaped by a backslash, an HTML string at the '>' that balances its '<',
-// a comment at "*/"; "//" and a '#' at the start of a line comment out the
-// rest of the line.
-func checkDOTTokens(dot []byte) error {
+// CheckDOT refuses DOT whose quoted string, HTML string or /* comment is
+// still open at the end, with a *SyntaxError (ErrSyntax) giving the offset
+// where it starts. GraphSVG calls it before running a renderer, and a
+// program that runs Graphviz in its own process (go-graphviz) must call it
+// before every parse: Graphviz's lexer keeps its state in the WebAssembly
+// module's memory from one parse to the next, and after an unterminated
+// string every later graph of that process fails to parse (seen with
+// `"111`). The rules are those of Graphviz's scanner: a quoted string ends
+// at a '"' not escaped by a backslash, an HTML string at the '>' that
+// balances its '<', a comment at "*/"; "//" and a '#' at the start of a
+// line comment out the rest of the line.
+func CheckDOT(dot []byte) error {
 	const (
 		initial = iota
 		quoted

@@ -3,267 +3,216 @@ package render
 import (
 	"bytes"
 	"context"
-	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
-	"sync"
-	"testing/fstest"
-
-	"github.com/goccy/go-graphviz"
+	"time"
 )
 
-// Limits for GraphSVG: the DOT text's size and the graph's node count,
-// both checked before layout, the expensive step.
+// Limits for GraphSVG: the DOT text's size (checked here, before any
+// program starts) and the graph's node count (checked by mnemobank-dot
+// before layout, the expensive step).
 const (
 	MaxDOTBytes   = 256 << 10
 	MaxGraphNodes = 1000
 )
 
-// Graphviz runs as a WebAssembly module inside one wazero runtime per
-// process, and that module is not safe for concurrent use: one instance is
-// made on first use and every call goes through gvSem, a one-slot
-// semaphore rather than a sync.Mutex so that waiting for it honours ctx.
-var (
-	gvOnce sync.Once
-	gv     *graphviz.Graphviz
-	gvErr  error
-	gvSem  = make(chan struct{}, 1)
+// RendererEnv names the environment variable that, when set, is the
+// renderer program GraphSVG runs: a path, or a name looked up on PATH.
+const RendererEnv = "MNEMOBANK_DOT"
+
+// RendererName is the renderer command's name (cmd/mnemobank-dot).
+const RendererName = "mnemobank-dot"
+
+const (
+	// maxStderrBytes of a renderer's standard error are kept for its error.
+	maxStderrBytes = 4 << 10
+	// maxRenderers run at once; a further GraphSVG waits (honouring ctx).
+	maxRenderers = 2
+	// waitDelay is how long a renderer's pipes may stay open after it was
+	// killed (a child of its own holding them) before Wait gives up.
+	waitDelay = time.Second
 )
 
-func graphvizInstance() (*graphviz.Graphviz, error) {
-	gvOnce.Do(func() {
-		// The module's file system would otherwise be the host's: a DOT
-		// node with image="/some/file" or an HTML label's <IMG SRC> makes
-		// Graphviz open that path. An empty file system makes every such
-		// open fail, so a graph cannot read or probe the viewer's files.
-		graphviz.SetFileSystem(fstest.MapFS{})
-		gv, gvErr = graphviz.New(context.Background())
-	})
-	return gv, gvErr
-}
+var renderers = make(chan struct{}, maxRenderers)
 
-// GraphSVG lays out a Graphviz DOT graph (as skillgraph.DOT writes it) and
-// returns it as SVG.
+// GraphSVG draws a Graphviz DOT graph (as skillgraph.DOT writes it) as SVG
+// by running a renderer program, so that no Graphviz is loaded into this
+// process. The program is, in this order: the one RendererEnv names;
+// mnemobank-dot in the directory of the running executable; mnemobank-dot
+// on PATH; Graphviz's dot on PATH, run as "dot -Tsvg". It gets the DOT on
+// standard input, no shell and no arguments of the graph's, and is killed
+// when ctx ends.
 //
-// Errors: *LimitError (ErrTooLarge) above MaxDOTBytes or MaxGraphNodes,
-// *SyntaxError (ErrSyntax) for DOT Graphviz cannot read (with the offset
-// of a string or comment never closed, which is refused before Graphviz
-// sees it, since it would leave Graphviz's parser unable to read any later
-// graph of the process), ctx's error when
-// ctx ends while waiting for the renderer or between its steps (a layout
-// already running finishes first: the WebAssembly call cannot be
-// interrupted).
+// Errors: *LimitError (ErrTooLarge) above MaxDOTBytes, and *SyntaxError
+// (ErrSyntax) for a string or comment never closed (CheckDOT), before any
+// program runs; *NoRendererError (ErrNoRenderer) when no program is found;
+// *RendererError when the program fails (wrapping ErrSyntax for
+// mnemobank-dot's exit status 3, ErrTooLarge for its 2 or for more than
+// MaxSVGBytes of output, ctx's error when it was stopped for ctx, else
+// ErrRenderer); *SyntaxError (ErrSyntax, Format "SVG") when its output is
+// not one SVG document.
 //
-// Script in the picture is stopped in three layers: this function strips
-// <script> and every element Graphviz does not write, on* attributes, and
-// links other than http, https, mailto and #fragments, and writes no
-// comments, DOCTYPE or processing instructions; the page embeds the result
-// with <img>, which never runs script in an SVG; and the SVG is served with
-// a Content-Security-Policy of default-src 'none'.
+// Script in the picture is stopped in three layers: the program's output
+// goes through SanitizeSVG here, whichever program wrote it; the page
+// embeds the result with <img>, which never runs script in an SVG; and the
+// SVG is served with a Content-Security-Policy of default-src 'none'.
 func GraphSVG(ctx context.Context, dot []byte) ([]byte, error) {
 	if len(dot) > MaxDOTBytes {
 		return nil, &LimitError{What: "DOT graph bytes", Limit: MaxDOTBytes, Got: int64(len(dot)), Err: ErrTooLarge}
 	}
-	if err := checkDOTTokens(dot); err != nil {
+	if err := CheckDOT(dot); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	prog, args, err := FindRenderer()
+	if err != nil {
 		return nil, err
 	}
 	select {
-	case gvSem <- struct{}{}:
+	case renderers <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	defer func() { <-gvSem }()
-	g, err := graphvizInstance()
+	defer func() { <-renderers }()
+	raw, err := runRenderer(ctx, prog, args, dot)
 	if err != nil {
-		return nil, fmt.Errorf("render: starting Graphviz: %w", err)
-	}
-	if gvBroken != nil {
-		return nil, gvBroken
-	}
-	graph, err := graphviz.ParseBytes(dot)
-	if err != nil || graph == nil {
-		msg := "Graphviz could not read the graph"
-		if err != nil {
-			msg = strings.TrimSpace(err.Error())
-		}
-		checkParser()
-		return nil, &SyntaxError{Format: "DOT", Offset: -1, Msg: msg}
-	}
-	defer graph.Close()
-	n, err := countNodes(graph, MaxGraphNodes+1)
-	if err != nil {
-		return nil, fmt.Errorf("render: counting the graph's nodes: %w", err)
-	}
-	if n > MaxGraphNodes {
-		return nil, &LimitError{What: "DOT graph nodes", Limit: MaxGraphNodes, Got: int64(n), Err: ErrTooLarge}
-	}
-	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var raw bytes.Buffer
-	if err := g.Render(ctx, graph, graphviz.SVG, &raw); err != nil {
-		return nil, fmt.Errorf("render: Graphviz layout: %w", err)
-	}
-	return sanitizeSVG(raw.Bytes())
+	return SanitizeSVG(raw)
 }
 
-// gvBroken, once set, is the error of every later GraphSVG: Graphviz's
-// parser no longer reads a known-good graph. Guarded by gvSem.
-var gvBroken error
-
-// checkParser runs after a failed parse: the parser's state outlives a
-// call (checkDOTTokens keeps out the input known to break it), so it is
-// checked on a known-good graph, and if that fails, inputs that close each
-// lexer state are fed to it before checking again. The caller holds gvSem.
-func checkParser() {
-	for _, reset := range []string{"", `"`, "*/", strings.Repeat(">", 64)} {
-		if reset != "" {
-			if g, err := graphviz.ParseBytes([]byte(reset)); err == nil && g != nil {
-				_ = g.Close()
-			}
-		}
-		g, err := graphviz.ParseBytes([]byte("digraph{}"))
-		if err == nil && g != nil {
-			_ = g.Close()
-			return
-		}
-	}
-	gvBroken = errors.New("render: Graphviz's parser no longer reads a valid graph after an earlier input; restart the server to draw graphs again")
-}
-
-// countNodes counts the graph's nodes, stopping at stop.
-func countNodes(g *graphviz.Graph, stop int) (int, error) {
-	n := 0
-	node, err := g.FirstNode()
-	for ; err == nil && node != nil && n < stop; node, err = g.NextNode(node) {
-		n++
-	}
-	return n, err
-}
-
-// svgElements are the elements Graphviz's SVG renderer writes; anything
-// else (script, foreignObject, animate, set, use, iframe ...) is dropped
-// with everything inside it.
-var svgElements = map[string]bool{
-	"svg": true, "g": true, "title": true, "desc": true, "a": true,
-	"polygon": true, "polyline": true, "path": true, "ellipse": true,
-	"circle": true, "rect": true, "line": true, "text": true, "tspan": true,
-	"image": true, "defs": true, "linearGradient": true,
-	"radialGradient": true, "stop": true,
-}
-
-// sanitizeSVG re-writes SVG keeping only svgElements, without on*
-// attributes, unsafe link targets, comments, directives or processing
-// instructions. It reads raw tokens so that namespace prefixes
-// (xlink:href) are written back as they were.
-func sanitizeSVG(src []byte) ([]byte, error) {
-	d := xml.NewDecoder(bytes.NewReader(src))
-	d.Strict = true
-	var out bytes.Buffer
-	out.Grow(len(src))
-	out.WriteString(`<?xml version="1.0" encoding="UTF-8" standalone="no"?>` + "\n")
-	var open []xml.Name // every element not yet closed: RawToken does not match tags
-	skip := 0           // depth inside a dropped element
-	depth := 0          // depth inside kept elements
-	for {
-		tok, err := d.RawToken()
-		if err == io.EOF {
-			break
-		}
+// FindRenderer returns the renderer program GraphSVG would run and its
+// arguments, or a *NoRendererError (ErrNoRenderer) saying where it looked.
+// A RendererEnv naming nothing runnable is that error too: a renderer the
+// person chose is never silently replaced by another.
+func FindRenderer() (path string, args []string, err error) {
+	var searched []string
+	if v := os.Getenv(RendererEnv); v != "" {
+		p, err := exec.LookPath(v)
 		if err != nil {
-			return nil, fmt.Errorf("render: reading Graphviz's SVG: %w", err)
+			return "", nil, &NoRendererError{Searched: []string{fmt.Sprintf("%s=%q: %v", RendererEnv, v, err)}}
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			open = append(open, t.Name)
-			if skip > 0 || !svgElements[t.Name.Local] || t.Name.Space != "" {
-				skip++
-				continue
-			}
-			depth++
-			out.WriteString("<" + t.Name.Local)
-			for _, a := range t.Attr {
-				if !safeSVGAttr(a) {
-					continue
-				}
-				out.WriteString(" " + qname(a.Name) + `="`)
-				_, _ = svgAttrEscaper.WriteString(&out, a.Value)
-				out.WriteString(`"`)
-			}
-			out.WriteString(">")
-		case xml.EndElement:
-			if len(open) == 0 || open[len(open)-1] != t.Name {
-				return nil, fmt.Errorf("render: Graphviz's SVG closes <%s> out of order", qname(t.Name))
-			}
-			open = open[:len(open)-1]
-			if skip > 0 {
-				skip--
-				continue
-			}
-			depth--
-			out.WriteString("</" + t.Name.Local + ">")
-		case xml.CharData:
-			if skip == 0 && depth > 0 {
-				_, _ = svgTextEscaper.WriteString(&out, string(t))
-			}
+		return p, nil, nil
+	}
+	searched = append(searched, RendererEnv+": not set")
+	if exe, err := os.Executable(); err == nil {
+		beside := filepath.Join(filepath.Dir(exe), RendererName)
+		if p, err := exec.LookPath(beside); err == nil {
+			return p, nil, nil
 		}
+		searched = append(searched, beside+": not found")
 	}
-	if len(open) != 0 {
-		return nil, errors.New("render: Graphviz's SVG ended inside an element")
+	if p, err := exec.LookPath(RendererName); err == nil {
+		return p, nil, nil
 	}
-	return out.Bytes(), nil
+	searched = append(searched, RendererName+" on PATH: not found")
+	if p, err := exec.LookPath("dot"); err == nil {
+		return p, []string{"-Tsvg"}, nil
+	}
+	searched = append(searched, "dot on PATH: not found")
+	return "", nil, &NoRendererError{Searched: searched}
 }
 
-var (
-	svgTextEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\r", "&#13;")
-	svgAttrEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;",
-		"\n", "&#10;", "\r", "&#13;", "\t", "&#9;")
-)
-
-func qname(n xml.Name) string {
-	if n.Space == "" {
-		return n.Local
+// runRenderer runs prog with dot on its standard input and returns its
+// standard output, at most MaxSVGBytes of it.
+func runRenderer(ctx context.Context, prog string, args []string, dot []byte) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, prog, args...)
+	cmd.Stdin = bytes.NewReader(dot)
+	stderr := &headBuffer{max: maxStderrBytes}
+	cmd.Stderr = stderr
+	cmd.WaitDelay = waitDelay
+	// Graphviz's dot opens the files a graph names (image=, shapefile=, an
+	// HTML label's IMG) unless SERVER_NAME is set: then it loads them only
+	// from GV_FILE_PATH, which is cleared, so it loads none.
+	// mnemobank-dot has no file system to read in the first place.
+	cmd.Env = append(os.Environ(), "SERVER_NAME=mnemobank", "GV_FILE_PATH=")
+	// Output goes through exec's own copying, not a pipe read here, so
+	// that WaitDelay also ends a wait on a pipe still held open by a child
+	// of a killed program (a script's sleep).
+	stdout := &limitBuffer{max: MaxSVGBytes, full: func() { _ = cmd.Process.Kill() }}
+	cmd.Stdout = stdout
+	if err := cmd.Start(); err != nil {
+		return nil, &RendererError{Program: prog, Status: -1, Err: fmt.Errorf("%w: starting it: %v", ErrRenderer, err)}
 	}
-	return n.Space + ":" + n.Local
+	waitErr := cmd.Wait()
+	fail := func(err error) error {
+		status := -1
+		if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
+			status = cmd.ProcessState.ExitCode()
+		}
+		return &RendererError{Program: prog, Status: status, Stderr: strings.TrimSpace(stderr.String()), Err: err}
+	}
+	switch {
+	case ctx.Err() != nil:
+		return nil, fail(ctx.Err())
+	case stdout.over:
+		return nil, fail(&LimitError{What: "renderer output bytes", Limit: MaxSVGBytes, Got: int64(stdout.buf.Len()) + 1, Err: ErrTooLarge})
+	case waitErr != nil:
+		var ee *exec.ExitError
+		if errors.As(waitErr, &ee) && args == nil {
+			switch ee.ExitCode() {
+			case 2:
+				return nil, fail(ErrTooLarge)
+			case 3:
+				return nil, fail(ErrSyntax)
+			}
+		}
+		return nil, fail(fmt.Errorf("%w: %v", ErrRenderer, waitErr))
+	}
+	return stdout.buf.Bytes(), nil
 }
 
-func safeSVGAttr(a xml.Attr) bool {
-	name := strings.ToLower(a.Name.Local)
-	if strings.HasPrefix(name, "on") {
-		return false
-	}
-	switch name {
-	case "href", "src", "action", "formaction", "from", "to", "values", "by", "attributename":
-		return safeURL(a.Value)
-	case "style":
-		v := strings.ToLower(a.Value)
-		return !strings.Contains(v, "url(") && !strings.Contains(v, "expression") && !strings.Contains(v, "javascript")
-	}
-	return true
+// errOutputFull stops exec's copying of a renderer's output at the limit.
+var errOutputFull = errors.New("render: renderer output above the limit")
+
+// limitBuffer keeps at most max bytes; the write that would pass max fails
+// (exec then closes the pipe) and calls full once.
+type limitBuffer struct {
+	buf  bytes.Buffer
+	max  int
+	over bool
+	full func()
 }
 
-// safeURL accepts fragment links and absolute http, https and mailto URLs.
-// Browsers ignore ASCII whitespace and control characters inside a scheme
-// ("java\tscript:"), so those are removed before looking.
-func safeURL(v string) bool {
-	clean := strings.Map(func(r rune) rune {
-		if r <= ' ' || r == 0x7f {
-			return -1
+func (b *limitBuffer) Write(p []byte) (int, error) {
+	if b.over || b.buf.Len()+len(p) > b.max {
+		if !b.over {
+			b.over = true
+			b.full()
 		}
-		return r
-	}, strings.ToLower(v))
-	if strings.HasPrefix(clean, "#") {
-		return true
+		return 0, errOutputFull
 	}
-	for _, p := range []string{"http://", "https://", "mailto:"} {
-		if strings.HasPrefix(clean, p) {
-			return true
-		}
+	return b.buf.Write(p)
+}
+
+// headBuffer keeps the first max bytes written to it and discards the
+// rest without failing, so a chatty program is not stopped by a full
+// pipe or a write error.
+type headBuffer struct {
+	buf bytes.Buffer
+	max int
+	cut bool
+}
+
+func (b *headBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	room := b.max - b.buf.Len()
+	if n > room {
+		b.cut = true
+		p = p[:max(room, 0)]
 	}
-	return false
+	b.buf.Write(p)
+	return n, nil
+}
+func (b *headBuffer) String() string {
+	if b.cut {
+		return b.buf.String() + " …(cut)"
+	}
+	return b.buf.String()
 }

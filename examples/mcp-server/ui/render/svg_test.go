@@ -1,4 +1,4 @@
-package render
+package render_test
 
 import (
 	"strings"
@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/render"
 )
 
 // Graphviz does not write script, but the sanitiser must not rely on that:
@@ -27,7 +29,7 @@ func TestSanitizeSVGRemovesEverythingThatRuns(t *testing.T) {
 <g style="background:url(javascript:alert(7))"><animate attributeName="href" to="javascript:alert(8)"/><set attributeName="onmouseover" to="alert(9)"/></g>
 <use href="#x"/><handler>alert(10)</handler><svg:script xmlns:svg="http://www.w3.org/2000/svg">alert(11)</svg:script>
 </svg>`
-	out, err := sanitizeSVG([]byte(hostile))
+	out, err := render.SanitizeSVG([]byte(hostile))
 	require.NoError(t, err)
 	s := strings.ToLower(string(out))
 	for _, bad := range []string{"<script", "script:", "alert(", "onload", "onclick", "onerror", "foreignobject", "<animate", "<set", "<use", "<handler", "data:", "<!", "stylesheet", "url("} {
@@ -38,7 +40,28 @@ func TestSanitizeSVGRemovesEverythingThatRuns(t *testing.T) {
 	assert.Contains(t, s, "d &lt;b&gt;", "text stays escaped")
 }
 
-func TestSanitizeSVGRefusesMalformedXML(t *testing.T) {
-	_, err := sanitizeSVG([]byte(`<svg><g></svg>`))
-	assert.Error(t, err)
+func TestSanitizeSVGRefusesWhatIsNotOneSVGDocument(t *testing.T) {
+	for _, src := range []string{
+		`<svg><g></svg>`,
+		`<svg><g>`,
+		``,
+		`just text`,
+		`<html><body onload="alert(1)"></body></html>`,
+		`<svg></svg><svg></svg>`,
+		`<x:svg xmlns:x="http://www.w3.org/2000/svg"></x:svg>`,
+	} {
+		_, err := render.SanitizeSVG([]byte(src))
+		assert.ErrorIs(t, err, render.ErrSyntax, "%q", src)
+		var se *render.SyntaxError
+		if assert.ErrorAs(t, err, &se, "%q", src) {
+			assert.Equal(t, "SVG", se.Format)
+		}
+	}
+}
+
+func TestSanitizeSVGRefusesOversizedInput(t *testing.T) {
+	big := []byte("<svg>" + strings.Repeat(" ", render.MaxSVGBytes) + "</svg>")
+	_, err := render.SanitizeSVG(big)
+	assert.ErrorIs(t, err, render.ErrTooLarge)
+	assert.ErrorContains(t, err, "SVG bytes")
 }
