@@ -20,12 +20,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/yuin/goldmark"
 	gmhtml "github.com/yuin/goldmark/renderer/html"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/dottest"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/skilldoc"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/internal/browsertest"
@@ -154,6 +156,7 @@ func serveE2E(t *testing.T, b *e2eBank) {
 
 func TestE2EViewerOnDisk(t *testing.T) {
 	ctx := browsertest.New(t)
+	dottest.Use(t) // the skill graph drawn by the real mnemobank-dot
 	root := t.TempDir()
 	store, err := fsstore.Open(root, nil)
 	require.NoError(t, err)
@@ -400,12 +403,20 @@ func open(t *testing.T, ctx context.Context, url, sel string) {
 	failIfErrorPage(t, ctx, url)
 }
 
-// click clicks the first element matching sel and waits for next.
+// click clicks the first element matching sel, a link or a form's button,
+// and waits for the page it leads to and for next in it.
 func click(t *testing.T, ctx context.Context, sel, next string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, stepBound)
 	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel)), chromedp.WaitReady(chromedp.CSS(next))); err != nil {
+	// Every click here follows a link or submits a form: wait for the new
+	// page's load event, so the next query does not meet the old document
+	// being replaced.
+	_, err := chromedp.Run(ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.Click(chromedp.CSS(sel))))
+	if err == nil {
+		err = chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(next)))
+	}
+	if err != nil {
 		page, _ := chromedp.Run(context.WithoutCancel(ctx), chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`))
 		t.Fatalf("click %s, wait for %s: %v; the page is %s", sel, next, err, page)
 	}

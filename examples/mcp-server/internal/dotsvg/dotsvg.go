@@ -46,13 +46,17 @@ func instance() (*graphviz.Graphviz, error) {
 //
 // Errors: *render.LimitError (render.ErrTooLarge) above render.MaxDOTBytes
 // or render.MaxGraphNodes, both checked before layout; *render.SyntaxError
-// (render.ErrSyntax) for DOT Graphviz cannot read; ctx's error when ctx ends
+// (render.ErrSyntax) for DOT Graphviz cannot read, or that render.CheckDOT
+// refuses before Graphviz sees it; ctx's error when ctx ends
 // before layout (a layout already running finishes first: the WebAssembly
 // call cannot be interrupted, which is why the server runs this in a
 // process it can kill).
 func Render(ctx context.Context, dot []byte) ([]byte, error) {
 	if len(dot) > render.MaxDOTBytes {
 		return nil, &render.LimitError{What: "DOT graph bytes", Limit: render.MaxDOTBytes, Got: int64(len(dot)), Err: render.ErrTooLarge}
+	}
+	if err := render.CheckDOT(dot); err != nil { // an open string would break every later parse
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -1,11 +1,13 @@
 package render_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/render"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // checkDiff checks that d is a complete, consistent diff from a to b:
@@ -87,22 +89,63 @@ func TestLineDiffShowsAChangedFinalNewline(t *testing.T) {
 }
 
 func TestLineDiffAboveTheLimitIsWholeRemoveAndAdd(t *testing.T) {
-	a := strings.Repeat("same\n", render.MaxDiffLines+1)
-	b := a + "more\n"
-	assert.True(t, render.DiffTooLarge(a, b))
-	d := render.LineDiff(a, b)
-	checkDiff(t, a, b, d)
-	for i, l := range d {
+	var a, b strings.Builder
+	a.WriteString("# same start\n")
+	b.WriteString("# same start\n")
+	for i := range render.MaxDiffLines + 1 {
+		fmt.Fprintf(&a, "old %d\n", i)
+		fmt.Fprintf(&b, "new %d\n", i)
+	}
+	a.WriteString("same end\n")
+	b.WriteString("same end\n")
+	assert.True(t, render.DiffTooLarge(a.String(), b.String()))
+	d := render.LineDiff(a.String(), b.String())
+	checkDiff(t, a.String(), b.String(), d)
+	require.Len(t, d, 2*(render.MaxDiffLines+1)+2)
+	assert.Equal(t, render.Line{Op: ' ', Old: 1, New: 1, Text: "# same start"}, d[0])
+	for i, l := range d[1 : len(d)-1] {
 		want := byte('-')
 		if i > render.MaxDiffLines {
 			want = '+'
 		}
 		if l.Op != want {
-			t.Fatalf("line %d: op %q, want %q", i, l.Op, want)
+			t.Fatalf("line %d: op %q, want %q", i+1, l.Op, want)
 		}
 	}
-	exact := strings.Repeat("same\n", render.MaxDiffLines)
-	assert.False(t, render.DiffTooLarge(exact, exact), "exactly MaxDiffLines lines are compared")
+	assert.Equal(t, render.Line{Op: ' ', Old: render.MaxDiffLines + 3, New: render.MaxDiffLines + 3, Text: "same end"}, d[len(d)-1])
+}
+
+func TestLineDiffOfALongDocumentWithASmallChangeIsExact(t *testing.T) {
+	var a, b strings.Builder
+	n := 4 * render.MaxDiffLines
+	for i := range n {
+		fmt.Fprintf(&a, "line %d\n", i)
+		if i == n/2 {
+			b.WriteString("changed\nand added\n")
+		} else {
+			fmt.Fprintf(&b, "line %d\n", i)
+		}
+	}
+	assert.False(t, render.DiffTooLarge(a.String(), b.String()))
+	d := render.LineDiff(a.String(), b.String())
+	checkDiff(t, a.String(), b.String(), d)
+	var changed []render.Line
+	for _, l := range d {
+		if l.Op != ' ' {
+			changed = append(changed, l)
+		}
+	}
+	assert.Equal(t, []render.Line{
+		{Op: '-', Old: n/2 + 1, Text: fmt.Sprintf("line %d", n/2)},
+		{Op: '+', New: n/2 + 1, Text: "changed"},
+		{Op: '+', New: n/2 + 2, Text: "and added"},
+	}, changed)
+}
+
+func TestDiffTooLargeAtTheLimit(t *testing.T) {
+	exact := strings.Repeat("x\n", render.MaxDiffLines)
+	assert.False(t, render.DiffTooLarge(exact, ""), "exactly MaxDiffLines differing lines are matched")
+	assert.True(t, render.DiffTooLarge(exact+"x\n", ""))
 	assert.False(t, render.DiffTooLarge(strings.TrimSuffix(exact, "\n"), ""), "a last line without newline counts once")
 }
 

@@ -47,8 +47,9 @@ var renderers = make(chan struct{}, maxRenderers)
 // standard input, no shell and no arguments of the graph's, and is killed
 // when ctx ends.
 //
-// Errors: *LimitError (ErrTooLarge) above MaxDOTBytes, before any program
-// runs; *NoRendererError (ErrNoRenderer) when no program is found;
+// Errors: *LimitError (ErrTooLarge) above MaxDOTBytes, and *SyntaxError
+// (ErrSyntax) for a string or comment never closed (CheckDOT), before any
+// program runs; *NoRendererError (ErrNoRenderer) when no program is found;
 // *RendererError when the program fails (wrapping ErrSyntax for
 // mnemobank-dot's exit status 3, ErrTooLarge for its 2 or for more than
 // MaxSVGBytes of output, ctx's error when it was stopped for ctx, else
@@ -62,6 +63,9 @@ var renderers = make(chan struct{}, maxRenderers)
 func GraphSVG(ctx context.Context, dot []byte) ([]byte, error) {
 	if len(dot) > MaxDOTBytes {
 		return nil, &LimitError{What: "DOT graph bytes", Limit: MaxDOTBytes, Got: int64(len(dot)), Err: ErrTooLarge}
+	}
+	if err := CheckDOT(dot); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -166,3 +166,46 @@ func requireWellFormedSVG(t *testing.T, svg []byte) {
 	}
 	require.Equal(t, "svg", root)
 }
+
+// Graphviz's parser keeps state between calls; no input may leave it
+// unable to read the next graph.
+var brokenDOT = []string{
+	`"111`,
+	`digraph { a [label="x`,
+	`digraph { a [label=<b> ]; c [label=< `,
+	`digraph { a [label=<<b>x</b> ]; }`,
+	`digraph { /* open`,
+	`digraph { a -> `,
+	`}}}}`,
+	"\x00\xff",
+	`digraph { a [label="x\"]; }`,
+	"digraph { a; // \"\n b [label=\"ok\"]; }",
+	"# \"directive\ndigraph { a; }",
+}
+
+func TestGraphSVGKeepsWorkingAfterBadDOT(t *testing.T) {
+	good := skillDOT()
+	for _, bad := range brokenDOT {
+		_, err := render.GraphSVG(context.Background(), []byte(bad))
+		_, err2 := render.GraphSVG(context.Background(), good)
+		assert.NoError(t, err2, "a good graph after %q (which gave %v)", bad, err)
+	}
+	_, err := render.GraphSVG(context.Background(), []byte(`digraph { a [label="never closed]; }`))
+	var se *render.SyntaxError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, int64(19), se.Offset, "the error points at the opening quote")
+	assert.Contains(t, err.Error(), "quoted string starting here is never closed")
+}
+
+func TestGraphSVGReadsCommentsAndEscapesAsGraphvizDoes(t *testing.T) {
+	for _, dot := range []string{
+		"digraph { a; // \"\n b [label=\"ok\"]; }",
+		"# \"directive\ndigraph { a; }",
+		`digraph { a [label="say \"hi\" \\"]; }`,
+		`digraph { a [label=<<b>x</b> <i>y</i>>]; }`,
+		"digraph { /* \" < */ a; }",
+	} {
+		_, err := render.GraphSVG(context.Background(), []byte(dot))
+		assert.NoError(t, err, dot)
+	}
+}

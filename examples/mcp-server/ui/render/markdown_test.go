@@ -84,7 +84,7 @@ func TestMarkdownAboveTheLimitIsEscapedPlainText(t *testing.T) {
 	src := strings.Repeat("<script>alert(1)</script>\n", render.MaxMarkdownBytes/20)
 	out := string(render.Markdown([]byte(src)))
 	assert.Contains(t, out, `<pre class="render-plain">`)
-	assert.Contains(t, out, "above the 1048576-byte limit")
+	assert.Contains(t, out, "above the 262144-byte limit")
 	assert.NotContains(t, out, "<script")
 	assert.Contains(t, out, "&lt;script&gt;alert(1)")
 }

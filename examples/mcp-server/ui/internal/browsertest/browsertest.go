@@ -19,6 +19,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -135,6 +136,15 @@ func Screenshot(t testing.TB, ctx context.Context, name string) string {
 		dir = t.TempDir()
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatalf("browsertest: screenshot folder: %v", err)
+	}
+	// A page reached by a click can be in the DOM before its first layout,
+	// and the browser refuses a screenshot of a page with no width: wait
+	// (bounded) for a loaded document that has been laid out.
+	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](
+		`document.readyState === "complete" && document.documentElement.getBoundingClientRect().width > 0`,
+		chromedp.WithPollingTimeout(20*time.Second)))
+	if err != nil {
+		t.Fatalf("browsertest: screenshot %s: the page was not laid out: %v", name, err)
 	}
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
