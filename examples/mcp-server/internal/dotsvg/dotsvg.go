@@ -7,6 +7,13 @@
 //
 // The SVG returned is Graphviz's own, not sanitised: the caller passes it
 // through render.SanitizeSVG.
+//
+// One graph per process: Graphviz's parser keeps state in the module's
+// memory from one parse to the next, and some bad inputs leave it broken
+// for every later graph (an open string, a NUL, trailing text after a
+// graph: "graph {}0", found by fuzzing). render.CheckDOT refuses the first
+// two kinds, but no list is complete, so mnemobank-dot renders one graph
+// and exits: a bad graph can only fail itself.
 package dotsvg
 
 import (

@@ -12,7 +12,8 @@ import "fmt"
 // `"111`). The rules are those of Graphviz's scanner: a quoted string ends
 // at a '"' not escaped by a backslash, an HTML string at the '>' that
 // balances its '<', a comment at "*/"; "//" and a '#' at the start of a
-// line comment out the rest of the line.
+// line comment out the rest of the line. A NUL byte is refused anywhere:
+// the lexer takes it for the end of input.
 func CheckDOT(dot []byte) error {
 	const (
 		initial = iota
@@ -24,6 +25,12 @@ func CheckDOT(dot []byte) error {
 	lineStart := true
 	for i := 0; i < len(dot); i++ {
 		c := dot[i]
+		if c == 0 {
+			// Graphviz's lexer takes a NUL for the end of its input, so
+			// a NUL inside a string leaves that string open for the next
+			// parse: refused wherever it is.
+			return &SyntaxError{Format: "DOT", Offset: int64(i), Msg: "DOT cannot hold a NUL byte"}
+		}
 		switch state {
 		case initial:
 			switch {
