@@ -5,6 +5,7 @@ package ui_test
 // that stops the attack, so a change that weakens it fails here.
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -456,6 +457,55 @@ func TestReviewNoOpenRedirect(t *testing.T) {
 		assert.Empty(t, u.Host, "%s -> %s", target, loc)
 		assert.Empty(t, u.Scheme, "%s -> %s", target, loc)
 		assert.True(t, strings.HasPrefix(loc, "/ui/") && !strings.HasPrefix(loc, "//") && !strings.Contains(loc, `\`), "%s -> %s", target, loc)
+	}
+}
+
+// Another site's page may link to the viewer (a navigation), but may not
+// use it as a resource: an <img> of a skill graph would tell it which
+// skills exist (the picture loads, or fails), an EventSource or fetch
+// would hold one of the few live feed streams, a search would spend the
+// server's time. A browser says where a request comes from in
+// Sec-Fetch-Site; such requests are refused before any work.
+func TestReviewCrossSiteResourceRequestsAreRefused(t *testing.T) {
+	standInRenderer(t)
+	f := newFixture(t, ui.Options{})
+	f.seed()
+	get := func(target, site, mode, dest string) response {
+		req := httptest.NewRequest(http.MethodGet, target, nil)
+		if strings.HasPrefix(target, "/ui/events") {
+			// A stream let through would never end: its client has
+			// already left, so it ends at once and answers 200.
+			ctx, cancel := context.WithCancel(req.Context())
+			cancel()
+			req = req.WithContext(ctx)
+		}
+		req.Header.Set("Sec-Fetch-Site", site)
+		req.Header.Set("Sec-Fetch-Mode", mode)
+		req.Header.Set("Sec-Fetch-Dest", dest)
+		return f.do(req)
+	}
+	for _, site := range []string{"cross-site", "same-site"} {
+		for _, c := range []struct{ target, mode, dest string }{
+			{"/ui/skill/graph.svg?id=release", "no-cors", "image"},
+			{"/ui/skill/graph.svg?id=nothing", "no-cors", "image"},
+			{"/ui/events", "cors", "empty"},
+			{"/ui/events", "no-cors", "empty"},
+			{"/ui/search?q=architecture", "no-cors", "script"},
+			{"/ui/static/ui.js", "no-cors", "script"},
+			{"/ui/doc?scope=global&path=architecture.md", "navigate", "iframe"},
+		} {
+			res := get(c.target, site, c.mode, c.dest)
+			assert.Equal(t, http.StatusForbidden, res.Code, "%s %+v", site, c)
+			assert.NotContains(t, res.Body, "drawn", "%s %+v", site, c)
+		}
+		// A link followed from elsewhere opens the page.
+		res := get("/ui/doc?scope=global&path=architecture.md", site, "navigate", "document")
+		assert.Equal(t, http.StatusOK, res.Code, site)
+	}
+	// The viewer's own requests, and requests by address, are served.
+	for _, site := range []string{"same-origin", "none", ""} {
+		res := get("/ui/skill/graph.svg?id=release", site, "no-cors", "image")
+		assert.Equal(t, http.StatusOK, res.Code, site)
 	}
 }
 
