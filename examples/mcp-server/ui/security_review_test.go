@@ -6,6 +6,8 @@ package ui_test
 
 import (
 	"context"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -15,11 +17,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/skilldoc"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/internal/browsertest"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/render"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
@@ -548,4 +552,43 @@ func TestReviewServerErrorsDoNotShowFilePaths(t *testing.T) {
 		t.Skipf("the store answered %d, not a failure: %s", res.Code, res.Body)
 	}
 	assert.NotContains(t, res.Body, dir, "the bank's directory is not shown")
+}
+
+// The same probe in a real browser: a page of another site (127.0.0.1 is
+// not the site localhost) loads a skill graph's picture from the viewer
+// as an <img>; the browser marks it cross-site and the viewer refuses it,
+// so the page cannot tell a stored skill from a missing one. The control,
+// the same <img> on a page of the viewer's own origin, loads.
+func TestReviewCrossSiteImageProbeInBrowser(t *testing.T) {
+	ctx := browsertest.New(t)
+	standInRenderer(t)
+	f := newFixture(t, ui.Options{})
+	f.seed()
+	mux := http.NewServeMux()
+	mux.Handle(ui.Prefix, f.h)
+	probe := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, `<!doctype html><title>probe</title><img id="i" src="`+r.URL.Query().Get("src")+`" onload="document.title='loaded'" onerror="document.title='failed'">`)
+	}
+	mux.HandleFunc("/probe", probe)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	_, port, err := net.SplitHostPort(srv.Listener.Addr().String())
+	require.NoError(t, err)
+	viewer := "http://localhost:" + port
+	picture := viewer + ui.Prefix + "skill/graph.svg?id=release"
+
+	result := func(page string) string {
+		t.Helper()
+		_, err := chromedp.Run(ctx, chromedp.Navigate(page))
+		require.NoError(t, err)
+		_, err = chromedp.Run(ctx, chromedp.Poll[chromedp.Void](`document.title === "loaded" || document.title === "failed"`,
+			chromedp.WithPollingTimeout(stepBound)))
+		require.NoError(t, err)
+		title, err := chromedp.Run(ctx, chromedp.Title())
+		require.NoError(t, err)
+		return title
+	}
+	assert.Equal(t, "loaded", result(viewer+"/probe?src="+url.QueryEscape(picture)), "control: the viewer's own page loads the picture")
+	assert.Equal(t, "failed", result("http://127.0.0.1:"+port+"/probe?src="+url.QueryEscape(picture)), "another site's page cannot load it")
 }
