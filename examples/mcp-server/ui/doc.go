@@ -62,7 +62,10 @@
 // style-src 'unsafe-inline'): it may style itself and nothing else. The Host
 // header must name a loopback host (localhost, 127.0.0.1, ::1) or one of
 // Options.Hosts, otherwise 421: a page of another site whose name was
-// pointed at this address (DNS rebinding) is refused. Everything shown is
+// pointed at this address (DNS rebinding) is refused. A request a browser
+// says another site's page made (Sec-Fetch-Site cross-site or same-site)
+// is refused (403) unless it is a GET navigation to a page: another site
+// may link here, but not load a picture, a script or the live feed. Everything shown is
 // escaped by html/template; Markdown is rendered and sanitised and JSON
 // shown as a tree by package render; the live feed's script sets only text
 // and links into /ui/.

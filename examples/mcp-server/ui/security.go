@@ -158,6 +158,26 @@ func (h *Handler) checkCSRF(action, token string) error {
 	return nil
 }
 
+// checkFetchSite refuses a request another site's page makes for a
+// resource (an <img>, a <script>, a fetch, an EventSource, a frame): from
+// another site only a navigation to a page (a link followed) is served.
+// Otherwise any page the person visits could learn which skill graphs
+// exist (their picture loads or fails), hold the live feed's few streams
+// or spend the server's time on searches. "same-site" is refused too: on
+// localhost every port is the same site. A request without the header
+// (not a browser, or an old one) is not refused here.
+func checkFetchSite(r *http.Request) error {
+	switch s := r.Header.Get("Sec-Fetch-Site"); s {
+	case "", "same-origin", "none":
+		return nil
+	default:
+		if r.Method == http.MethodGet && r.Header.Get("Sec-Fetch-Mode") == "navigate" && r.Header.Get("Sec-Fetch-Dest") == "document" {
+			return nil
+		}
+		return forbidden(http.StatusForbidden, "403: another site's page (Sec-Fetch-Site %q) may link to this viewer but not load from it", s)
+	}
+}
+
 // checkOrigin refuses a POST a browser says came from another site. A
 // client without these headers (curl) is not a browser another site can
 // drive; the CSRF token still guards it.

@@ -156,6 +156,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	if err := checkFetchSite(r); err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	if len(r.URL.RawQuery) > maxQueryBytes {
 		h.fail(w, r, &httpError{status: http.StatusRequestURITooLong,
 			msg: fmt.Sprintf("the query string is %d bytes; the limit is %d", len(r.URL.RawQuery), maxQueryBytes)})
