@@ -419,12 +419,19 @@ func (h *Handler) diff(w http.ResponseWriter, r *http.Request) error {
 			removed++
 		}
 	}
+	// Past render.MaxDiffLines the changed part is shown removed and added
+	// whole; the page says so, or it would read as every line rewritten.
+	var unmatched int
+	if render.DiffTooLarge(a, b) {
+		unmatched = render.MaxDiffLines
+	}
 	return h.render(w, r, http.StatusOK, "diff", "Changes of "+doc.Path, "banks", struct {
 		Ref            ref
 		From, To       int64
 		Lines          []render.Line
 		Added, Removed int
-	}{doc, from, to, lines, added, removed})
+		Unmatched      int // render.MaxDiffLines when the change was too large to match, else 0
+	}{doc, from, to, lines, added, removed, unmatched})
 }
 
 // versionText is the text a diff compares: a text document's text, a JSON

@@ -17,7 +17,8 @@
 //	                             #history-link; &version=N shows a kept version (#old-version)
 //	/ui/history?...&path=        #history (rows .entry with data-version; .diff-link, .revert-link),
 //	                             #diff-form
-//	/ui/diff?...&from=&to=       #diff (rows .add, .del, .same)
+//	/ui/diff?...&from=&to=       #diff (rows .add, .del, .same); #diff-note when the changed part
+//	                             is past render.MaxDiffLines and shown removed and added whole
 //	/ui/revert?...&version=      confirmation #confirm: form.revert, #confirm-button
 //	/ui/search?q=&scope=&branch=&tags=  #search-form, #results (li.hit, p.snippet)
 //	/ui/memories?q=&offset=      #memory-search-form, #memories (li.memory with data-id; .delete-link)
