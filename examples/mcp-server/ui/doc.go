@@ -65,8 +65,10 @@
 // Options.Hosts, otherwise 421: a page of another site whose name was
 // pointed at this address (DNS rebinding) is refused. Everything shown is
 // escaped by html/template; Markdown is rendered and sanitised and JSON
-// shown as a tree by package render; the live feed's script sets only text
-// and links into /ui/.
+// shown as a tree by package render (a JSON document render.JSON refuses,
+// nested past 64 levels or over 1 MiB, is shown as its escaped text after a
+// note saying why, never as an error page); the live feed's script sets
+// only text and links into /ui/.
 //
 // Token: with Options.Token set, every request (pages, assets, the feed)
 // needs it, compared in constant time: as "Authorization: Bearer <token>",
