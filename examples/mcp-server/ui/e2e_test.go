@@ -220,6 +220,8 @@ func bankPages(t *testing.T, ctx context.Context, b *e2eBank, shotPrefix string)
 	assert.Contains(t, text(t, ctx, "#doc-content p"), "stores its data in SQLite")
 	assert.Equal(t, 1, count(t, ctx, "#doc-content table"), "the GFM table is a table")
 	assert.Equal(t, 2, count(t, ctx, `#doc-content input[type="checkbox"][disabled]`), "task list items are checkboxes")
+	assert.Equal(t, []string{"none", "none"}, evalStrings(t, ctx, `[...document.querySelectorAll("#doc-content li")].filter(li => li.querySelector(":scope > input[type=checkbox]")).map(li => getComputedStyle(li).listStyleType)`),
+		"a task list item shows its checkbox and no bullet")
 	assert.Contains(t, text(t, ctx, "#doc-version"), "2")
 	browsertest.Screenshot(t, ctx, shotPrefix+"document-markdown")
 
@@ -228,6 +230,13 @@ func bankPages(t *testing.T, ctx context.Context, b *e2eBank, shotPrefix string)
 	keys, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#doc-content .json-key")].map(e => e.textContent)`))
 	require.NoError(t, err)
 	assert.Equal(t, []string{`"decision"`, `"why"`, `"owner"`, `"name"`, `"since"`, `"final"`, `"supersedes"`}, keys, "keys in the stored order")
+	assert.Equal(t, []string{"none"}, evalStrings(t, ctx, `[...new Set([...document.querySelectorAll("#doc-content .json li")].map(li => getComputedStyle(li).listStyleType))]`),
+		"the JSON tree's members have no list bullets")
+	indent, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`(() => {
+		const outer = document.querySelector("#doc-content .json > details > ul > li"), inner = document.querySelector("#doc-content .json ul ul > li");
+		return inner.getBoundingClientRect().left - outer.getBoundingClientRect().left; })()`))
+	require.NoError(t, err)
+	assert.Greater(t, indent, 8.0, "a nested member is indented under its parent")
 	browsertest.Screenshot(t, ctx, shotPrefix+"document-json")
 
 	open(t, ctx, b.url+ui.Prefix+"doc?scope=global&path=architecture.md", "#history-link")
@@ -435,6 +444,14 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`[...document.querySelectorAll(%q)].map(e => e.textContent).join("\n")`, sel)))
 	require.NoError(t, err)
 	return strings.TrimSpace(s)
+}
+
+// evalStrings is the value of a script that gives a list of strings.
+func evalStrings(t *testing.T, ctx context.Context, script string) []string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](script))
+	require.NoError(t, err)
+	return s
 }
 
 func count(t *testing.T, ctx context.Context, sel string) int {
