@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -31,6 +32,7 @@ import (
 	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/skilldoc"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/internal/browsertest"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/render"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memories/filestore"
 	"github.com/mnemobank/mnemobank/memorybank"
@@ -171,6 +173,7 @@ func TestE2EViewerOnDisk(t *testing.T) {
 	t.Run("revert changes the file on disk", func(t *testing.T) { revert(t, ctx, b) })
 	t.Run("a write by another process appears in the feed", func(t *testing.T) { feedFromAnotherProcess(t, ctx, b) })
 	t.Run("a hostile document runs nothing", func(t *testing.T) { hostileDocument(t, ctx, b) })
+	t.Run("JSON past the tree's limits is shown as text", func(t *testing.T) { jsonAsText(t, ctx, b) })
 	t.Run("memories delete and restore", func(t *testing.T) { memoriesDeleteRestore(t, ctx, b) })
 	t.Run("skill graph picture", func(t *testing.T) { skillGraph(t, ctx, b) })
 }
@@ -308,6 +311,20 @@ func feedFromAnotherProcess(t *testing.T, ctx context.Context, b *e2eBank) {
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(href, ui.Prefix+"doc?"), "the entry links to the document: %s", href)
 	browsertest.Screenshot(t, ctx, "feed")
+}
+
+// jsonAsText opens a JSON document nested too deeply for a tree: the page
+// shows its text and why, not an error.
+func jsonAsText(t *testing.T, ctx context.Context, b *e2eBank) {
+	depth := render.MaxJSONDepth + 1
+	deep := `{"content":{"plan":` + strings.Repeat("[", depth) + `"<img src=x onerror=alert(1)>"` + strings.Repeat("]", depth) + `}}`
+	_, err := b.bank.Write(t.Context(), memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "deep.json", Content: []byte(deep)})
+	require.NoError(t, err)
+	open(t, ctx, b.url+ui.Prefix+"doc?scope=global&path=deep.json", "#doc-content")
+	assert.Contains(t, text(t, ctx, "#doc-content .render-note"), "nest deeper than "+strconv.Itoa(render.MaxJSONDepth)+" levels")
+	assert.Contains(t, text(t, ctx, "#doc-content pre.render-plain"), `"<img src=x onerror=alert(1)>"`, "the text, as text")
+	assert.Equal(t, 0, count(t, ctx, "#doc-content img"), "and never as markup")
+	browsertest.Screenshot(t, ctx, "document-json-text")
 }
 
 // hostileDocument shows the hostile document on the real page, clicks
