@@ -275,10 +275,7 @@ func (h *Handler) document(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := renderContent(d)
-	if err != nil {
-		return err
-	}
+	body := renderContent(d)
 	return h.render(w, r, http.StatusOK, "document", d.Title, "banks", struct {
 		Ref     ref
 		Doc     *memorybank.Document
@@ -296,8 +293,11 @@ func parseVersion(name, s string) (int64, error) {
 }
 
 // renderContent is the document's content as a page shows it: Markdown
-// rendered and sanitised, JSON shown as a tree, other text as it is.
-func renderContent(d *memorybank.Document) (template.HTML, error) {
+// rendered and sanitised, JSON shown as a tree, other text as it is. It
+// never fails: content that cannot be rendered (JSON past render.JSON's
+// limits, or malformed) is shown as escaped text after a note saying why,
+// so the page still shows the document.
+func renderContent(d *memorybank.Document) template.HTML {
 	if d.Format == memorybank.FormatJSON {
 		var env struct {
 			Content json.RawMessage `json:"content"`
@@ -305,13 +305,39 @@ func renderContent(d *memorybank.Document) (template.HTML, error) {
 		if err := json.Unmarshal(d.Content, &env); err != nil || env.Content == nil {
 			env.Content = d.Content
 		}
-		return render.JSON(env.Content)
+		tree, err := render.JSON(env.Content)
+		if err != nil {
+			return render.PlainText(env.Content, notTreeNote(len(env.Content), err))
+		}
+		return tree
 	}
 	text := d.Text()
 	if isMarkdown(d.Path) {
-		return render.Markdown([]byte(text)), nil
+		return render.Markdown([]byte(text))
 	}
-	return template.HTML("<pre>" + template.HTMLEscapeString(text) + "</pre>"), nil
+	return template.HTML("<pre>" + template.HTMLEscapeString(text) + "</pre>")
+}
+
+// notTreeNote says why a JSON document of n bytes is not shown as a tree.
+func notTreeNote(n int, err error) string {
+	var why string
+	var se *render.SyntaxError
+	switch {
+	case errors.Is(err, render.ErrTooDeep):
+		why = fmt.Sprintf("its objects and arrays nest deeper than %d levels, the most a tree shows", render.MaxJSONDepth)
+	case errors.Is(err, render.ErrTooLarge):
+		why = fmt.Sprintf("it is %d bytes, above the %d-byte limit for a tree", n, render.MaxJSONBytes)
+	case errors.As(err, &se):
+		why = "it is not valid JSON"
+		if se.Offset >= 0 {
+			why += fmt.Sprintf(" (at byte %d: %s)", se.Offset, se.Msg)
+		} else {
+			why += " (" + se.Msg + ")"
+		}
+	default:
+		why = err.Error()
+	}
+	return "This JSON document is not shown as a tree: " + why + ". Its text is shown as it is stored."
 }
 
 func isMarkdown(path string) bool {
@@ -419,12 +445,19 @@ func (h *Handler) diff(w http.ResponseWriter, r *http.Request) error {
 			removed++
 		}
 	}
+	// Past render.MaxDiffLines the changed part is shown removed and added
+	// whole; the page says so, or it would read as every line rewritten.
+	var unmatched int
+	if render.DiffTooLarge(a, b) {
+		unmatched = render.MaxDiffLines
+	}
 	return h.render(w, r, http.StatusOK, "diff", "Changes of "+doc.Path, "banks", struct {
 		Ref            ref
 		From, To       int64
 		Lines          []render.Line
 		Added, Removed int
-	}{doc, from, to, lines, added, removed})
+		Unmatched      int // render.MaxDiffLines when the change was too large to match, else 0
+	}{doc, from, to, lines, added, removed, unmatched})
 }
 
 // versionText is the text a diff compares: a text document's text, a JSON

@@ -17,7 +17,8 @@
 //	                             #history-link; &version=N shows a kept version (#old-version)
 //	/ui/history?...&path=        #history (rows .entry with data-version; .diff-link, .revert-link),
 //	                             #diff-form
-//	/ui/diff?...&from=&to=       #diff (rows .add, .del, .same)
+//	/ui/diff?...&from=&to=       #diff (rows .add, .del, .same); #diff-note when the changed part
+//	                             is past render.MaxDiffLines and shown removed and added whole
 //	/ui/revert?...&version=      confirmation #confirm: form.revert, #confirm-button
 //	/ui/search?q=&scope=&branch=&tags=  #search-form, #results (li.hit, p.snippet)
 //	/ui/memories?q=&offset=      #memory-search-form, #memories (li.memory with data-id; .delete-link)
@@ -67,8 +68,10 @@
 // is refused (403) unless it is a GET navigation to a page: another site
 // may link here, but not load a picture, a script or the live feed. Everything shown is
 // escaped by html/template; Markdown is rendered and sanitised and JSON
-// shown as a tree by package render; the live feed's script sets only text
-// and links into /ui/.
+// shown as a tree by package render (a JSON document render.JSON refuses,
+// nested past 64 levels or over 1 MiB, is shown as its escaped text after a
+// note saying why, never as an error page); the live feed's script sets
+// only text and links into /ui/.
 //
 // Token: with Options.Token set, every request (pages, assets, the feed)
 // needs it, compared in constant time: as "Authorization: Bearer <token>",

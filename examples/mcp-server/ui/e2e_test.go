@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -31,6 +32,7 @@ import (
 	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/skilldoc"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/internal/browsertest"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/render"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memories/filestore"
 	"github.com/mnemobank/mnemobank/memorybank"
@@ -171,6 +173,7 @@ func TestE2EViewerOnDisk(t *testing.T) {
 	t.Run("revert changes the file on disk", func(t *testing.T) { revert(t, ctx, b) })
 	t.Run("a write by another process appears in the feed", func(t *testing.T) { feedFromAnotherProcess(t, ctx, b) })
 	t.Run("a hostile document runs nothing", func(t *testing.T) { hostileDocument(t, ctx, b) })
+	t.Run("JSON past the tree's limits is shown as text", func(t *testing.T) { jsonAsText(t, ctx, b) })
 	t.Run("memories delete and restore", func(t *testing.T) { memoriesDeleteRestore(t, ctx, b) })
 	t.Run("skill graph picture", func(t *testing.T) { skillGraph(t, ctx, b) })
 }
@@ -220,6 +223,8 @@ func bankPages(t *testing.T, ctx context.Context, b *e2eBank, shotPrefix string)
 	assert.Contains(t, text(t, ctx, "#doc-content p"), "stores its data in SQLite")
 	assert.Equal(t, 1, count(t, ctx, "#doc-content table"), "the GFM table is a table")
 	assert.Equal(t, 2, count(t, ctx, `#doc-content input[type="checkbox"][disabled]`), "task list items are checkboxes")
+	assert.Equal(t, []string{"none", "none"}, evalStrings(t, ctx, `[...document.querySelectorAll("#doc-content li")].filter(li => li.querySelector(":scope > input[type=checkbox]")).map(li => getComputedStyle(li).listStyleType)`),
+		"a task list item shows its checkbox and no bullet")
 	assert.Contains(t, text(t, ctx, "#doc-version"), "2")
 	browsertest.Screenshot(t, ctx, shotPrefix+"document-markdown")
 
@@ -228,6 +233,13 @@ func bankPages(t *testing.T, ctx context.Context, b *e2eBank, shotPrefix string)
 	keys, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#doc-content .json-key")].map(e => e.textContent)`))
 	require.NoError(t, err)
 	assert.Equal(t, []string{`"decision"`, `"why"`, `"owner"`, `"name"`, `"since"`, `"final"`, `"supersedes"`}, keys, "keys in the stored order")
+	assert.Equal(t, []string{"none"}, evalStrings(t, ctx, `[...new Set([...document.querySelectorAll("#doc-content .json li")].map(li => getComputedStyle(li).listStyleType))]`),
+		"the JSON tree's members have no list bullets")
+	indent, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`(() => {
+		const outer = document.querySelector("#doc-content .json > details > ul > li"), inner = document.querySelector("#doc-content .json ul ul > li");
+		return inner.getBoundingClientRect().left - outer.getBoundingClientRect().left; })()`))
+	require.NoError(t, err)
+	assert.Greater(t, indent, 8.0, "a nested member is indented under its parent")
 	browsertest.Screenshot(t, ctx, shotPrefix+"document-json")
 
 	open(t, ctx, b.url+ui.Prefix+"doc?scope=global&path=architecture.md", "#history-link")
@@ -299,6 +311,20 @@ func feedFromAnotherProcess(t *testing.T, ctx context.Context, b *e2eBank) {
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(href, ui.Prefix+"doc?"), "the entry links to the document: %s", href)
 	browsertest.Screenshot(t, ctx, "feed")
+}
+
+// jsonAsText opens a JSON document nested too deeply for a tree: the page
+// shows its text and why, not an error.
+func jsonAsText(t *testing.T, ctx context.Context, b *e2eBank) {
+	depth := render.MaxJSONDepth + 1
+	deep := `{"content":{"plan":` + strings.Repeat("[", depth) + `"<img src=x onerror=alert(1)>"` + strings.Repeat("]", depth) + `}}`
+	_, err := b.bank.Write(t.Context(), memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "deep.json", Content: []byte(deep)})
+	require.NoError(t, err)
+	open(t, ctx, b.url+ui.Prefix+"doc?scope=global&path=deep.json", "#doc-content")
+	assert.Contains(t, text(t, ctx, "#doc-content .render-note"), "nest deeper than "+strconv.Itoa(render.MaxJSONDepth)+" levels")
+	assert.Contains(t, text(t, ctx, "#doc-content pre.render-plain"), `"<img src=x onerror=alert(1)>"`, "the text, as text")
+	assert.Equal(t, 0, count(t, ctx, "#doc-content img"), "and never as markup")
+	browsertest.Screenshot(t, ctx, "document-json-text")
 }
 
 // hostileDocument shows the hostile document on the real page, clicks
@@ -435,6 +461,14 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`[...document.querySelectorAll(%q)].map(e => e.textContent).join("\n")`, sel)))
 	require.NoError(t, err)
 	return strings.TrimSpace(s)
+}
+
+// evalStrings is the value of a script that gives a list of strings.
+func evalStrings(t *testing.T, ctx context.Context, script string) []string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](script))
+	require.NoError(t, err)
+	return s
 }
 
 func count(t *testing.T, ctx context.Context, sel string) int {

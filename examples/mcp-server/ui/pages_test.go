@@ -3,6 +3,8 @@ package ui_test
 import (
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/dottest"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/render"
 	"github.com/mnemobank/mnemobank/memorybank"
 )
 
@@ -143,4 +146,37 @@ func TestNewRefusesBadOptions(t *testing.T) {
 	assert.ErrorIs(t, err, ui.ErrOptions, "any host without a token would allow DNS rebinding")
 	_, err = ui.New(ui.Options{Bank: bank, Hosts: []string{"http://bank.example.org/"}})
 	assert.ErrorIs(t, err, ui.ErrOptions)
+}
+
+// A change too large for render.LineDiff to match line by line is shown as
+// the old part removed and the new part added whole; the page says so, so
+// that a reader does not take it for a rewrite of every line.
+func TestDiffSaysWhenItIsTooLargeToMatch(t *testing.T) {
+	f := newFixture(t, ui.Options{})
+	lines := func(prefix string, n int) string {
+		b := make([]byte, 0, n*12)
+		for i := range n {
+			b = append(b, prefix...)
+			b = strconv.AppendInt(b, int64(i), 10)
+			b = append(b, '\n')
+		}
+		return string(b)
+	}
+	old, changed := lines("line ", render.MaxDiffLines+1), lines("changed ", render.MaxDiffLines+1)
+	require.True(t, render.DiffTooLarge(old, changed), "the fixture must be past the matcher's limit")
+	f.write(memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "big.md", Text: old})
+	f.write(memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "big.md", Text: changed})
+
+	res := f.get("/ui/diff?scope=global&path=big.md&from=1&to=2")
+	require.Equal(t, http.StatusOK, res.Code)
+	for _, want := range []string{`id="diff-note"`, "too large to match line by line", strconv.Itoa(render.MaxDiffLines) + " lines", "all removed", "all added"} {
+		assert.True(t, strings.Contains(res.Body, want), "the diff page lacks %q", want) // not Contains: the page is 4,000 rows
+	}
+
+	// A small change has no such note.
+	f.write(memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "big.md", Text: changed + "one more\n"})
+	res = f.get("/ui/diff?scope=global&path=big.md&from=2&to=3")
+	require.Equal(t, http.StatusOK, res.Code)
+	assert.True(t, strings.Contains(res.Body, `class="add"`), "the added line is shown")
+	assert.False(t, strings.Contains(res.Body, `id="diff-note"`), "a small change needs no note")
 }

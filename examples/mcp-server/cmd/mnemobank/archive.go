@@ -97,7 +97,8 @@ func storeFlags(fs *flag.FlagSet) func(ctx context.Context) (*bankSide, error) {
 }
 
 // parseFlags parses args into fs; --help is an answer, not an error: usage
-// on stdout and flag.ErrHelp (exit 0).
+// on stdout and flag.ErrHelp (exit 0). A wrong flag is errUsageShown: fs
+// has printed it and the usage on stderr.
 func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usage)
@@ -111,7 +112,7 @@ func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout io.Writer)
 		}
 	}
 	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return fmt.Errorf("%w: %v", errUsageShown, err) // fs has printed err and the usage
 	}
 	return nil
 }

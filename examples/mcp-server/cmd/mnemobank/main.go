@@ -32,6 +32,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,19 +49,34 @@ const version = "0.2.0"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	t := &lineTransport{r: os.Stdin, w: nopCloser{os.Stdout}}
-	ok, err := runSubcommand(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr) // export, import, copy
+	code := runMain(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// runMain runs the command line args (a subcommand, or the server) and
+// returns the exit status.
+func runMain(ctx context.Context, args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
+	t := &lineTransport{r: stdin, w: nopCloser{stdout}}
+	ok, err := runSubcommand(ctx, args, stdin, stdout, stderr) // export, import, copy
 	if !ok {
-		err = run(ctx, os.Args[1:], t, os.Stdout, os.Stderr)
+		err = run(ctx, args, t, stdout, stderr)
 	}
 	switch {
 	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsageShown):
+		return 2
 	case errors.Is(err, errUsage):
-		os.Exit(2)
+		help := "mnemobank --help"
+		if ok {
+			help = "mnemobank " + args[0] + " --help"
+		}
+		fmt.Fprintf(stderr, "mnemobank: %s\nRun %q for the usage.\n", strings.TrimPrefix(err.Error(), errUsage.Error()+": "), help)
+		return 2
 	default:
-		fmt.Fprintln(os.Stderr, "mnemobank:", err)
-		os.Exit(1)
+		fmt.Fprintln(stderr, "mnemobank:", err)
+		return 1
 	}
 }
 
@@ -68,8 +84,13 @@ type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
 
-// errUsage: the command line was wrong; the flag package has said why.
+// errUsage: the command line was wrong. runMain prints why, with where to
+// read the usage, and exits 2.
 var errUsage = errors.New("usage")
+
+// errUsageShown is an errUsage the flag package has already printed, with
+// the usage; runMain only exits 2.
+var errUsageShown = fmt.Errorf("%w, shown", errUsage)
 
 const usageText = `mnemobank: an MCP server (stdio) for agent memory: a memory bank per git
 branch and a global one, learned memories, skill graphs and confirmed write plans.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -215,6 +216,47 @@ func TestRunRefusesBadFlags(t *testing.T) {
 	assert.Contains(t, stderr.String(), "-root")
 	err = run(t.Context(), []string{"stray"}, nil, &stdout, &stderr)
 	require.ErrorIs(t, err, errUsage)
+}
+
+// A command line that is wrong exits 2 and says why on stderr, once, with
+// where to read the usage; the flag package's own errors come with the
+// usage it prints already.
+func TestUsageErrorsSayWhy(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"foo"}, []string{`mnemobank: unexpected argument "foo"`, "subcommands are ui, export, import and copy", `"mnemobank --help"`}},
+		{[]string{"--root", t.TempDir(), "foo", "bar"}, []string{`unexpected argument "foo"`, `"mnemobank --help"`}},
+		{[]string{"ui", "extra"}, []string{`mnemobank: unexpected argument "extra"`, "--addr", `"mnemobank ui --help"`}},
+		{[]string{"export", "extra"}, []string{`mnemobank: unexpected argument "extra"`, `"mnemobank export --help"`}},
+		{[]string{"export", "--format", "zip"}, []string{`mnemobank: --format "zip": use archive or anthropic-memory-store`}},
+	} {
+		var stdout, stderr strings.Builder
+		code := runMain(t.Context(), c.args, io.NopCloser(strings.NewReader("")), &stdout, &stderr)
+		assert.Equal(t, 2, code, "%q", c.args)
+		for _, w := range c.want {
+			assert.Contains(t, stderr.String(), w, "%q", c.args)
+		}
+		assert.NotContains(t, stderr.String(), "usage: ", "%q: the sentinel's text is not shown", c.args)
+		assert.Empty(t, stdout.String(), "%q: stdout carries the protocol, not errors", c.args)
+	}
+
+	var stdout, stderr strings.Builder
+	code := runMain(t.Context(), []string{"--colour"}, io.NopCloser(strings.NewReader("")), &stdout, &stderr)
+	assert.Equal(t, 2, code)
+	assert.Equal(t, 1, strings.Count(stderr.String(), "flag provided but not defined: -colour"), "said once: %s", stderr.String())
+	assert.Contains(t, stderr.String(), "Usage:", "the flag package prints the usage")
+
+	stdout.Reset()
+	stderr.Reset()
+	assert.Equal(t, 0, runMain(t.Context(), []string{"--version"}, io.NopCloser(strings.NewReader("")), &stdout, &stderr))
+	assert.Contains(t, stdout.String(), version)
+	assert.Empty(t, stderr.String())
+
+	stderr.Reset()
+	assert.Equal(t, 1, runMain(t.Context(), []string{"--root", t.TempDir(), "--language", "fr"}, io.NopCloser(strings.NewReader("")), &stdout, &stderr))
+	assert.Contains(t, stderr.String(), `mnemobank: --language "fr"`, "any other error is printed too, exit 1")
 }
 
 // A mistyped --root makes a new bank: said once, loudly, at start-up; an

@@ -55,18 +55,22 @@ func newUGCPolicy() *bluemonday.Policy {
 // in a <pre> after a note saying why.
 func Markdown(src []byte) template.HTML {
 	if len(src) > MaxMarkdownBytes {
-		return plainText(src, fmt.Sprintf("This document is %d bytes, above the %d-byte limit for rendering Markdown; it is shown as plain text.", len(src), MaxMarkdownBytes))
+		return PlainText(src, fmt.Sprintf("This document is %d bytes, above the %d-byte limit for rendering Markdown; it is shown as plain text.", len(src), MaxMarkdownBytes))
 	}
 	var buf bytes.Buffer
 	if err := markdown().Convert(src, &buf); err != nil {
 		// goldmark fails only when its writer fails, which a bytes.Buffer
 		// does not; show the text rather than nothing all the same.
-		return plainText(src, "This document could not be rendered as Markdown ("+err.Error()+"); it is shown as plain text.")
+		return PlainText(src, "This document could not be rendered as Markdown ("+err.Error()+"); it is shown as plain text.")
 	}
 	return template.HTML(ugc().SanitizeBytes(buf.Bytes())) //nolint:gosec // sanitised just above
 }
 
-func plainText(src []byte, note string) template.HTML {
+// PlainText shows src as escaped text in a <pre class="render-plain">,
+// after a <p class="render-note"> saying note (escaped too): how a
+// document is shown when it cannot be rendered. Its cost and its output
+// are linear in src (at most 5 bytes of output a byte), whatever src holds.
+func PlainText(src []byte, note string) template.HTML {
 	var b bytes.Buffer
 	b.Grow(len(src) + len(note) + 64)
 	b.WriteString(`<p class="render-note">`)
