@@ -136,7 +136,7 @@ func TestIncrementalIndexIsIdentical(t *testing.T) {
 	requireSameAsFresh(t, m, store, r, 0)
 
 	extended, rebuilt := 0, 0
-	for step := 1; step <= 80; step++ {
+	for step := 1; step <= 50; step++ {
 		store.mu.Lock()
 		loads := store.loads
 		store.mu.Unlock()
