@@ -195,3 +195,73 @@ func timed(b *testing.B, search func() (int, error)) {
 	b.ReportMetric(float64(took[len(took)/2].Nanoseconds()), "p50-ns")
 	b.ReportMetric(float64(took[len(took)*95/100].Nanoseconds()), "p95-ns")
 }
+
+// BenchmarkSearchAfterAdd: on a file of 40,000 memories, each iteration
+// adds a memory through the Manager and then searches (add+find), and
+// searches again, the file unchanged (find). It reports the median of each
+// and their ratio. Under "extend" the Manager takes the new memory into
+// its index; under "rebuild" the store hides memories.CondAppender, so the
+// index is built again after every Add, as before the index could be
+// extended.
+func BenchmarkSearchAfterAdd(b *testing.B) {
+	ctx := context.Background()
+	data := memories.VariedFile(40000, 1)
+	for _, mode := range []string{"extend", "rebuild"} {
+		b.Run(mode, func(b *testing.B) {
+			mem := new(memories.MemStore)
+			_, err := mem.Save(ctx, data, "")
+			require.NoError(b, err)
+			var store memories.Store = mem
+			if mode == "rebuild" {
+				store = plainAppendStore{mem}
+			}
+			m, err := memories.New(store, &memories.Options{WarnBytes: -1})
+			require.NoError(b, err)
+			req := memories.SearchRequest{Query: "what does the agent check when a build fails?"}
+			_, err = m.Find(ctx, req)
+			require.NoError(b, err)
+			var addFind, find []time.Duration
+			n := 0
+			for b.Loop() {
+				n++
+				start := time.Now()
+				if _, err := m.Add(ctx, fmt.Sprintf("note %d: the agent checks the build log before a retry", n), "pattern"); err != nil {
+					b.Fatal(err)
+				}
+				res, err := m.Find(ctx, req)
+				addFind = append(addFind, time.Since(start))
+				if err != nil || len(res.Hits) == 0 {
+					b.Fatal(len(res.Hits), err)
+				}
+				start = time.Now()
+				res, err = m.Find(ctx, req)
+				find = append(find, time.Since(start))
+				if err != nil || len(res.Hits) == 0 {
+					b.Fatal(len(res.Hits), err)
+				}
+			}
+			slices.Sort(addFind)
+			slices.Sort(find)
+			af, f := addFind[len(addFind)/2], find[len(find)/2]
+			b.ReportMetric(float64(af.Nanoseconds()), "add+find-p50-ns")
+			b.ReportMetric(float64(f.Nanoseconds()), "find-p50-ns")
+			b.ReportMetric(float64(af)/float64(max(f, 1)), "ratio")
+		})
+	}
+}
+
+// plainAppendStore is a MemStore without memories.CondAppender.
+type plainAppendStore struct{ s *memories.MemStore }
+
+func (p plainAppendStore) Load(ctx context.Context) ([]byte, string, error) { return p.s.Load(ctx) }
+func (p plainAppendStore) Save(ctx context.Context, data []byte, v string) (string, error) {
+	return p.s.Save(ctx, data, v)
+}
+func (p plainAppendStore) Append(ctx context.Context, header, entry []byte) (int64, string, error) {
+	return p.s.Append(ctx, header, entry)
+}
+func (p plainAppendStore) Version(ctx context.Context) (string, error) { return p.s.Version(ctx) }
+func (p plainAppendStore) Size(ctx context.Context) (int64, error)     { return p.s.Size(ctx) }
+func (p plainAppendStore) Peek(ctx context.Context, n int) ([]byte, error) {
+	return p.s.Peek(ctx, n)
+}

@@ -62,7 +62,11 @@
 //     of its content, and the number of matches. A Manager keeps the
 //     indexed file of its last search: while the file's version is
 //     unchanged a search reads it (not even that with a Store that is a
-//     Versioner) but does not parse or index it again. The index keeps the
+//     Versioner) but does not parse or index it again. A memory the
+//     Manager's own Add appends to the file it indexed (checked by a Store
+//     that is a CondAppender) is taken into the index, so the next search
+//     costs what a search of an unchanged file does; any other change (a
+//     Delete, another writer) has the file indexed again. The index keeps the
 //     folded text and its distinct tokens with the memories holding each,
 //     so a search looks for its words in the tokens, then in the text of
 //     the memories that may hold them only, never through the whole file;
@@ -119,7 +123,8 @@
 // # I/O
 //
 // The package does no I/O of its own. A Store holds the bytes of one file
-// with a version for compare-and-swap; Appender is its optional O(1) append.
+// with a version for compare-and-swap; Appender is its optional O(1) append,
+// CondAppender the same append made only at a given version.
 // Peeker is its optional read of the file's start, used by Add to tell
 // the file's format without loading it. MemStore is the in-memory default
 // (zero value ready); the file-backed store, with atomic writes,

@@ -27,7 +27,15 @@ func TestSearchReusesTheIndex(t *testing.T) {
 	got, err := m.Search(ctx, "second")
 	require.NoError(t, err)
 	assert.Len(t, got, 1, "a new memory is found at once")
-	assert.NotSame(t, first, m.ix)
+	assert.Same(t, first, m.ix, "a memory this Manager appended: the index is extended")
+	other, err := New(m.store, nil)
+	require.NoError(t, err)
+	_, err = other.Add(ctx, "third")
+	require.NoError(t, err)
+	got, err = m.Search(ctx, "third")
+	require.NoError(t, err)
+	assert.Len(t, got, 1, "a memory another Manager added is found at once")
+	assert.NotSame(t, first, m.ix, "written by another: the index is built again")
 }
 
 // countingStore counts the Loads of a MemStore.
@@ -55,10 +63,12 @@ func TestSearchSkipsReadingAnUnchangedFile(t *testing.T) {
 	_, err = m.Find(ctx, SearchRequest{Query: "first"})
 	require.NoError(t, err)
 	assert.Equal(t, loads, store.loads, "unchanged: not read")
-	_, err = m.Add(ctx, "second")
+	other, err := New(store, nil)
+	require.NoError(t, err)
+	_, err = other.Add(ctx, "second")
 	require.NoError(t, err)
 	res, err := m.Find(ctx, SearchRequest{Query: "second"})
 	require.NoError(t, err)
-	assert.Greater(t, store.loads, loads, "changed: read again")
+	assert.Greater(t, store.loads, loads, "changed by another Manager: read again")
 	require.Len(t, res.Hits, 1)
 }

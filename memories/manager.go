@@ -88,8 +88,10 @@ type Options struct {
 }
 
 // Manager is the MemoryManager over a Store. It holds no state of the file
-// between calls: every call loads it, so several Managers (and processes)
-// may share one Store. It is safe for concurrent use.
+// between calls but the search index of the version it last searched
+// (checked against the file's version on every search): every call loads
+// the file, or its version, so several Managers (and processes) may share
+// one Store. It is safe for concurrent use.
 type Manager struct {
 	store  Store
 	cfg    Config
@@ -108,8 +110,8 @@ type Manager struct {
 	tokens      func(string) int
 	tokenBudget int
 
-	mu sync.Mutex
-	ix *index // the last file version searched (see indexed)
+	mu sync.RWMutex // guards ix, and its contents (see extendIndex)
+	ix *index       // the last file version searched (see indexed)
 }
 
 var _ MemoryManager = (*Manager)(nil)
@@ -180,16 +182,33 @@ func (m *Manager) load(ctx context.Context, op string) (*Document, string, error
 }
 
 // indexed returns the folded index of the file for a search or an
-// injection. The file is read (its version comes with it), but parsed and
-// folded again only when its version changed since the last call; with a
-// Store that is a Versioner, an unchanged file is not even read.
-func (m *Manager) indexed(ctx context.Context, op string) (*index, error) {
+// injection, held for reading until done is called (Add may extend the
+// index in place; see extendIndex). The file is read (its version comes
+// with it), but parsed and folded again only when its version changed
+// since the last call; with a Store that is a Versioner, an unchanged file
+// is not even read.
+func (m *Manager) indexed(ctx context.Context, op string) (ix *index, done func(), err error) {
+	if ix, err = m.current(ctx, op); err != nil {
+		return nil, nil, err
+	}
+	m.mu.RLock()
+	return ix, m.mu.RUnlock, nil
+}
+
+// cached returns the index of the last version searched and that version.
+func (m *Manager) cached() (*index, string) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.ix == nil {
+		return nil, ""
+	}
+	return m.ix, m.ix.version
+}
+
+func (m *Manager) current(ctx context.Context, op string) (*index, error) {
 	if vs, ok := m.store.(Versioner); ok {
-		m.mu.Lock()
-		ix := m.ix
-		m.mu.Unlock()
-		if ix != nil {
-			if v, err := vs.Version(ctx); err == nil && v != "" && v == ix.version {
+		if ix, have := m.cached(); ix != nil {
+			if v, err := vs.Version(ctx); err == nil && v != "" && v == have {
 				return ix, nil // unchanged: not even read
 			}
 		}
@@ -202,19 +221,40 @@ func (m *Manager) indexed(ctx context.Context, op string) (*index, error) {
 	if err != nil {
 		return nil, &OpError{Op: op, Err: err, Detail: "loading the memories file"}
 	}
-	m.mu.Lock()
-	ix := m.ix
-	m.mu.Unlock()
-	if ix != nil && v != "" && ix.version == v {
+	if ix, have := m.cached(); ix != nil && v != "" && have == v {
 		return ix, nil
 	}
-	ix = newIndex(v, Parse(data).all())
+	d := Parse(data)
+	ix := newIndex(v, d.all())
+	ix.ralph = d.RalphDialect()
 	if v != "" {
 		m.mu.Lock()
 		m.ix = ix
 		m.mu.Unlock()
 	}
 	return ix, nil
+}
+
+// extendIndex takes the memory Add appended as entry, with id, into ix,
+// the index of version base, when the file Add appended to was at version
+// base (the Store checked it) and is now at version: the file is then the
+// memories of ix followed by entry. Entry is parsed alone, as it parses at
+// the end of the file: it starts a line and a heading; its id, new, is
+// stated, so it is not a copy of an earlier entry and takes no id an
+// earlier entry derives. Anything else, and the index is left to be built
+// again.
+func (m *Manager) extendIndex(ix *index, base, version string, entry []byte, id string) {
+	ms := Parse(append([]byte(Header), entry...)).all()
+	if version == "" || len(ms) != 1 || ms[0].ID != id {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ix != ix || ix.version != base || ix.ralph || ix.added >= maxExtend ||
+		slices.ContainsFunc(ix.ms, func(o Memory) bool { return o.ID == id }) {
+		return
+	}
+	ix.extend(version, ms[0])
 }
 
 // Add implements MemoryManager. Tags are trimmed; empty and repeated tags
@@ -256,12 +296,27 @@ func (m *Manager) Add(ctx context.Context, content string, tags ...string) (Memo
 		}
 	}
 	var size int64
-	if canAppend {
+	appended := false
+	if ca, ok := m.store.(CondAppender); ok && canAppend {
+		// Append only to the file the index was built from, so the
+		// index can take in the new memory (see extendIndex).
+		if ix, base := m.cached(); ix != nil {
+			var v string
+			size, v, err = ca.AppendIf(ctx, []byte(Header), entry, base)
+			if err != nil && !errors.Is(err, ErrConflict) {
+				return Memory{}, &OpError{Op: "add", ID: mem.ID, Err: err, Detail: "appending to the memories file"}
+			}
+			if appended = err == nil; appended {
+				m.extendIndex(ix, base, v, entry, mem.ID)
+			}
+		}
+	}
+	if canAppend && !appended {
 		size, _, err = a.Append(ctx, []byte(Header), entry)
 		if err != nil {
 			return Memory{}, &OpError{Op: "add", ID: mem.ID, Err: err, Detail: "appending to the memories file"}
 		}
-	} else {
+	} else if !canAppend {
 		seed := mem
 		size, err = m.rewrite(ctx, "add", mem.ID, func(d *Document) error {
 			mem = seed
@@ -504,10 +559,11 @@ func (m *Manager) ListPage(ctx context.Context, offset, limit int) (ListPage, er
 	if !m.cfg.Enabled {
 		return ListPage{Memories: []Memory{}}, nil
 	}
-	ix, err := m.indexed(ctx, "list")
+	ix, done, err := m.indexed(ctx, "list")
 	if err != nil {
 		return ListPage{}, err
 	}
+	defer done()
 	all := ix.ms[min(offset, len(ix.ms)):]
 	if limit > 0 && len(all) > limit {
 		all = all[:limit]
@@ -531,10 +587,11 @@ func (m *Manager) Search(ctx context.Context, query string) ([]Memory, error) {
 	if !m.cfg.Enabled {
 		return nil, nil
 	}
-	ix, err := m.indexed(ctx, "search")
+	ix, done, err := m.indexed(ctx, "search")
 	if err != nil {
 		return nil, err
 	}
+	defer done()
 	r, _ := ix.rank(query, 0)
 	return ix.memories(r), nil
 }
@@ -556,10 +613,11 @@ func (m *Manager) Find(ctx context.Context, req SearchRequest) (SearchResult, er
 	if !m.cfg.Enabled {
 		return SearchResult{Hits: []Hit{}}, nil
 	}
-	ix, err := m.indexed(ctx, "search")
+	ix, done, err := m.indexed(ctx, "search")
 	if err != nil {
 		return SearchResult{}, err
 	}
+	defer done()
 	r, total := ix.rank(req.Query, limit)
 	return SearchResult{Hits: ix.hits(r, req.Query), Total: total}, nil
 }
@@ -584,10 +642,11 @@ func (m *Manager) InjectionFor(ctx context.Context, prompt string) (string, erro
 	if !m.cfg.Enabled || m.cfg.injectMode() != InjectAuto {
 		return "", nil
 	}
-	ix, err := m.indexed(ctx, "inject")
+	ix, done, err := m.indexed(ctx, "inject")
 	if err != nil {
 		return "", err
 	}
+	defer done()
 	order, ranked := ix.relevantFirst(prompt)
 	return render(ix.ms, order, !ranked, m.budget, m.tokenBudget, m.tokens), nil
 }

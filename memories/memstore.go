@@ -92,6 +92,25 @@ func (s *MemStore) Append(ctx context.Context, header, entry []byte) (int64, str
 	return int64(len(s.data)), s.version(), nil
 }
 
+var _ CondAppender = (*MemStore)(nil)
+
+// AppendIf is Append if the current version is ifVersion; otherwise it
+// returns ErrConflict and changes nothing.
+func (s *MemStore) AppendIf(ctx context.Context, header, entry []byte, ifVersion string) (int64, string, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.version() != ifVersion {
+		return 0, "", ErrConflict
+	}
+	s.data = appendEntry(s.data, header, entry)
+	s.exists = true
+	s.seq++
+	return int64(len(s.data)), s.version(), nil
+}
+
 // appendEntry applies the Appender rules to data in memory.
 func appendEntry(data, header, entry []byte) []byte {
 	if len(data) == 0 {

@@ -44,8 +44,9 @@ var searchParams = textsearch.Params{
 }
 
 // index is the folded text and the BM25F index of a file's memories,
-// built once per version of the file, so a search does not parse and fold
-// the file again. The fields of every memory are laid end to end in one
+// built once per version of the file (or extended with a memory appended
+// to it; see extend), so a search does not parse and fold the file again.
+// The fields of every memory are laid end to end in one
 // buffer (each followed by a zero byte), so a memory's text is one slice;
 // the distinct tokens of the buffer say which memories may hold a
 // substring (substr.go), so a search does not read all of it.
@@ -57,6 +58,53 @@ type index struct {
 	terms   *textsearch.Index[int]
 	sub     substrIndex // the tokens of text, for substring matches
 	recency []int32     // recency[i]: memory i's place oldest first (by date, then position)
+
+	// Set by Manager.indexed, for extend.
+	ralph bool // the file is in ralph-orchestrator's format
+	added int  // memories taken in by extend since the index was built
+}
+
+// maxExtend bounds the memories extend takes in before the index is built
+// again: the substring lists of the memories taken in are kept apart
+// (substrIndex.extra), and searches merge them.
+const maxExtend = 1024
+
+// extend takes in mem, appended at the end of the file, which is now at
+// version: the index becomes the one newIndex builds from the memories
+// and mem (the same tokens, postings, text and recency; the textsearch
+// index's documents in the same order). The caller checks that the file
+// parses as the old memories followed by mem.
+func (ix *index) extend(version string, mem Memory) {
+	i := len(ix.ms)
+	ix.ms = append(ix.ms, mem)
+	ix.starts = ix.starts[:len(ix.starts)-1] // the end of the text, again below
+	var f textsearch.Folder
+	tags := strings.Join(mem.Tags, "\n")
+	for _, s := range [3]string{mem.Title, tags, mem.Content} {
+		ix.starts = append(ix.starts, len(ix.text))
+		ix.text = append(f.AppendFold(ix.text, s), 0)
+	}
+	ix.starts = append(ix.starts, len(ix.text))
+	_ = ix.terms.Add(i, mem.Title, tags, mem.Content) // three texts for three fields: no error
+	ix.sub.add(ix.text[ix.starts[3*i]:ix.starts[3*i+3]], int32(i))
+	// newestFirst puts mem first if no memory is newer: the others keep
+	// their places, counted from the oldest.
+	newest := true
+	for k, r := range ix.recency {
+		if int(r) == i && ix.ms[k].Date > mem.Date {
+			newest = false
+		}
+	}
+	if newest {
+		ix.recency = append(ix.recency, int32(i+1))
+	} else {
+		ix.recency = make([]int32, len(ix.ms))
+		for k, j := range newestFirst(ix.ms) {
+			ix.recency[j] = int32(len(ix.ms) - k)
+		}
+	}
+	ix.version = version
+	ix.added++
 }
 
 func newIndex(version string, ms []Memory) *index {

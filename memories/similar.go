@@ -97,7 +97,7 @@ func (m *Manager) AddWith(ctx context.Context, content string, opts AddOptions) 
 	if !m.cfg.Enabled {
 		return AddResult{}, &OpError{Op: "add", Err: ErrDisabled, Detail: "Config.Enabled is false; nothing was written"}
 	}
-	ix, err := m.indexed(ctx, "add")
+	ix, done, err := m.indexed(ctx, "add")
 	if err != nil {
 		return AddResult{}, err
 	}
@@ -111,8 +111,10 @@ func (m *Manager) AddWith(ctx context.Context, content string, opts AddOptions) 
 			}
 			se.Titles = append(se.Titles, title)
 		}
+		done()
 		return AddResult{Similar: sim}, &OpError{Op: "add", Err: se}
 	}
+	done() // Add may extend the index
 	mem, err := m.Add(ctx, content, opts.Tags...)
 	if err != nil {
 		return AddResult{}, err
@@ -132,10 +134,11 @@ func (m *Manager) Similar(ctx context.Context, content string) ([]Similar, error
 	if !m.cfg.Enabled {
 		return nil, nil
 	}
-	ix, err := m.indexed(ctx, "similar")
+	ix, done, err := m.indexed(ctx, "similar")
 	if err != nil {
 		return nil, err
 	}
+	defer done()
 	sim := ix.similar(NormalizeContent(content))
 	if sim == nil {
 		sim = []Similar{}

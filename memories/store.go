@@ -33,6 +33,16 @@ type Appender interface {
 	Append(ctx context.Context, header, entry []byte) (size int64, version string, err error)
 }
 
+// CondAppender is an optional capability of an Appender: AppendIf is Append
+// done only if the file's version is still ifVersion (as Load would report
+// it; "" for a missing file); otherwise it returns ErrConflict and writes
+// nothing. Manager.Add uses it to know that the file it appended to is the
+// one its search index was built from, so the index can take in the new
+// memory instead of being rebuilt.
+type CondAppender interface {
+	AppendIf(ctx context.Context, header, entry []byte, ifVersion string) (size int64, version string, err error)
+}
+
 // ErrConflict is returned by Store.Save when the stored version is not the
 // one the caller read: someone else wrote in between. Reload and retry.
 var ErrConflict = errors.New("memories: version conflict")

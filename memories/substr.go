@@ -56,6 +56,44 @@ type substrIndex struct {
 	vend  []int32 // vend[t]: the offset in vocab just past token t's 0 byte
 	post  []int32 // post[t]: the end of token t's memories in docs (they start at post[t-1], or 0)
 	docs  []int32 // the memories holding each token, ascending
+
+	// Set by add: the memories added since, holding token t, are
+	// extra[t] (after those of list), and ids[token] is t.
+	extra map[int32][]int32
+	ids   map[string]int32
+}
+
+// add indexes the tokens of text, the folded fields of memory i, which
+// comes after every memory indexed.
+func (sx *substrIndex) add(text []byte, i int32) {
+	if sx.ids == nil {
+		sx.ids = make(map[string]int32, len(sx.vend))
+		sx.extra = map[int32][]int32{}
+		from := 0
+		for t, end := range sx.vend {
+			sx.ids[string(sx.vocab[from:end-1])] = int32(t)
+			from = int(end)
+		}
+	}
+	eachToken(text, func(tok []byte) {
+		t, ok := sx.ids[string(tok)]
+		if !ok { // a new token: its list, [i], goes at the end of docs
+			t = int32(len(sx.vend))
+			sx.ids[string(tok)] = t
+			sx.vocab = append(append(sx.vocab, tok...), 0)
+			sx.vend = append(sx.vend, int32(len(sx.vocab)))
+			sx.docs = append(sx.docs, i)
+			sx.post = append(sx.post, int32(len(sx.docs)))
+			return
+		}
+		last := sx.docs[sx.post[t]-1] // every token has a memory
+		if more := sx.extra[t]; len(more) > 0 {
+			last = more[len(more)-1]
+		}
+		if last != i {
+			sx.extra[t] = append(sx.extra[t], i)
+		}
+	})
 }
 
 // newSubstrIndex indexes the tokens of text, whose memory i lies in
@@ -101,7 +139,11 @@ func newSubstrIndex(text []byte, starts []int, n int) substrIndex {
 
 // bytes is the memory the index takes.
 func (sx *substrIndex) bytes() int {
-	return len(sx.vocab) + 4*(len(sx.vend)+len(sx.post)+len(sx.docs))
+	n := len(sx.vocab) + 4*(len(sx.vend)+len(sx.post)+len(sx.docs))
+	for _, l := range sx.extra {
+		n += 4 * len(l)
+	}
+	return n
 }
 
 // holding returns the tokens containing run (which holds no separator).
@@ -126,6 +168,9 @@ func (sx *substrIndex) list(t int32) []int32 {
 	if t > 0 {
 		from = sx.post[t-1]
 	}
+	if more := sx.extra[t]; len(more) > 0 {
+		return append(slices.Clip(sx.docs[from:sx.post[t]]), more...)
+	}
 	return sx.docs[from:sx.post[t]]
 }
 
@@ -134,7 +179,11 @@ func (sx *substrIndex) list(t int32) []int32 {
 func (sx *substrIndex) size(ts []int32) int {
 	n := 0
 	for _, t := range ts {
-		n += len(sx.list(t))
+		from := int32(0)
+		if t > 0 {
+			from = sx.post[t-1]
+		}
+		n += int(sx.post[t]-from) + len(sx.extra[t])
 	}
 	return n
 }

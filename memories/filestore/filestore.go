@@ -71,11 +71,12 @@ type Store struct {
 }
 
 var (
-	_ memories.Store     = (*Store)(nil)
-	_ memories.Appender  = (*Store)(nil)
-	_ memories.Sizer     = (*Store)(nil)
-	_ memories.Peeker    = (*Store)(nil)
-	_ memories.Versioner = (*Store)(nil)
+	_ memories.Store        = (*Store)(nil)
+	_ memories.Appender     = (*Store)(nil)
+	_ memories.Sizer        = (*Store)(nil)
+	_ memories.Peeker       = (*Store)(nil)
+	_ memories.Versioner    = (*Store)(nil)
+	_ memories.CondAppender = (*Store)(nil)
 )
 
 // New returns the Store for the file at path (usually
@@ -324,6 +325,16 @@ func (s *Store) Save(ctx context.Context, data []byte, ifVersion string) (string
 // append is journalled in the lock file first, so if the process dies
 // halfway, the next operation cuts the torn tail off.
 func (s *Store) Append(ctx context.Context, header, entry []byte) (int64, string, error) {
+	return s.appendIf(ctx, header, entry, false, "")
+}
+
+// AppendIf is Append if the file's version is still ifVersion (checked
+// under the lock); otherwise memories.ErrConflict and nothing changes.
+func (s *Store) AppendIf(ctx context.Context, header, entry []byte, ifVersion string) (int64, string, error) {
+	return s.appendIf(ctx, header, entry, true, ifVersion)
+}
+
+func (s *Store) appendIf(ctx context.Context, header, entry []byte, check bool, ifVersion string) (int64, string, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, "", err
 	}
@@ -337,6 +348,15 @@ func (s *Store) Append(ctx context.Context, header, entry []byte) (int64, string
 		return 0, "", s.fail("append", pl.target, err)
 	}
 	defer l.unlock()
+	if check {
+		cur, err := l.current()
+		if err != nil {
+			return 0, "", s.fail("append", pl.target, err)
+		}
+		if cur != ifVersion {
+			return 0, "", memories.ErrConflict
+		}
+	}
 	size, v, err := l.append(header, entry)
 	if err != nil {
 		return 0, "", s.fail("append", pl.target, err)

@@ -25,6 +25,8 @@
 //     AfterAppend) run when it implements memories.Peeker.
 //   - Versioner/… (Missing, AfterSave, AfterAppend) run when it implements
 //     memories.Versioner.
+//   - CondAppender/… (Missing, StaleConflict, Current) run when it
+//     implements memories.CondAppender.
 //
 // A capability the store lacks is skipped as a whole, logging "the store
 // does not implement memories.<Interface>"; Sizer/AfterAppend and
@@ -218,6 +220,57 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memories.Store) {
 			t.Skip("the store does not implement memories.Versioner")
 		}
 		testVersioner(t, newStore)
+	})
+	t.Run("CondAppender", func(t *testing.T) {
+		if _, ok := newStore(t).(memories.CondAppender); !ok {
+			t.Skip("the store does not implement memories.CondAppender")
+		}
+		testCondAppender(t, newStore)
+	})
+}
+
+// testCondAppender checks the memories.CondAppender contract; newStore's
+// stores implement it.
+func testCondAppender(t *testing.T, newStore func(t *testing.T) memories.Store) {
+	ctx := context.Background()
+	header := []byte("# Memories\n\n")
+	t.Run("Missing", func(t *testing.T) {
+		s := newStore(t)
+		size, v, err := s.(memories.CondAppender).AppendIf(ctx, header, []byte("## one\n"), "")
+		require.NoError(t, err, "AppendIf on a missing file with version \"\" must append")
+		data, lv, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "# Memories\n\n## one\n", string(data))
+		assert.Equal(t, int64(len(data)), size, "AppendIf must return the new size")
+		assert.Equal(t, lv, v, "AppendIf must return the version Load reports")
+	})
+	t.Run("StaleConflict", func(t *testing.T) {
+		s := newStore(t)
+		v1, err := s.Save(ctx, []byte("# Memories\n\n## one\n"), "")
+		require.NoError(t, err)
+		v2, err := s.Save(ctx, []byte("# Memories\n\n## two\n"), v1)
+		require.NoError(t, err)
+		for _, stale := range []string{v1, ""} {
+			_, _, err = s.(memories.CondAppender).AppendIf(ctx, header, []byte("## three\n"), stale)
+			require.ErrorIs(t, err, memories.ErrConflict, "AppendIf with a stale version %q must fail with ErrConflict", stale)
+		}
+		data, v, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "# Memories\n\n## two\n", string(data), "a refused AppendIf must write nothing")
+		assert.Equal(t, v2, v, "a refused AppendIf must not change the version")
+	})
+	t.Run("Current", func(t *testing.T) {
+		s := newStore(t)
+		v1, err := s.Save(ctx, []byte("# Memories\n\n## one"), "")
+		require.NoError(t, err)
+		size, v, err := s.(memories.CondAppender).AppendIf(ctx, header, []byte("## two\n"), v1)
+		require.NoError(t, err)
+		data, lv, err := s.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "# Memories\n\n## one\n## two\n", string(data), "AppendIf follows Append's rules")
+		assert.Equal(t, int64(len(data)), size)
+		assert.Equal(t, lv, v)
+		assert.NotEqual(t, v1, v, "AppendIf must change the version")
 	})
 }
 

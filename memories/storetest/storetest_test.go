@@ -53,6 +53,16 @@ var brokenStores = map[string]struct {
 	"peekIgnoresN":         {"Peeker/Prefix", func() memories.Store { return peekIgnoresN{new(memories.MemStore)} }},
 	"peekMissingAsEmpty":   {"Peeker/Missing", func() memories.Store { return peekMissingAsEmpty{new(memories.MemStore)} }},
 	"aliasesPeek":          {"Peeker/ReturnsCopy", func() memories.Store { return &aliasesPeek{MemStore: new(memories.MemStore)} }},
+	"appendIfIgnoresVersion": {"CondAppender/StaleConflict", func() memories.Store {
+		return appendIfIgnoresVersion{new(memories.MemStore)}
+	}},
+}
+
+// appendIfIgnoresVersion appends whatever the version.
+type appendIfIgnoresVersion struct{ *memories.MemStore }
+
+func (s appendIfIgnoresVersion) AppendIf(ctx context.Context, header, entry []byte, _ string) (int64, string, error) {
+	return s.MemStore.Append(ctx, header, entry)
 }
 
 // partialStores implement only some optional interfaces, correctly; the
