@@ -77,14 +77,17 @@ func (e Effect) Annotations() Annotations {
 	panic(fmt.Sprintf("tools: effect %d is not declared; give every tool one of ReadOnly, Additive, Initialising, Overwriting, Replacing", int(e)))
 }
 
-// SchemaOptions are the options the schemas of the tools are derived
+// SchemaOptions returns the options the schemas of the tools are derived
 // with: a json.RawMessage is any JSON value. Its schema has a description
 // because an empty schema marshals as true, which some clients refuse as a
 // property schema. Hosts deriving schemas for tools of their own use them
-// too, so every tool reads alike.
-var SchemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[json.RawMessage](): {Description: "any JSON"},
-}}
+// too, so every tool reads alike. Each call returns new options, so a
+// host's changes never reach the tools' schemas.
+func SchemaOptions() *jsonschema.ForOptions {
+	return &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.RawMessage](): {Description: "any JSON"},
+	}}
+}
 
 // branchArgs is an argument type with a branch argument that may be
 // needed, depending on the other arguments.
@@ -115,7 +118,7 @@ type argField struct {
 // decoder of In's arguments. It panics if In cannot be described, which
 // the first test that builds the tools finds.
 func DeriveArgs[In any](tool string, adjust func(*jsonschema.Schema)) *Args[In] {
-	s, err := jsonschema.For[In](SchemaOptions)
+	s, err := jsonschema.For[In](SchemaOptions())
 	if err != nil {
 		panic(fmt.Sprintf("tools: %s: input schema: %v", tool, err))
 	}
@@ -446,7 +449,7 @@ func (a *Args[In]) refusal(tool string, problems []memorybank.Problem, unknown b
 // (clients check failed calls against the output schema too). The object
 // is open: a host may add members, as the MCP server adds branchFromRoots.
 func OutputSchema[Out any](tool string) *jsonschema.Schema {
-	full, err := jsonschema.For[Out](SchemaOptions)
+	full, err := jsonschema.For[Out](SchemaOptions())
 	if err != nil {
 		panic(fmt.Sprintf("tools: %s: output schema: %v", tool, err))
 	}
