@@ -4,8 +4,9 @@
 // updates, nothing torn, every agent sees the latest version.
 //
 // [Store] implements [memorybank.Store]; [MemoriesStore] implements
-// [memories.Store], [memories.Appender] and [memories.Sizer] on the same
-// database, so a team shares learned memories too.
+// [memories.Store], [memories.Appender], [memories.CondAppender] and
+// [memories.Sizer] on the same database, so a team shares learned memories
+// too.
 //
 //	s, err := pgstore.Open(ctx, os.Getenv("MNEMOBANK_PG_DSN"), &pgstore.Options{Namespace: "team-a"})
 //	...

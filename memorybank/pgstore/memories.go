@@ -12,17 +12,19 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank"
 )
 
-// MemoriesStore is a memories.Store, memories.Appender and memories.Sizer
-// holding one memories file as one row (namespace, name) of the memories
-// table, so the agents of a team share learned memories through the same
-// database as their memory bank.
+// MemoriesStore is a memories.Store, memories.Appender,
+// memories.CondAppender and memories.Sizer holding one memories file as one
+// row (namespace, name) of the memories table, so the agents of a team share
+// learned memories through the same database as their memory bank.
 //
 // Save is a compare-and-swap in one statement. Append is one statement too,
 // UPDATE ... SET data = data || entry (an upsert when the file does not exist
 // yet), so adding a memory sends only the entry over the network however
 // large the file is, and concurrent Appends from any number of machines
 // never lose one another. (The server still writes a new copy of the row, as
-// PostgreSQL does for every update.)
+// PostgreSQL does for every update.) AppendIf (memories.CondAppender) is
+// Append in the same transaction as a check of the row's version, taken
+// under the row's lock, so nothing can be written between the two.
 type MemoriesStore struct {
 	pool  *pgxpool.Pool
 	table string
@@ -34,10 +36,11 @@ type MemoriesStore struct {
 }
 
 var (
-	_ memories.Store    = (*MemoriesStore)(nil)
-	_ memories.Appender = (*MemoriesStore)(nil)
-	_ memories.Sizer    = (*MemoriesStore)(nil)
-	_ memories.Peeker   = (*MemoriesStore)(nil)
+	_ memories.Store        = (*MemoriesStore)(nil)
+	_ memories.Appender     = (*MemoriesStore)(nil)
+	_ memories.CondAppender = (*MemoriesStore)(nil)
+	_ memories.Sizer        = (*MemoriesStore)(nil)
+	_ memories.Peeker       = (*MemoriesStore)(nil)
 )
 
 type memoriesQueries struct {
@@ -70,7 +73,7 @@ func newMemoriesQueries(table string) memoriesQueries {
 				RETURNING version),
 			d AS (DELETE FROM {e} WHERE namespace = $1 AND name = $2 AND EXISTS (SELECT 1 FROM w))
 			SELECT version FROM w`, table),
-		lockTail: sqlf(`SELECT size, tail FROM {t} WHERE namespace = $1 AND name = $2 FOR UPDATE`, table),
+		lockTail: sqlf(`SELECT size, tail, version FROM {t} WHERE namespace = $1 AND name = $2 FOR UPDATE`, table),
 		bump: sqlf(`UPDATE {t} SET size = size + octet_length($3::bytea), tail = substring($3::bytea FROM octet_length($3::bytea)),
 				version = nextval({seq}), mod_time = clock_timestamp()
 			WHERE namespace = $1 AND name = $2 RETURNING size, version`, table),
@@ -210,7 +213,7 @@ func (m *MemoriesStore) Append(ctx context.Context, header, entry []byte) (int64
 		return 0, "", err
 	}
 	for {
-		size, version, again, err := m.appendOnce(ctx, header, entry)
+		size, version, again, err := m.appendOnce(ctx, header, entry, nil)
 		if err != nil {
 			return 0, "", m.fail(ctx, "append", err)
 		}
@@ -220,22 +223,52 @@ func (m *MemoriesStore) Append(ctx context.Context, header, entry []byte) (int64
 	}
 }
 
+// AppendIf is Append done only if the file's version is still ifVersion
+// ("" = the file must not exist), checked under the row's lock in the
+// append's own transaction; otherwise it returns an error wrapping
+// memories.ErrConflict and writes nothing (memories.CondAppender).
+func (m *MemoriesStore) AppendIf(ctx context.Context, header, entry []byte, ifVersion string) (int64, string, error) {
+	if err := m.begin(ctx, "append"); err != nil {
+		return 0, "", err
+	}
+	want := int64(0) // the file must be missing
+	if ifVersion != "" {
+		var ok bool
+		if want, ok = parseVersion(ifVersion); !ok {
+			return 0, "", m.conflict(ifVersion)
+		}
+	}
+	size, version, conflict, err := m.appendOnce(ctx, header, entry, &want)
+	if err != nil {
+		return 0, "", m.fail(ctx, "append", err)
+	}
+	if conflict {
+		return 0, "", m.conflict(ifVersion)
+	}
+	return size, formatVersion(version), nil
+}
+
 // appendOnce appends in one transaction: the whole file as the row when
 // there is none (again when another writer created it first), else one
-// entry row holding what appendEntry would add to the file.
-func (m *MemoriesStore) appendOnce(ctx context.Context, header, entry []byte) (size, version int64, again bool, err error) {
+// entry row holding what appendEntry would add to the file. With ifVersion
+// it appends only if the row's version is *ifVersion (0: there is no row),
+// and again then means a conflict, with nothing written.
+func (m *MemoriesStore) appendOnce(ctx context.Context, header, entry []byte, ifVersion *int64) (size, version int64, again bool, err error) {
 	tx, err := m.pool.Begin(ctx)
 	if err != nil {
 		return 0, 0, false, err
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 	var tail []byte
-	err = tx.QueryRow(ctx, m.q.lockTail, m.ns, m.name).Scan(&size, &tail)
+	err = tx.QueryRow(ctx, m.q.lockTail, m.ns, m.name).Scan(&size, &tail, &version)
 	if errors.Is(err, pgx.ErrNoRows) {
+		if ifVersion != nil && *ifVersion != 0 {
+			return 0, 0, true, nil // removed since it was read
+		}
 		whole := appendEntry(nil, header, entry)
 		err = tx.QueryRow(ctx, m.q.saveNew, m.ns, m.name, whole).Scan(&version) // the file, created as a whole
 		if errors.Is(err, pgx.ErrNoRows) {
-			return 0, 0, true, nil // created meanwhile: append to it
+			return 0, 0, true, nil // created meanwhile: append to it, or a conflict
 		}
 		if err != nil {
 			return 0, 0, false, err
@@ -244,6 +277,9 @@ func (m *MemoriesStore) appendOnce(ctx context.Context, header, entry []byte) (s
 	}
 	if err != nil {
 		return 0, 0, false, err
+	}
+	if ifVersion != nil && version != *ifVersion {
+		return 0, 0, true, nil // written since it was read; the row stays locked until the rollback
 	}
 	var piece []byte
 	if size == 0 {

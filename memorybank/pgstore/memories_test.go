@@ -28,7 +28,7 @@ func TestMemoriesConformance(t *testing.T) {
 	})
 }
 
-// Append follows the same rules as memories.MemStore, byte for byte, for
+// Append and AppendIf follow the same rules as memories.MemStore, byte for byte, for
 // every combination of stored data, header and entry that the rules
 // distinguish.
 func TestMemoriesAppendMatchesMemStore(t *testing.T) {
@@ -59,6 +59,8 @@ func TestMemoriesAppendMatchesMemStore(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			pg, err := s.Memories("append-" + randomSuffix(t) + ".md")
 			require.NoError(t, err)
+			cond, err := s.Memories("appendif-" + randomSuffix(t) + ".md")
+			require.NoError(t, err)
 			var mem memories.MemStore
 			for i, st := range tt.steps {
 				if st.save != nil {
@@ -79,6 +81,21 @@ func TestMemoriesAppendMatchesMemStore(t *testing.T) {
 				assert.Equal(t, memSize, pgSize, "step %d: size", i)
 				assert.Equal(t, int64(len(pgData)), pgSize, "step %d: size is not the stored length", i)
 				assert.Equal(t, loaded, pgVersion, "step %d: Append's version is not the stored one", i)
+
+				// AppendIf at the current version writes what Append does.
+				if st.save != nil {
+					_, err := cond.Save(ctx, []byte(*st.save), "")
+					require.NoError(t, err)
+				}
+				_, current, err := cond.Load(ctx)
+				require.NoError(t, err)
+				condSize, condVersion, err := cond.AppendIf(ctx, []byte(st.header), []byte(st.entry), current)
+				require.NoError(t, err, "step %d: AppendIf", i)
+				condData, loaded, err := cond.Load(ctx)
+				require.NoError(t, err)
+				assert.Equal(t, string(memData), string(condData), "step %d: AppendIf", i)
+				assert.Equal(t, memSize, condSize, "step %d: AppendIf's size", i)
+				assert.Equal(t, loaded, condVersion, "step %d: AppendIf's version is not the stored one", i)
 			}
 		})
 	}
@@ -262,4 +279,99 @@ func TestMemoriesPeek(t *testing.T) {
 	head, err = m.Peek(ctx, 2)
 	require.NoError(t, err)
 	assert.Equal(t, "# ", string(head))
+}
+
+// AppendIf's version check and its append are one transaction: when another
+// Store on the same namespace appends between our Load and our AppendIf,
+// AppendIf fails with ErrConflict and writes nothing, so a Manager never
+// takes a file it did not read for the one its search index was built from.
+func TestMemoriesAppendIfConcurrentAppend(t *testing.T) {
+	ctx := context.Background()
+	s, pool, opts := newTestStore(t)
+	other, err := pgstore.New(pool, opts)
+	require.NoError(t, err)
+	t.Cleanup(other.Close)
+	m, err := s.Memories("memories.md")
+	require.NoError(t, err)
+	o, err := other.Memories("memories.md")
+	require.NoError(t, err)
+	ca, ok := any(m).(memories.CondAppender)
+	require.True(t, ok, "pgstore's MemoriesStore does not implement memories.CondAppender")
+	header := []byte("# Memories\n\n")
+
+	for _, missing := range []bool{true, false} {
+		if !missing {
+			_, _, err := m.Append(ctx, header, []byte("## ours\n"))
+			require.NoError(t, err)
+		}
+		_, v, err := m.Load(ctx)
+		require.NoError(t, err)
+		_, _, err = o.Append(ctx, header, []byte("## theirs\n")) // the other Store, meanwhile
+		require.NoError(t, err)
+		want, wantVersion, err := o.Load(ctx)
+		require.NoError(t, err)
+
+		_, _, err = ca.AppendIf(ctx, header, []byte("## late\n"), v)
+		require.ErrorIs(t, err, memories.ErrConflict, "missing=%v: AppendIf at the version read before another Store's Append", missing)
+		got, gotVersion, err := m.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(got), "missing=%v: a refused AppendIf wrote", missing)
+		assert.Equal(t, wantVersion, gotVersion, "missing=%v: a refused AppendIf changed the version", missing)
+
+		size, v2, err := ca.AppendIf(ctx, header, []byte("## now\n"), gotVersion)
+		require.NoError(t, err, "missing=%v: AppendIf at the current version", missing)
+		got, loaded, err := o.Load(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, string(want)+"## now\n", string(got))
+		assert.Equal(t, int64(len(got)), size)
+		assert.Equal(t, loaded, v2)
+		_, err = m.Save(ctx, nil, v2) // empty again for the next round
+		require.NoError(t, err)
+	}
+}
+
+// Writers racing with AppendIf at one version, from two Stores: exactly one
+// gets through, which a version check outside the append's transaction
+// would not guarantee.
+func TestMemoriesAppendIfRace(t *testing.T) {
+	ctx := context.Background()
+	s, pool, opts := newTestStore(t)
+	other, err := pgstore.New(pool, opts)
+	require.NoError(t, err)
+	t.Cleanup(other.Close)
+	var files [2]*pgstore.MemoriesStore
+	for i, st := range []*pgstore.Store{s, other} {
+		files[i], err = st.Memories("memories.md")
+		require.NoError(t, err)
+	}
+	header := []byte("# Memories\n\n")
+	for round := range 10 {
+		before, v, err := files[0].Load(ctx)
+		require.NoError(t, err)
+		const writers = 8
+		errs := make(chan error, writers)
+		for w := range writers {
+			go func() {
+				_, _, err := files[w%2].AppendIf(ctx, header, fmt.Appendf(nil, "## %d.%d\n", round, w), v)
+				errs <- err
+			}()
+		}
+		won := 0
+		for range writers {
+			err := <-errs
+			if err == nil {
+				won++
+			} else {
+				require.ErrorIs(t, err, memories.ErrConflict)
+			}
+		}
+		require.Equal(t, 1, won, "round %d: AppendIfs at version %q that succeeded", round, v)
+		after, _, err := files[1].Load(ctx)
+		require.NoError(t, err)
+		added := strings.TrimPrefix(string(after), string(before))
+		if len(before) == 0 {
+			added = strings.TrimPrefix(added, string(header))
+		}
+		assert.Equal(t, 1, strings.Count(added, "## "), "round %d: the file gained %q", round, added)
+	}
 }
