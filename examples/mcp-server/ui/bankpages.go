@@ -360,10 +360,8 @@ func (h *Handler) history(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var current int64
-	if d, err := h.opts.Bank.Read(r.Context(), doc.read()); err == nil {
-		current = d.Version
-	} else if !errors.Is(err, memorybank.ErrNotFound) {
+	current, err := h.currentVersion(r.Context(), doc)
+	if err != nil {
 		return err
 	}
 	type row struct {

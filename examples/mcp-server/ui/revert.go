@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -26,10 +27,8 @@ func (h *Handler) confirmRevert(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var current int64
-	if d, err := h.opts.Bank.Read(r.Context(), doc.read()); err == nil {
-		current = d.Version
-	} else if !errors.Is(err, memorybank.ErrNotFound) {
+	current, err := h.currentVersion(r.Context(), doc)
+	if err != nil {
 		return err
 	}
 	if _, err := history.ReadVersion(r.Context(), h.opts.Bank, doc.read(), v); err != nil {
@@ -108,4 +107,16 @@ func hiddenFields(v url.Values) []field {
 		out = append(out, field{k, v.Get(k)})
 	}
 	return out
+}
+
+// currentVersion is the stored version of doc, 0 when it does not exist.
+func (h *Handler) currentVersion(ctx context.Context, doc ref) (int64, error) {
+	d, err := h.opts.Bank.Read(ctx, doc.read())
+	if errors.Is(err, memorybank.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return d.Version, nil
 }

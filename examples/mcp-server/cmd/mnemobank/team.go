@@ -132,6 +132,12 @@ func serveHTTP(ctx context.Context, addr, token string, h http.Handler, viewer *
 		ready(ln.Addr())
 	}
 	logger.Info("mnemobank: serving MCP over streamable HTTP", "url", "http://"+ln.Addr().String()+mcpPath, "token", token != "")
+	return serveUntilDone(ctx, srv, ln, "the HTTP server")
+}
+
+// serveUntilDone serves srv on ln until ctx ends, then shuts it down within
+// shutdownGrace; what names the server in a shutdown error.
+func serveUntilDone(ctx context.Context, srv *http.Server, ln net.Listener, what string) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -142,7 +148,7 @@ func serveHTTP(ctx context.Context, addr, token string, h http.Handler, viewer *
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutting down: %w", err)
+		return fmt.Errorf("shutting down %s: %w", what, err)
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
