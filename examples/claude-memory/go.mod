@@ -34,4 +34,3 @@ require (
 	golang.org/x/text v0.36.0 // indirect
 )
 
-replace github.com/mnemobank/mnemobank => ../..

@@ -45,6 +45,4 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
-replace github.com/mnemobank/mnemobank => ../..
 
-replace github.com/mnemobank/mnemobank/memorybank/pgstore => ../../memorybank/pgstore

@@ -2,10 +2,9 @@ module github.com/mnemobank/mnemobank/memorybank/pgstore
 
 go 1.25.0
 
-replace github.com/mnemobank/mnemobank => ../..
 
 require (
-	github.com/mnemobank/mnemobank v0.0.0-00010101000000-000000000000
+	github.com/mnemobank/mnemobank v0.0.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/stretchr/testify v1.12.1
 )
