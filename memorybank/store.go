@@ -131,6 +131,23 @@ type LazyWriter interface {
 	Lazy() Store
 }
 
+// BatchPutter is the optional interface of a Store that writes many keys at
+// once as durably as one Put each, with fewer waits for the disk (fsstore
+// syncs a whole batch at once). Importers use it; a Bank does not need it.
+type BatchPutter interface {
+	Store
+	// PutBatch writes each object's Data at its Key if cond holds for that
+	// key, and returns one error per object: nil when written, an error
+	// matching ErrConflict when cond did not hold (nothing written for
+	// it), or the key's own error (ErrInvalidKey, ErrPathConflict). The
+	// second result is an error that stopped the batch (a cancelled ctx,
+	// an I/O failure, ErrInvalidCondition before any I/O); objects before
+	// the point it stopped may have been written, and each has its own
+	// error or nil. When it returns nil, every object written is durable
+	// and visible to readers, and each key counts as one change.
+	PutBatch(ctx context.Context, objs []Object, cond Condition) ([]error, error)
+}
+
 // ChangeCount is a reading of a ChangeCounter.
 type ChangeCount struct {
 	Epoch string

@@ -361,14 +361,6 @@ func (im *importer) plan(ctx context.Context, src *io.SectionReader) error {
 	return err
 }
 
-// batchPutter is the optional interface of a Store that writes many keys
-// at once as durably as one by one, with fewer syncs (fsstore.PutBatch):
-// per object nil, an error matching ErrConflict when cond does not hold,
-// or the key's own error; an error that stops the batch.
-type batchPutter interface {
-	PutBatch(ctx context.Context, objs []memorybank.Object, cond memorybank.Condition) ([]error, error)
-}
-
 // Bounds of one batch of writes.
 const (
 	batchEntries = 512
@@ -382,7 +374,7 @@ const (
 // every document key, history is still on disk before its document.
 func (im *importer) apply(ctx context.Context, src *io.SectionReader) error {
 	total := im.res.Manifest.Entries
-	bp, _ := im.store.(batchPutter)
+	bp, _ := im.store.(memorybank.BatchPutter)
 	var pend []entry
 	pendBytes := 0
 	flush := func() error {

@@ -16,6 +16,8 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank"
 )
 
+var _ memorybank.BatchPutter = (*Store)(nil)
+
 // PutBatch writes each object's Data at its Key if cond holds for that
 // key, under one hold of the store lock, and returns one error per object
 // (nil when written; an error matching memorybank.ErrConflict when cond
@@ -29,7 +31,7 @@ import (
 // in order and makes the renames durable at once. A crash leaves each key
 // of the batch either as it was or whole with its new data, never torn;
 // when PutBatch returns, all of the batch is on disk. Importers (the
-// archive package) use it through a type assertion. Keys that are
+// archive package) use it through memorybank.BatchPutter. Keys that are
 // symbolic links are written as Put writes them, one by one.
 func (s *Store) PutBatch(ctx context.Context, objs []memorybank.Object, cond memorybank.Condition) ([]error, error) {
 	if err := cond.Validate(); err != nil {

@@ -13,7 +13,14 @@
 // (including identical rewrites), every [memorybank.Condition] case,
 // ErrNotFound and ErrConflict through errors.Is, listing order and prefixes,
 // copy-not-alias, invalid keys on every method, cancelled contexts, and a
-// concurrent compare-and-swap counter that must not lose an update.
+// concurrent compare-and-swap counter that must not lose an update. Each
+// optional interface the store offers is checked too, by type assertion, as
+// go-git's storage suite does (a subtest that skips, saying so, when the
+// store lacks it): [memorybank.ChangeCounter] counts exactly,
+// [memorybank.ChangeNotifier] signals every watcher and closes its channel,
+// [memorybank.KeyLocker] excludes the other holders of a name,
+// [memorybank.LazyWriter]'s view shares keys, versions and counts, and
+// [memorybank.BatchPutter] gives each object its own error.
 //
 // The package does no I/O of its own beyond calling the store. Subtests run
 // sequentially, each on a fresh store from newStore; only the counter

@@ -44,6 +44,10 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memorybank.Store) {
 		{"CancelledContext", testCancelledContext},
 		{"ConcurrentCASCounter", testConcurrentCAS},
 		{"ChangeCounter", testChangeCounter},
+		{"ChangeNotifier", testChangeNotifier},
+		{"KeyLocker", testKeyLocker},
+		{"LazyWriter", testLazyWriter},
+		{"BatchPutter", testBatchPutter},
 		{"PathConflict", testPathConflict},
 	}
 	for _, st := range subtests {

@@ -41,6 +41,22 @@ var brokenStores = map[string]struct {
 	"unsortedList":     {"List", func() memorybank.Store { return unsortedList{new(memorybank.MemStore)} }},
 	"ignoresContext":   {"CancelledContext", func() memorybank.Store { return ignoresContext{new(memorybank.MemStore)} }},
 	"contentVersions":  {"VersionsChangeOnEveryWrite", func() memorybank.Store { return contentVersions{new(memorybank.MemStore)} }},
+
+	"lockDoesNotExclude":    {"KeyLocker", func() memorybank.Store { return lockDoesNotExclude{newFullStore()} }},
+	"lazyIsAnotherStore":    {"LazyWriter", func() memorybank.Store { return lazyIsAnotherStore{newFullStore()} }},
+	"batchIgnoresCondition": {"BatchPutter", func() memorybank.Store { return batchIgnoresCondition{newFullStore()} }},
+	"watchNeverSignals":     {"ChangeNotifier", func() memorybank.Store { return watchNeverSignals{newFullStore()} }},
+}
+
+// fullStoreName names, for a child process, the store with every optional
+// interface implemented correctly.
+const fullStoreName = "fullStore"
+
+func storeNamed(name string) memorybank.Store {
+	if name == fullStoreName {
+		return newFullStore()
+	}
+	return brokenStores[name].store()
 }
 
 // TestSuiteCatchesBrokenStores runs the suite, in child processes, on stores
@@ -48,7 +64,7 @@ var brokenStores = map[string]struct {
 // for that rule while the CRUD basics still pass.
 func TestSuiteCatchesBrokenStores(t *testing.T) {
 	if name := os.Getenv(envBroken); name != "" {
-		storetest.TestStore(t, func(*testing.T) memorybank.Store { return brokenStores[name].store() })
+		storetest.TestStore(t, func(*testing.T) memorybank.Store { return storeNamed(name) })
 		return
 	}
 	for name, b := range brokenStores {
@@ -60,6 +76,20 @@ func TestSuiteCatchesBrokenStores(t *testing.T) {
 			assert.Contains(t, string(out), "--- FAIL: TestSuiteCatchesBrokenStores/"+b.failing+" ")
 			assert.Contains(t, string(out), "--- PASS: TestSuiteCatchesBrokenStores/InvalidKeys ")
 		})
+	}
+}
+
+// TestSuiteChecksEveryOptionalInterface runs the suite on a store with
+// every optional interface and checks that it passes with nothing skipped,
+// so a check that silently stopped running would show.
+func TestSuiteChecksEveryOptionalInterface(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), envBroken+"="+fullStoreName)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "the suite failed a correct store:\n%s", out)
+	assert.NotContains(t, string(out), "--- SKIP")
+	for _, name := range []string{"ChangeCounter", "ChangeNotifier", "KeyLocker", "LazyWriter", "BatchPutter"} {
+		assert.Contains(t, string(out), "--- PASS: TestSuiteCatchesBrokenStores/"+name+" ")
 	}
 }
 
