@@ -25,7 +25,7 @@ var topics = []topic{
 	{id: "sourdough",
 		asks: []string{"Can you help me fix my sourdough? The loaves come out flat and dense.", "How long should the bulk ferment be in a cold kitchen?"},
 		facts: []fact{
-			{"starter", "My starter is called Gerald, I've been feeding him rye flour since February.", "What is the name of my bread culture?"},
+			{"starter", "My starter is called Gerald, I've been feeding him rye flour since February.", "What is my sourdough starter called?"},
 			{"oven", "I bake in a cast iron Dutch oven from Lodge, the 5 quart one.", "Which pot do I use for baking loaves?"},
 			{"flour1", "This week I switched to a Canadian strong white flour with 13% protein.", "What protein percentage does the flour I moved to have?"},
 		},
@@ -49,7 +49,7 @@ var topics = []topic{
 			{"race", "The race I signed up for is the Cherry Blossom half in Washington on April 6.", "Which half marathon am I entered in?"},
 			{"shoes", "I run in Brooks Ghost 15s, bought them in January.", "What brand of running shoes do I wear?"},
 		},
-		later: []fact{{"run2", "Good news, I managed 18 km last Sunday without walking!", "What is the longest distance I have run so far?"}},
+		later: []fact{{"run2", "Good news, I managed 18 km last Sunday without walking!", "How many km is my longest run so far?"}},
 		tips: []string{
 			"Increase your weekly mileage by no more than ten percent to avoid overuse injuries.",
 			"Most of your runs should be at an easy conversational pace, with one tempo session a week.",
@@ -87,9 +87,9 @@ var topics = []topic{
 	{id: "dog",
 		asks: []string{"Any tips for getting a rescue dog used to a new home?", "How do I stop my dog from pulling on the lead?"},
 		facts: []fact{
-			{"dogname", "We adopted a retired racing greyhound last week, she's called Pepper.", "What's the name of our new pet?"},
+			{"dogname", "We adopted a retired racing greyhound last week, she's called Pepper.", "What's the name of the greyhound we adopted?"},
 			{"dogage", "Pepper is four years old and raced 60 times in Ireland.", "How old is the hound we took in?"},
-			{"vet", "Her vet is Dr. Okafor at the Maple Street clinic.", "Who is the animal doctor we go to?"},
+			{"vet", "Her vet is Dr. Okafor at the Maple Street clinic.", "Which vet looks after our dog?"},
 		},
 		later: []fact{{"dogfood", "Pepper has a sensitive stomach, the vet put her on a salmon and rice kibble.", "What food does the greyhound eat now?"}},
 		tips: []string{
@@ -107,7 +107,7 @@ var topics = []topic{
 	{id: "travel-japan",
 		asks: []string{"Can you plan two weeks in Japan for me?", "Is the JR Pass still worth it?"},
 		facts: []fact{
-			{"japan-when", "We're flying to Tokyo on October 3 and coming back on the 17th.", "On what date does our trip to Japan start?"},
+			{"japan-when", "We're flying to Tokyo on October 3 and coming back on the 17th.", "On what date do we fly out to Tokyo?"},
 			{"japan-who", "I'm going with my brother Luis, it's his first time in Asia.", "Who is travelling with me to Japan?"},
 			{"japan-hotel", "We booked a ryokan in Hakone for two nights with a private onsen.", "Where are we staying with the private hot spring?"},
 		},
@@ -144,7 +144,7 @@ var topics = []topic{
 		asks: []string{"Help me plan a winter road trip around Iceland.", "Do I need a 4x4 in Iceland in February?"},
 		facts: []fact{
 			{"iceland-when", "We're doing Iceland in February, landing in Keflavík on the 11th.", "When do we arrive for the Iceland trip?"},
-			{"iceland-car", "We rented a Dacia Duster from a company called Lotus.", "What vehicle did we hire for the road trip?"},
+			{"iceland-car", "We rented a Dacia Duster from a company called Lotus.", "Which car did we rent for Iceland?"},
 		},
 		tips: []string{
 			"In winter stick to the south coast rather than the full Ring Road, daylight is short and roads close.",
@@ -162,7 +162,7 @@ var topics = []topic{
 			{"gover", "Our service is on Go 1.22 and we run CI on GitHub Actions.", "Which Go release does our service use?"},
 			{"flaky", "The flaky one is TestSubscriberReconnect, fails maybe one run in twenty.", "Which test fails intermittently?"},
 		},
-		later: []fact{{"flaky-fixed", "The reconnect test was a race on the done channel, it's fixed and green for 300 runs.", "What turned out to cause the intermittent failure?"}},
+		later: []fact{{"flaky-fixed", "The reconnect test was a race on the done channel, it's fixed and green for 300 runs.", "What turned out to cause the reconnect test failures?"}},
 		tips: []string{
 			"Run the test many times with go test -run TestName -count=200 -race to reproduce the failure locally.",
 			"Flaky tests usually wait with time.Sleep instead of waiting on a channel or condition.",
@@ -173,7 +173,7 @@ var topics = []topic{
 			"Compare the failure logs from CI, the goroutine dump at timeout shows what was blocked.",
 		},
 		code: "```go\nfunc TestSubscriberReconnect(t *testing.T) {\n\tsrv := newTestServer(t)\n\tsub := srv.Subscribe(\"orders\")\n\tt.Cleanup(sub.Close)\n\tsrv.Restart()\n\tselect {\n\tcase <-sub.Reconnected():\n\tcase <-time.After(5 * time.Second):\n\t\tt.Fatal(\"subscriber did not reconnect\")\n\t}\n}\n```",
-		told: fact{"count", "Run it with -count=200 and -race to make the failure show up locally.", "What flags did you tell me to reproduce the flake with?"},
+		told: fact{"count", "Run it with -count=200 and -race to make the failure show up locally.", "What flags did you tell me to run the flaky test with?"},
 	},
 	{id: "react",
 		asks: []string{"My React component re-renders constantly, how do I debug it?", "Should I use useMemo here?"},
@@ -196,7 +196,7 @@ var topics = []topic{
 	{id: "garden",
 		asks: []string{"What vegetables can I grow on a north-facing balcony?", "How often should I water tomatoes in pots?"},
 		facts: []fact{
-			{"balcony", "The balcony is about 2 by 4 metres and only gets sun after 3 pm.", "How large is the outdoor space where I grow vegetables?"},
+			{"balcony", "The balcony is about 2 by 4 metres and only gets sun after 3 pm.", "How big is my balcony?"},
 			{"tomato", "I planted two Sungold cherry tomatoes and a Black Krim.", "Which tomato varieties did I plant?"},
 			{"herbs", "The basil died again but the mint has taken over the whole planter.", "Which herb is thriving on the balcony?"},
 		},
@@ -214,8 +214,8 @@ var topics = []topic{
 	{id: "car",
 		asks: []string{"Should I buy an electric car or a hybrid?", "How much does a home charger cost to install?"},
 		facts: []fact{
-			{"oldcar", "My current car is a 2011 Honda Civic with 210,000 km on it.", "What do I drive at the moment?"},
-			{"commute", "I commute 45 km each way to the office three days a week.", "How long is my drive to work?"},
+			{"oldcar", "My current car is a 2011 Honda Civic with 210,000 km on it.", "What is my current car?"},
+			{"commute", "I commute 45 km each way to the office three days a week.", "How far is my commute to the office?"},
 		},
 		later: []fact{{"newcar", "We went for it and bought a used Kia Niro EV, picking it up on Friday.", "Which vehicle did I end up purchasing?"}},
 		tips: []string{
@@ -227,7 +227,7 @@ var topics = []topic{
 			"Hybrids make sense if you cannot charge at home or often drive long distances.",
 			"Cold weather reduces range by twenty to thirty percent.",
 		},
-		told: fact{"wallbox", "A 7 kW wallbox installation usually costs between 800 and 1,500.", "What price range did you quote for putting in a charger?"},
+		told: fact{"wallbox", "A 7 kW wallbox installation usually costs between 800 and 1,500.", "What did you say a wallbox installation costs?"},
 	},
 	{id: "budget",
 		asks: []string{"Can you help me make a monthly budget?", "Is it better to pay off my car loan early or invest?"},
@@ -254,7 +254,7 @@ var topics = []topic{
 			{"cluster", "We run on GKE Autopilot in europe-west1.", "Which managed Kubernetes service hosts our workloads?"},
 			{"oom", "The worker pods have a 512Mi limit and die during the nightly export.", "Which job makes the workers run out of memory?"},
 		},
-		later: []fact{{"oom2", "Raised the workers to 1Gi and streamed the export instead of buffering it, no OOMs for two weeks.", "What did we change to stop the out-of-memory crashes?"}},
+		later: []fact{{"oom2", "Raised the workers to 1Gi and streamed the export instead of buffering it, no OOMs for two weeks.", "What did we change to stop the OOMs on the workers?"}},
 		tips: []string{
 			"Requests are what the scheduler reserves for the pod, limits are the ceiling at which it is killed.",
 			"Look at the actual memory usage over a week with kubectl top or your metrics stack before choosing limits.",
@@ -271,7 +271,7 @@ var topics = []topic{
 		asks: []string{"I'm learning guitar as an adult, how should I practise?", "Why do my fingers buzz on barre chords?"},
 		facts: []fact{
 			{"guitar", "I bought a Yamaha FG800 acoustic in March.", "What instrument model do I own?"},
-			{"song", "The first song I want to learn properly is Blackbird by the Beatles.", "Which tune am I working towards playing?"},
+			{"song", "The first song I want to learn properly is Blackbird by the Beatles.", "Which song do I want to learn?"},
 			{"teacher", "I have a lesson every other Thursday with a teacher called Marta.", "Who gives me music lessons?"},
 		},
 		tips: []string{
@@ -287,8 +287,8 @@ var topics = []topic{
 	{id: "sleep",
 		asks: []string{"I keep waking up at 4 am and can't fall asleep again.", "Does magnesium help with sleep?"},
 		facts: []fact{
-			{"bedtime", "I usually go to bed around 11:30 and the alarm is at 6:45.", "What time do I normally turn in?"},
-			{"coffee", "I drink three espressos a day, the last one around 4 pm.", "How much coffee do I have daily?"},
+			{"bedtime", "I usually go to bed around 11:30 and the alarm is at 6:45.", "What time do I usually go to bed?"},
+			{"coffee", "I drink three espressos a day, the last one around 4 pm.", "How many espressos do I drink a day?"},
 		},
 		tips: []string{
 			"Caffeine has a half-life of five to six hours, so a 4 pm coffee is still active at bedtime.",
@@ -305,7 +305,7 @@ var topics = []topic{
 		asks: []string{"I'm giving a speech at my sister's wedding, can you help?", "How long should a wedding speech be?"},
 		facts: []fact{
 			{"wedding", "My sister Ana is marrying Tom on September 14 in Asheville.", "Where is my sister's wedding taking place?"},
-			{"story", "The story I want to tell is how she got lost in Rome and ended up at a stranger's dinner.", "Which anecdote do I plan to share at the reception?"},
+			{"story", "The story I want to tell is how she got lost in Rome and ended up at a stranger's dinner.", "Which story do I want to tell in my toast?"},
 		},
 		tips: []string{
 			"Three to five minutes is the sweet spot for a wedding speech.",
@@ -320,10 +320,10 @@ var topics = []topic{
 	{id: "homelab",
 		asks: []string{"How do I back up my home server properly?", "Should I use RAID or just backups?"},
 		facts: []fact{
-			{"nas", "My NAS is a Synology DS920+ with four 8 TB drives in SHR.", "What storage box do I have at home?"},
+			{"nas", "My NAS is a Synology DS920+ with four 8 TB drives in SHR.", "Which Synology model is my NAS?"},
 			{"photos", "The most important thing on it is 15 years of family photos, about 2 TB.", "How much space do the family pictures take?"},
 		},
-		later: []fact{{"offsite", "Set up Backblaze B2 as the offsite copy, it costs me about 12 a month.", "Where does my off-site backup go?"}},
+		later: []fact{{"offsite", "Set up Backblaze B2 as the offsite copy, it costs me about 12 a month.", "Which cloud holds the offsite copy of my data?"}},
 		tips: []string{
 			"Follow the 3-2-1 rule: three copies, two different media, one offsite.",
 			"RAID protects against a failed disk, not against deletion, ransomware or fire.",
@@ -339,7 +339,7 @@ var topics = []topic{
 		asks: []string{"My pandas script takes forever on a 2 GB CSV, how do I speed it up?", "How do I group by month in pandas?"},
 		facts: []fact{
 			{"csv", "The CSV has 14 million rows of sensor readings from our greenhouse project.", "What does the big data file contain?"},
-			{"laptop", "I'm on a 2019 MacBook Pro with 16 GB of RAM.", "How much memory does my computer have?"},
+			{"laptop", "I'm on a 2019 MacBook Pro with 16 GB of RAM.", "How much RAM does my laptop have?"},
 		},
 		tips: []string{
 			"Read only the columns you need with usecols and give dtypes explicitly.",
@@ -350,13 +350,13 @@ var topics = []topic{
 			"Polars or DuckDB can query a CSV of this size in seconds.",
 		},
 		code: "```python\nimport pandas as pd\n\ndf = pd.read_csv(\"readings.csv\", usecols=[\"ts\", \"sensor\", \"value\"],\n                 dtype={\"sensor\": \"category\", \"value\": \"float32\"},\n                 parse_dates=[\"ts\"])\nmonthly = df.groupby([pd.Grouper(key=\"ts\", freq=\"MS\"), \"sensor\"])[\"value\"].mean()\nmonthly.to_frame().to_parquet(\"monthly.parquet\")\n```",
-		told: fact{"parquet", "Save the data once as Parquet so later loads are fast.", "Which file format did you suggest converting to?"},
+		told: fact{"parquet", "Save the data once as Parquet so later loads are fast.", "Which file format did you suggest saving the data as?"},
 	},
 	{id: "knee",
 		asks: []string{"My knee hurts on the outside after long runs, what could it be?", "What stretches help with IT band pain?"},
 		facts: []fact{
 			{"knee", "It's my left knee, the pain starts around kilometre 10.", "Which leg has the sore joint?"},
-			{"physio", "I booked a physio, Dr. Lindqvist, for next Wednesday.", "Who is treating my injury?"},
+			{"physio", "I booked a physio, Dr. Lindqvist, for next Wednesday.", "Which physio did I book?"},
 		},
 		tips: []string{
 			"Pain on the outside of the knee in runners is often iliotibial band syndrome.",
@@ -371,7 +371,7 @@ var topics = []topic{
 	{id: "move",
 		asks: []string{"We're moving across the country, what should be on my checklist?", "How do I ship a car between states?"},
 		facts: []fact{
-			{"move1", "We're moving from Chicago to Denver at the end of June for my wife's job.", "Which city are we relocating to?"},
+			{"move1", "We're moving from Chicago to Denver at the end of June for my wife's job.", "Which city were we moving to for my wife's job?"},
 			{"movers", "We got a quote of 6,800 from Allied for the move.", "How much did the moving company quote?"},
 		},
 		later: []fact{{"move2", "Change of plans, the Denver job fell through and we're moving to Austin instead.", "Where did we end up moving?"}},
@@ -388,8 +388,8 @@ var topics = []topic{
 	{id: "rust",
 		asks: []string{"I'm fighting the borrow checker in Rust, can you explain lifetimes?", "How do I share a HashMap between threads in Rust?"},
 		facts: []fact{
-			{"rustproj", "I'm writing a small CLI called tidyfs that cleans up old files in a folder.", "What is the name of my command-line project?"},
-			{"rustver", "I'm using Rust 1.78 on Linux, edition 2021.", "Which compiler version do I build with?"},
+			{"rustproj", "I'm writing a small CLI called tidyfs that cleans up old files in a folder.", "What is my Rust CLI called?"},
+			{"rustver", "I'm using Rust 1.78 on Linux, edition 2021.", "Which Rust version am I using?"},
 		},
 		tips: []string{
 			"A lifetime annotation does not change how long anything lives, it tells the compiler how references relate.",
@@ -406,7 +406,7 @@ var topics = []topic{
 		asks: []string{"Can you give me a recipe for a chicken curry for eight people?", "How do I make it less spicy for kids?"},
 		facts: []fact{
 			{"party", "It's for my son Leo's 10th birthday party on Saturday.", "What occasion am I cooking the curry for?"},
-			{"allergy", "One of his friends is allergic to cashews, so no nuts at all.", "Which ingredient must I keep out of the food?"},
+			{"allergy", "One of his friends is allergic to cashews, so no nuts at all.", "Which nuts is Leo's friend allergic to?"},
 		},
 		tips: []string{
 			"Brown the onions slowly for at least fifteen minutes, it is where the flavour comes from.",
@@ -423,9 +423,9 @@ var topics = []topic{
 		asks: []string{"I have a job interview for a staff engineer role, how should I prepare?", "How do I answer the question about my biggest failure?"},
 		facts: []fact{
 			{"company", "The interview is with Stripe on the payments infrastructure team.", "Which company am I interviewing at?"},
-			{"current", "I've been a senior engineer at a logistics startup for five years.", "How long have I been at my current employer?"},
+			{"current", "I've been a senior engineer at a logistics startup for five years.", "How many years have I been a senior engineer at the startup?"},
 		},
-		later: []fact{{"offer", "I got the offer! Starting on the payments team on March 3.", "When does my new position begin?"}},
+		later: []fact{{"offer", "I got the offer! Starting on the payments team on March 3.", "When do I start on the payments team?"}},
 		tips: []string{
 			"Staff interviews weigh system design and influence across teams heavily.",
 			"Prepare four or five stories with the situation, what you did and the measurable result.",
@@ -457,9 +457,9 @@ var topics = []topic{
 		asks: []string{"Can you recommend some novels like the ones I like?", "What should my book club read next?"},
 		facts: []fact{
 			{"book1", "I just finished Piranesi by Susanna Clarke and loved it.", "Which novel did I recently complete?"},
-			{"club", "My book club meets on the first Tuesday of each month at Carla's place.", "When does my reading group get together?"},
+			{"club", "My book club meets on the first Tuesday of each month at Carla's place.", "When does my book club meet?"},
 		},
-		later: []fact{{"book2", "Finished The Remains of the Day on the plane, it wrecked me.", "What book did I read while flying?"}},
+		later: []fact{{"book2", "Finished The Remains of the Day on the plane, it wrecked me.", "What book did I finish on the plane?"}},
 		tips: []string{
 			"If you liked Piranesi, try Jonathan Strange & Mr Norrell, The Starless Sea and Circe.",
 			"For a book club, pick something with a moral question people will disagree about.",
@@ -473,7 +473,7 @@ var topics = []topic{
 		asks: []string{"Our AWS bill doubled this month, how do I find out why?", "Are Savings Plans worth it?"},
 		facts: []fact{
 			{"bill", "The bill went from 9,000 to 18,500 dollars between July and August.", "How much was last month's cloud invoice?"},
-			{"nat", "Cost Explorer says most of the jump is NAT Gateway data processing.", "Which service caused the spending increase?"},
+			{"nat", "Cost Explorer says most of the jump is NAT Gateway data processing.", "Which AWS service caused the jump in the bill?"},
 		},
 		later: []fact{{"nat-fix", "Adding an S3 gateway endpoint cut the NAT charges by 80 percent.", "What fix reduced the networking charges?"}},
 		tips: []string{
@@ -490,7 +490,7 @@ var topics = []topic{
 		asks: []string{"My partner is pregnant, what do we actually need to buy?", "Which car seat is safest?"},
 		facts: []fact{
 			{"due", "The due date is November 22, it's a girl.", "When is the baby expected?"},
-			{"babyname", "We've more or less settled on the name Iris.", "What are we planning to call our daughter?"},
+			{"babyname", "We've more or less settled on the name Iris.", "What name did we settle on for the baby?"},
 		},
 		tips: []string{
 			"The essentials are a car seat, a safe place to sleep, nappies, a few outfits and feeding supplies.",
@@ -515,13 +515,13 @@ var topics = []topic{
 			"Anki with sentence cards works better than single words.",
 			"The differences between Spain and Latin America are mostly accent and a few words; pick the one you will use.",
 		},
-		told: fact{"anki", "Use Anki with whole sentences rather than single words.", "Which flashcard app did you recommend?"},
+		told: fact{"anki", "Use Anki with whole sentences rather than single words.", "Did you recommend single words or sentences for flashcards?"},
 	},
 	{id: "bike",
 		asks: []string{"My bike's gears skip under load, what's wrong?", "How often should I replace a chain?"},
 		facts: []fact{
 			{"bike", "It's a Canyon Grail gravel bike with Shimano GRX.", "What kind of bicycle do I ride?"},
-			{"ride", "I ride 120 km a week, mostly on gravel.", "How much cycling do I do weekly?"},
+			{"ride", "I ride 120 km a week, mostly on gravel.", "How many km do I ride each week?"},
 		},
 		tips: []string{
 			"Skipping under load usually means a worn chain or cassette.",
@@ -536,7 +536,7 @@ var topics = []topic{
 		asks: []string{"Which camera should I buy for travel photography?", "Is a prime lens better than a zoom?"},
 		facts: []fact{
 			{"camera", "I ended up ordering a Fujifilm X-T5 with the 16-80 lens.", "What camera did I buy?"},
-			{"instagram", "My photo account is @quietcorners and has about 3,000 followers.", "What is my photography handle?"},
+			{"instagram", "My photo account is @quietcorners and has about 3,000 followers.", "What is my photo account on Instagram?"},
 		},
 		tips: []string{
 			"For travel, weight matters: a mirrorless body with one versatile zoom covers most scenes.",
