@@ -3,17 +3,21 @@ package memories
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemobank/mnemobank/internal/textsearch/textsearchtest"
 )
 
 func shapeSets(t testing.TB) []textsearchtest.Set {
+	t.Helper()
 	remarks, err := textsearchtest.Remarks("testdata/dialogue")
 	require.NoError(t, err)
 	return []textsearchtest.Set{remarks, textsearchtest.Sessions(), textsearchtest.Messages()}
 }
 
+// asMemories reads documents as memories: a document's key, title, tags
+// (a chat message's role among them) and text as a memory's.
 func asMemories(docs []textsearchtest.Doc) []Memory {
 	ms := make([]Memory, len(docs))
 	for i, d := range docs {
@@ -22,12 +26,15 @@ func asMemories(docs []textsearchtest.Doc) []Memory {
 	return ms
 }
 
-func TestShapesMemories(t *testing.T) {
+// Search on collections of three shapes (textsearchtest: short remarks,
+// whole chat sessions, messages of mixed length), ranked as Find ranks:
+// on each it must be at least plain Okapi BM25 on every figure.
+func TestShapes(t *testing.T) {
+	t.Log(textsearchtest.Header)
 	for _, set := range shapeSets(t) {
-		ms := asMemories(set.Docs)
-		eng := textsearchtest.Measure(set.Questions, engineSearch(ms, searchParams))
-		bm := textsearchtest.Measure(set.Questions, textsearchtest.Okapi(set.Docs, nil))
-		bms := textsearchtest.Measure(set.Questions, textsearchtest.Okapi(set.Docs, stemWord))
-		t.Logf("%-9s %4d docs %3d q: engine %v  BM25 %v  BM25+stem %v", set.Name, len(set.Docs), len(set.Questions), eng, bm, bms)
+		require.GreaterOrEqual(t, len(set.Questions), 150, set.Name)
+		r := textsearchtest.Compare(set, engineSearch(asMemories(set.Docs), searchParams), stemWord)
+		t.Log(r)
+		assert.True(t, r.Engine.AtLeast(r.BM25), "%s: Search (%v) is below plain BM25 (%v)", set.Name, r.Engine, r.BM25)
 	}
 }

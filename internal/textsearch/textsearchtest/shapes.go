@@ -35,12 +35,12 @@ type Question struct {
 	Evidence []string // the keys of the documents that answer it
 }
 
-// Broad reports whether q asks for everything on a subject (a list, an
-// ordering, a change over time, a summary): its evidence is spread over
-// several documents, all of which a good answer needs.
+// Broad reports whether q is answered only by several documents
+// together: two facts, or everything on a subject (a list, an ordering, a
+// change over time, a summary).
 func (q Question) Broad() bool {
 	switch q.Kind {
-	case "list", "order", "update", "summary":
+	case "two", "list", "order", "update", "summary":
 		return true
 	}
 	return false
