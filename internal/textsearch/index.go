@@ -41,7 +41,7 @@ type Params struct {
 	Fields []Field
 	K1     float64 // term frequency saturation; 0 means 1.2
 	// Roles weigh a document by its author's role (AddAs): an occurrence
-	// in a document of role r counts Roles[r] times (>= 0). A role not
+	// in a document of role r counts Roles[r] times (> 0). A role not
 	// listed, or none, weighs 1.
 	Roles map[string]float64
 }
@@ -96,8 +96,8 @@ func NewIndex[K comparable](p Params, an Analyzer) (*Index[K], error) {
 		return nil, fmt.Errorf("%w: K1 is %v; want > 0", ErrParams, p.K1)
 	}
 	for r, w := range p.Roles {
-		if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
-			return nil, fmt.Errorf("%w: role %q has weight %v; want a finite weight >= 0", ErrParams, r, w)
+		if !(w > 0) || math.IsInf(w, 0) {
+			return nil, fmt.Errorf("%w: role %q has weight %v; want a finite weight > 0 (a role weighs documents, it does not filter them out)", ErrParams, r, w)
 		}
 	}
 	p.Roles = maps.Clone(p.Roles)
