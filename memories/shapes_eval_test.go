@@ -38,3 +38,26 @@ func TestShapes(t *testing.T) {
 		assert.True(t, r.Engine.AtLeast(r.BM25), "%s: Search (%v) is below plain BM25 (%v)", set.Name, r.Engine, r.BM25)
 	}
 }
+
+// A memory tagged with its author's role weighs by it, whether the index
+// was built with it or took it in after an Add.
+func TestRoleTagWeighsMemories(t *testing.T) {
+	ms := []Memory{
+		{ID: "a", Title: "glaze", Tags: []string{"assistant"}, Content: "the glaze is celadon green", Date: "2025-01-02"},
+		{ID: "n", Title: "glaze", Content: "the glaze is celadon green", Date: "2025-01-01"},
+		{ID: "u", Title: "glaze", Tags: []string{"User"}, Content: "the glaze is celadon green", Date: "2025-01-01"},
+	}
+	order := func(ix *index) []string {
+		r, _ := ix.rank("celadon", 0)
+		var ids []string
+		for _, s := range r {
+			ids = append(ids, ix.ms[s.i].ID)
+		}
+		return ids
+	}
+	built := newIndex("v1", ms)
+	assert.Equal(t, []string{"u", "n", "a"}, order(built))
+	extended := newIndex("v0", ms[:2])
+	extended.extend("v1", ms[2])
+	assert.Equal(t, []string{"u", "n", "a"}, order(extended))
+}
