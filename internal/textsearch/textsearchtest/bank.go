@@ -17,8 +17,9 @@
 //     measured on the questions answered by several documents (Diversify).
 //
 // The generated chat was written from what long chats with an assistant
-// look like, not from any data set: a third of its questions share one
-// word with their evidence and the rest only paraphrase it; an assistant's
+// look like, not from any data set: about one question in seven shares no
+// word with its evidence, the others one or two, paraphrasing the rest
+// (a lexical search cannot find the first kind); an assistant's
 // answers on a topic repeat the topic's vocabulary (distractors for the
 // person's short notes); a fifth of the questions ask what the assistant
 // said; 43 need several messages (lists, orderings, changes, summaries).
