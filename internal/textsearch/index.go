@@ -105,8 +105,12 @@ func NewIndex[K comparable](p Params, an Analyzer) (*Index[K], error) {
 	return &Index[K]{p: p, an: an, byKey: map[K]int32{}, termID: map[string]int32{}}, nil
 }
 
-// Params returns the index's parameters.
-func (ix *Index[K]) Params() Params { return ix.p }
+// Params returns a copy of the index's parameters.
+func (ix *Index[K]) Params() Params {
+	p := ix.p
+	p.Fields, p.Roles = slices.Clone(p.Fields), maps.Clone(p.Roles)
+	return p
+}
 
 // Len is the number of documents.
 func (ix *Index[K]) Len() int { return ix.nLive }
