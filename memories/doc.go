@@ -57,7 +57,10 @@
 //     memories holding every word of the query as a substring (what a
 //     substring search finds) come first, all of them; then every other
 //     memory sharing a term, each group ranked by BM25F (rarer terms count
-//     more, short fields more than long ones). Manager.Find takes a limit
+//     more, short fields more than long ones, and more so when the
+//     memories' lengths vary widely; a memory tagged "user" counts double
+//     and one tagged "assistant" 0.7, as a chat kept a message a memory
+//     is best searched). Manager.Find takes a limit
 //     (default 10, at most 100) and returns each hit's score and a snippet
 //     of its content, and the number of matches. A Manager keeps the
 //     indexed file of its last search: while the file's version is

@@ -103,11 +103,12 @@ func quality(qs []evalQuestion, ranked func(q string) []string) (recall5, mrr fl
 	return recall5 / n, mrr / n
 }
 
-// engineSearch ranks as Manager.Find does, with the given parameters.
+// engineSearch ranks as Manager.Find does, with the given parameters: the
+// best 30 (the figures read the first 10; Diversify, more).
 func engineSearch(ms []Memory, p textsearch.Params) func(string) []string {
 	ix := newIndexWith("", ms, p, textsearch.Analyzer{})
 	return func(q string) []string {
-		r, _ := ix.rank(q, 10)
+		r, _ := ix.rank(q, 30)
 		var ids []string
 		for _, s := range r {
 			ids = append(ids, ms[s.i].ID)

@@ -83,7 +83,8 @@
 // # Index and search
 //
 // [Bank.Search] ranks documents by BM25F over title and path, tags and
-// text; [Bank.SearchByTags] matches tags ignoring case and width. List,
+// text, weighing a document tagged with its author's role ("user",
+// "assistant"); [Bank.SearchByTags] matches tags ignoring case and width. List,
 // searches and ReadContext's listing are served by an in-memory index per
 // bank, derived from the Store and keyed by store versions, updated in
 // place by the Bank's own writes and reconciled when the store's change

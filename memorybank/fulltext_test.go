@@ -347,3 +347,16 @@ func TestSearchSeesOtherProcess(t *testing.T) {
 	require.Len(t, hits, 1)
 	assert.Equal(t, "other/branch", hits[0].Branch)
 }
+
+// A document tagged with its author's role ("user", "assistant": a chat
+// kept a message a document) weighs by it: the user's note that names the
+// subject comes before the assistant's answer naming it as often.
+func TestSearchWeighsAuthorRole(t *testing.T) {
+	b := newBank(&memorybank.MemStore{})
+	text := "# Kiln\n\nThe kiln fires celadon glaze at cone 10.\n"
+	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "a-answer.md", Tags: []string{"assistant"}, Text: text})
+	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "b-note.md", Tags: []string{"user"}, Text: text})
+	hits, err := b.Search(context.Background(), memorybank.TextSearchRequest{Query: "celadon glaze"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"b-note.md", "a-answer.md"}, hitPaths(hits))
+}

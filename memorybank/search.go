@@ -195,7 +195,11 @@ type TextHit struct {
 // Search finds the documents most relevant to a query, best first: BM25F
 // over the title and path, the tags and the text (a text document's text,
 // the string values of a JSON document's content), with a tag match
-// counting double (internal/textsearch, DocumentParams). Words are compared
+// counting double (internal/textsearch, DocumentParams). Length is
+// normalised more fully when the documents' lengths vary widely (short
+// notes beside long answers). A document tagged "user" weighs double, one
+// tagged "assistant" 0.7: in a chat kept a message a document, what is
+// asked about later is mostly what the user said. Words are compared
 // after Unicode compatibility and case folding and English stemming;
 // function words ("how", "the") are left out of a query that has other
 // words; Chinese and Japanese text, written without spaces, is matched by

@@ -46,7 +46,7 @@ func newTextIndex() *textIndex {
 func (t *textIndex) place(p string, d docText) {
 	delete(t.pending, p)
 	// Add fails only for more field texts than fields: three is right.
-	_ = t.ix.Add(p, d.title+"\n"+p, strings.Join(d.tags, "\n"), d.body)
+	_ = t.ix.AddAs(p, textsearch.DocumentParams.RoleOf(d.tags), d.title+"\n"+p, strings.Join(d.tags, "\n"), d.body)
 }
 
 // forget removes a document's terms.

@@ -33,12 +33,12 @@ func bankSearch(t testing.TB, docs []textsearchtest.Doc, p textsearch.Params, an
 		if len(p.Fields) == 1 {
 			require.NoError(t, ix.Add(d.Key, d.Title+"\n"+d.Path+"\n"+tags+d.Text))
 		} else {
-			require.NoError(t, ix.Add(d.Key, d.Title+"\n"+d.Path, tags, d.Text))
+			require.NoError(t, ix.AddAs(d.Key, p.RoleOf(d.Tags), d.Title+"\n"+d.Path, tags, d.Text))
 		}
 	}
 	return func(q string) []string {
 		var keys []string
-		for _, h := range ix.Top(an.QueryTerms(q), 10, func(a, b string) bool { return a < b }) {
+		for _, h := range ix.Top(an.QueryTerms(q), 30, func(a, b string) bool { return a < b }) {
 			keys = append(keys, h.Key)
 		}
 		return keys
@@ -55,7 +55,7 @@ func bankQuality(qs []textsearchtest.Query, ranked func(string) []string) (recal
 			}
 		}
 		recall5 += float64(found) / float64(len(q.Relevant))
-		for i, k := range got {
+		for i, k := range got[:min(10, len(got))] {
 			if slices.Contains(q.Relevant, k) {
 				mrr += 1 / float64(i+1)
 				break

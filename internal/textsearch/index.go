@@ -3,7 +3,9 @@ package textsearch
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 )
 
 // BM25F.
@@ -16,6 +18,13 @@ import (
 // normalises fully); the weight is saturated with K1 and multiplied by the
 // term's inverse document frequency. A document's score is the sum over
 // the query's terms (Robertson and Zaragoza's BM25F).
+//
+// Two things adapt the formula to the collection. A field's B rises
+// towards 1 when the field's lengths spread widely (adaptiveB), so a
+// collection mixing short notes and long answers normalises fully while
+// one of like documents keeps its B. And a document whose author's role is
+// known (AddAs) has its term weights multiplied by the role's weight
+// (Params.Roles), as if its text were in a field of that role.
 
 // MaxFields is the most fields a document may have.
 const MaxFields = 4
@@ -31,6 +40,10 @@ type Field struct {
 type Params struct {
 	Fields []Field
 	K1     float64 // term frequency saturation; 0 means 1.2
+	// Roles weigh a document by its author's role (AddAs): an occurrence
+	// in a document of role r counts Roles[r] times (> 0). A role not
+	// listed, or none, weighs 1.
+	Roles map[string]float64
 }
 
 // ErrParams: the Params given to NewIndex are unusable.
@@ -46,11 +59,13 @@ type Index[K comparable] struct {
 	keys   []K
 	live   []bool
 	lens   [][MaxFields]uint32
+	weight []float32 // per document: its role's weight
 	byKey  map[K]int32
 	termID map[string]int32
 	post   [][]posting
 	nLive  int
 	sumLen [MaxFields]int64
+	spread [MaxFields]Spread
 
 	// per-Add scratch
 	tf   [][MaxFields]uint16
@@ -80,11 +95,22 @@ func NewIndex[K comparable](p Params, an Analyzer) (*Index[K], error) {
 	if p.K1 < 0 || math.IsNaN(p.K1) {
 		return nil, fmt.Errorf("%w: K1 is %v; want > 0", ErrParams, p.K1)
 	}
+	for r, w := range p.Roles {
+		if !(w > 0) || math.IsInf(w, 0) {
+			return nil, fmt.Errorf("%w: role %q has weight %v; want a finite weight > 0 (a role weighs documents, it does not filter them out)", ErrParams, r, w)
+		}
+	}
+	p.Roles = maps.Clone(p.Roles)
+	p.Fields = slices.Clone(p.Fields)
 	return &Index[K]{p: p, an: an, byKey: map[K]int32{}, termID: map[string]int32{}}, nil
 }
 
-// Params returns the index's parameters.
-func (ix *Index[K]) Params() Params { return ix.p }
+// Params returns a copy of the index's parameters.
+func (ix *Index[K]) Params() Params {
+	p := ix.p
+	p.Fields, p.Roles = slices.Clone(p.Fields), maps.Clone(p.Roles)
+	return p
+}
 
 // Len is the number of documents.
 func (ix *Index[K]) Len() int { return ix.nLive }
@@ -92,7 +118,12 @@ func (ix *Index[K]) Len() int { return ix.nLive }
 // Add indexes a document under key, replacing any document it had; fields
 // are its fields' texts, in the order of Params.Fields (missing ones are
 // empty, extra ones are an error).
-func (ix *Index[K]) Add(key K, fields ...string) error {
+func (ix *Index[K]) Add(key K, fields ...string) error { return ix.AddAs(key, "", fields...) }
+
+// AddAs is Add for a document whose author has the given role (a user's
+// remark or an assistant's answer, a person's note or an imported page),
+// which Params.Roles weighs; "" is no role.
+func (ix *Index[K]) AddAs(key K, role string, fields ...string) error {
 	if len(fields) > len(ix.p.Fields) {
 		return fmt.Errorf("%w: %d field texts for %d fields", ErrParams, len(fields), len(ix.p.Fields))
 	}
@@ -129,10 +160,16 @@ func (ix *Index[K]) Add(key K, fields ...string) error {
 	ix.keys = append(ix.keys, key)
 	ix.live = append(ix.live, true)
 	ix.lens = append(ix.lens, lens)
+	w, ok := ix.p.Roles[role]
+	if !ok {
+		w = 1
+	}
+	ix.weight = append(ix.weight, float32(w))
 	ix.byKey[key] = doc
 	ix.nLive++
 	for f := range MaxFields {
 		ix.sumLen[f] += int64(lens[f])
+		ix.spread[f].add(lens[f], 1)
 	}
 	return nil
 }
@@ -149,6 +186,7 @@ func (ix *Index[K]) Remove(key K) {
 	ix.nLive--
 	for f := range MaxFields {
 		ix.sumLen[f] -= int64(ix.lens[doc][f])
+		ix.spread[f].add(ix.lens[doc][f], -1)
 	}
 	if dead := len(ix.keys) - ix.nLive; dead > 1024 && dead > ix.nLive {
 		ix.compact()
@@ -159,13 +197,17 @@ func (ix *Index[K]) Remove(key K) {
 // others.
 func (ix *Index[K]) compact() {
 	renum := make([]int32, len(ix.keys))
-	keys, live, lens := ix.keys[:0:0], ix.live[:0:0], ix.lens[:0:0]
+	keys, live, lens, weight := ix.keys[:0:0], ix.live[:0:0], ix.lens[:0:0], ix.weight[:0:0]
+	ix.spread = [MaxFields]Spread{} // summed again, without the drift of subtractions
 	for i := range ix.keys {
 		renum[i] = -1
 		if ix.live[i] {
 			renum[i] = int32(len(keys))
 			ix.byKey[ix.keys[i]] = renum[i]
-			keys, live, lens = append(keys, ix.keys[i]), append(live, true), append(lens, ix.lens[i])
+			keys, live, lens, weight = append(keys, ix.keys[i]), append(live, true), append(lens, ix.lens[i]), append(weight, ix.weight[i])
+			for f := range MaxFields {
+				ix.spread[f].add(ix.lens[i][f], 1)
+			}
 		}
 	}
 	for tid, ps := range ix.post {
@@ -177,18 +219,19 @@ func (ix *Index[K]) compact() {
 		}
 		ix.post[tid] = kept
 	}
-	ix.keys, ix.live, ix.lens = keys, live, lens
+	ix.keys, ix.live, ix.lens, ix.weight = keys, live, lens, weight
 	ix.last = ix.last[:0]
 	ix.tf = ix.tf[:0]
 }
 
 // Stats are the collection statistics a score needs: documents, summed
-// field lengths and, per query term, the documents holding it. A search
-// over several indexes (a bank's branches) adds theirs up with Merge, so
-// every index scores alike.
+// field lengths, the spread of field lengths and, per query term, the
+// documents holding it. A search over several indexes (a bank's branches)
+// adds theirs up with Merge, so every index scores alike.
 type Stats struct {
 	N      int
 	SumLen [MaxFields]int64
+	Spread [MaxFields]Spread
 	DF     []int
 }
 
@@ -197,6 +240,7 @@ func (s *Stats) Merge(o Stats) {
 	s.N += o.N
 	for f := range MaxFields {
 		s.SumLen[f] += o.SumLen[f]
+		s.Spread[f].merge(o.Spread[f])
 	}
 	if s.DF == nil {
 		s.DF = make([]int, len(o.DF))
@@ -208,7 +252,7 @@ func (s *Stats) Merge(o Stats) {
 
 // Stats returns this index's statistics for terms.
 func (ix *Index[K]) Stats(terms []string) Stats {
-	st := Stats{N: ix.nLive, SumLen: ix.sumLen, DF: make([]int, len(terms))}
+	st := Stats{N: ix.nLive, SumLen: ix.sumLen, Spread: ix.spread, DF: make([]int, len(terms))}
 	dead := len(ix.keys) != ix.nLive
 	for i, t := range terms {
 		tid, ok := ix.termID[t]
@@ -245,9 +289,10 @@ func (ix *Index[K]) Each(terms []string, st *Stats, fn func(key K, score float64
 	if st.N == 0 {
 		return
 	}
-	var avg [MaxFields]float64
-	for f := range ix.p.Fields {
+	var avg, b [MaxFields]float64
+	for f, fd := range ix.p.Fields {
 		avg[f] = max(float64(st.SumLen[f])/float64(st.N), 1)
+		b[f] = adaptiveB(fd.B, st.Spread[f].Sigma())
 	}
 	scores := make([]float64, len(ix.keys))
 	var touched []int32
@@ -266,10 +311,11 @@ func (ix *Index[K]) Each(terms []string, st *Stats, fn func(key K, score float64
 			lens := &ix.lens[p.doc]
 			for f, fd := range ix.p.Fields {
 				if p.tf[f] > 0 {
-					norm := 1 - fd.B + fd.B*float64(lens[f])/avg[f]
+					norm := 1 - b[f] + b[f]*float64(lens[f])/avg[f]
 					w += fd.Weight * float64(p.tf[f]) / norm
 				}
 			}
+			w *= float64(ix.weight[p.doc])
 			if w == 0 {
 				continue
 			}
@@ -310,12 +356,28 @@ func (ix *Index[K]) Top(terms []string, limit int, less func(a, b K) bool) []Hit
 // (its short length still gives it more weight): on memorybank's judged
 // evaluation a title weight of 1 ranks best (MRR 0.986 against 0.967 for
 // 2 to 5, the bank's 3 included; TestBankQuality), and a heading that is
-// mostly a name and a date does not outweigh the body.
+// mostly a name and a date does not outweigh the body. A document tagged
+// with its author's role weighs by ChatRoles.
 var DocumentParams = Params{
 	Fields: []Field{
 		{Name: "title", Weight: 1, B: 0.4},
 		{Name: "tags", Weight: 2, B: 0.3},
 		{Name: "text", Weight: 1, B: 0.75},
 	},
-	K1: 1.2,
+	K1:    1.2,
+	Roles: ChatRoles(),
 }
+
+// ChatRoles returns the weights of the messages of a chat stored a
+// message a document (or a memory), tagged "user" or "assistant": the
+// user's words count double,
+// the assistant's 0.7. Most of what is later asked about was said by the
+// user, in a short message, while the assistant's long answers repeat the
+// subject's words. Chosen on textsearchtest's mixed messages (155
+// questions, a fifth of them answered by the assistant) among user 1 to 5
+// and assistant 0.5 to 1: it is best or within a question of the best on
+// recall_any@5 and evidence recall@10 for both the bank and the memories
+// (0.671 and 0.691 against 0.652 and 0.685 unweighted, bank), and within
+// 0.011 of the best MRR; heavier weights gain nothing more. Other roles
+// weigh 1: no set here says how to weigh them.
+func ChatRoles() map[string]float64 { return map[string]float64{"user": 2, "assistant": 0.7} }

@@ -1,8 +1,28 @@
-// Package textsearchtest loads the judged evaluation of memorybank
-// (memorybank/testdata/legacy-bank and memorybank/testdata/eval: design
-// documents, progress notes and glossaries in English, Japanese and
-// Chinese, with 53 queries and the documents answering them) for the
-// evaluations of internal/textsearch and memories, which read it in place.
+// Package textsearchtest holds the judged evaluations of the search engine
+// (internal/textsearch) that its users, the bank and the memories, are
+// measured on:
+//
+//   - memorybank's evaluation (LoadBank: design documents, progress notes
+//     and glossaries in English, Japanese and Chinese, with 53 queries),
+//     read in place;
+//   - collections of three shapes (Remarks, Sessions, Messages), each with
+//     at least 150 judged questions: a hand-written team chat a remark a
+//     document, and a generated chat between a person and an assistant
+//     (GenerateChat, deterministic, no download) a whole session a
+//     document or a message a document;
+//   - the baseline they must beat (Okapi: plain BM25, k1 1.2, b 0.75,
+//     lower-cased words, a small stop list), the figures (Measure:
+//     recall_any@5, evidence recall@10, MRR) and a side-by-side report
+//     (Compare), with diversification by maximal marginal relevance
+//     measured on the questions answered by several documents (Diversify).
+//
+// The generated chat was written from what long chats with an assistant
+// look like, not from any data set: about one question in seven shares no
+// word with its evidence, the others one or two, paraphrasing the rest
+// (a lexical search cannot find the first kind); an assistant's
+// answers on a topic repeat the topic's vocabulary (distractors for the
+// person's short notes); a fifth of the questions ask what the assistant
+// said; 43 need several messages (lists, orderings, changes, summaries).
 package textsearchtest
 
 import (
