@@ -48,6 +48,16 @@
 // and a [memorybank.KeyLocker] (advisory locks), so writers of one document
 // wait for each other instead of retrying.
 //
+// An advisory lock's key can be computed, and any role of the database may
+// take it (no rights on the tables are needed); a stopped server holds its
+// locks too. So [Store.LockKey] waits at most [Options.LockWait] at the
+// database (lock_timeout) and returns [ErrLockTimeout]: a Bank then writes
+// under compare-and-swap alone, the documented fallback, which loses
+// nothing. The Store logs a warning naming the lock and the sessions that
+// hold it (pid and role) through [Options.Logger], and for ten times
+// LockWait only tries that lock once instead of waiting, so writers of the
+// document do not each wait in turn.
+//
 // # Decisions where the contract is silent
 //
 //   - Versions are the decimal values of a per-table sequence, taken on

@@ -32,3 +32,6 @@ func NewWithSignal(s *Store, counted, notified bool) *Store {
 
 // ChangeChannel exposes changeChannel.
 var ChangeChannel = changeChannel
+
+// LockKeys returns the two advisory lock keys LockKey uses for name.
+func LockKeys(s *Store, name string) (int32, int32) { return s.lockKeys(name) }

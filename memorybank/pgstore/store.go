@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -25,6 +26,7 @@ const (
 	DefaultTable         = "mnemobank_objects"
 	DefaultMemoriesTable = "mnemobank_memories"
 	DefaultNamespace     = "default"
+	DefaultLockWait      = time.Second
 )
 
 // maxNamespaceLen bounds Options.Namespace, which is stored in every row.
@@ -48,6 +50,15 @@ type Options struct {
 	// rows of its namespace. "" means DefaultNamespace. Any UTF-8 text
 	// without control characters, up to 255 bytes.
 	Namespace string
+	// LockWait bounds how long LockKey waits for a lock that another
+	// session holds (another server, a stopped one, or any role of the
+	// database, since advisory locks need no rights) before it gives up
+	// with ErrLockTimeout, so the caller writes under compare-and-swap
+	// alone; 0 means DefaultLockWait.
+	LockWait time.Duration
+	// Logger receives what an operator should know and no caller is told:
+	// a lock given up on. nil discards.
+	Logger *slog.Logger
 }
 
 func (o *Options) withDefaults() (Options, error) {
@@ -63,6 +74,12 @@ func (o *Options) withDefaults() (Options, error) {
 	}
 	if c.Namespace == "" {
 		c.Namespace = DefaultNamespace
+	}
+	if c.LockWait <= 0 {
+		c.LockWait = DefaultLockWait
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	if err := validateTable("Table", c.Table); err != nil {
 		return c, err
