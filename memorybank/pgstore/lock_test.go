@@ -167,7 +167,7 @@ func TestLockKeyGivesUpAfterLockWait(t *testing.T) {
 	unlock, err := a.LockKey(ctx, "held.md")
 	require.NoError(t, err)
 	defer unlock() // Close waits for the locks held
-	for range 3 { // the first waits LockWait; the next ones try once
+	for range 3 {  // the first waits LockWait; the next ones try once
 		_, err = b.LockKey(ctx, "held.md")
 		require.ErrorIs(t, err, pgstore.ErrLockTimeout)
 		require.NoError(t, ctx.Err())
