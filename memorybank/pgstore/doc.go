@@ -26,7 +26,15 @@
 // [Store.Migrate], or by [Open]) by migrations recorded in
 // "mnemobank_schema_versions", applied in one transaction holding an
 // advisory lock, so processes starting at once on an empty database do not
-// race. A table migrated by a newer pgstore is refused rather than misused.
+// race. A table migrated by a newer pgstore is refused rather than misused,
+// also by a process that was already running when the newer one migrated
+// (a rolling upgrade): every statement checks, inside the statement, that
+// the table's recorded version is not newer than the one this pgstore
+// knows (the SQL function mnemobank_schema_check, one primary-key lookup),
+// and a statement that fails before that check runs reads the version on
+// its error path. The caller gets a [*SchemaError] wrapping
+// [ErrSchemaNewer] on the first statement after the migration committed,
+// never stale data or a raw SQL error; nothing is written.
 // A table dropped by hand (its version row kept) is created again, empty: by
 // the migration of the next Store, and by a running Store on the call after
 // the one that found it missing. A table of the configured name that

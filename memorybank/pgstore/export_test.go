@@ -35,3 +35,6 @@ var ChangeChannel = changeChannel
 
 // LockKeys returns the two advisory lock keys LockKey uses for name.
 func LockKeys(s *Store, name string) (int32, int32) { return s.lockKeys(name) }
+
+// MemoriesSchemaVersion is the latest schema version of the memories table.
+var MemoriesSchemaVersion = len(memoriesMigration("t").steps)

@@ -193,6 +193,9 @@ func (m migration) apply(ctx context.Context, pool *pgxpool.Pool) (err error) {
 	)`); err != nil {
 		return err
 	}
+	if _, err = tx.Exec(ctx, createSchemaCheck); err != nil {
+		return err
+	}
 	var have int
 	err = tx.QueryRow(ctx, `SELECT version FROM `+ident(SchemaTable)+` WHERE table_name = $1`, m.table).Scan(&have)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -202,8 +205,7 @@ func (m migration) apply(ctx context.Context, pool *pgxpool.Pool) (err error) {
 		return err
 	}
 	if have > len(m.steps) {
-		return fmt.Errorf("table %s has schema version %d but this pgstore knows versions up to %d: upgrade the module (github.com/mnemobank/mnemobank/memorybank/pgstore)",
-			m.table, have, len(m.steps))
+		return &SchemaError{Table: m.table, Have: have, Want: len(m.steps)}
 	}
 	// The bookkeeping row and the table can disagree: someone dropped the
 	// table (the row stays), or a table of that name was made by something
@@ -259,20 +261,30 @@ func (o *schemaOnce) ensure(ctx context.Context, pool *pgxpool.Pool, m migration
 	return nil
 }
 
-// undefinedTable is the SQLSTATE of a query on a table that does not exist.
-const undefinedTable = "42P01"
+// undefinedTable is the SQLSTATE of a query on a table that does not
+// exist, undefinedFunction of a call of a function that does not.
+const (
+	undefinedTable    = "42P01"
+	undefinedFunction = "42883"
+)
 
 // forgetIfDropped makes the next ensure run the migration again when err
-// says the table does not exist (someone dropped it while this process ran),
-// so the store re-creates it instead of failing until restarted; it reports
-// whether it did.
+// says the table (or the schema check function) does not exist (someone
+// dropped it while this process ran), so the store re-creates it instead of
+// failing until restarted; it reports whether it did.
 func (o *schemaOnce) forgetIfDropped(err error) bool {
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == undefinedTable {
+	if errors.As(err, &pgErr) && (pgErr.Code == undefinedTable || pgErr.Code == undefinedFunction) {
 		o.done.Store(false)
 		return true
 	}
 	return false
+}
+
+// guarded is sqlf with {check} replaced by the schema guard of table at
+// version (see schemaGuard).
+func guarded(template, table string, version int) string {
+	return strings.ReplaceAll(sqlf(template, table), "{check}", schemaGuard(table, version))
 }
 
 // sqlf replaces {t} and {seq} in a query template with the quoted table and

@@ -150,6 +150,8 @@ type queries struct {
 // the change count, notified false the notification, for the benchmark
 // that measures what they cost.
 func newQueries(table string, counted, notified bool) queries {
+	version := len(objectsMigration(table).steps)
+	sqlf := func(template, table string) string { return guarded(template, table, version) }
 	count := countChange
 	countedCol := countedColumn
 	if !counted {
@@ -160,10 +162,12 @@ func newQueries(table string, counted, notified bool) queries {
 	if !notified {
 		notify, notifyCount = ", true", "count(*)"
 	}
-	putEnd := `SELECT version, mod_time` + notify + countedCol + ` FROM w`
-	delEnd := `SELECT ` + notifyCount + countedCol + ` FROM w`
+	// The guard is in the final SELECT: if it fails, so does the
+	// statement, and the write in w is undone with it.
+	putEnd := `SELECT version, mod_time` + notify + countedCol + ` FROM w WHERE {check}`
+	delEnd := `SELECT ` + notifyCount + countedCol + ` FROM w WHERE {check}`
 	q := queries{
-		get: sqlf(`SELECT data, version, mod_time FROM {t} WHERE namespace = $1 AND key = $2`, table),
+		get: sqlf(`SELECT data, version, mod_time FROM {t} WHERE namespace = $1 AND key = $2 AND {check}`, table),
 		// Every write counts itself in the namespace's change count, in the
 		// same statement, only when it changed a row, and notifies the
 		// servers listening (Store.WatchChanges) when it commits.
@@ -182,12 +186,12 @@ func newQueries(table string, counted, notified bool) queries {
 		del: sqlf(`WITH w AS (DELETE FROM {t} WHERE namespace = $1 AND key = $2 RETURNING 1)`+count(3)+delEnd, table),
 		delIfVersion: sqlf(`WITH w AS (DELETE FROM {t} WHERE namespace = $1 AND key = $2 AND version = $3 RETURNING 1)`+
 			count(4)+delEnd, table),
-		changes:    sqlf(`SELECT coalesce(sum(n), 0)::bigint, count(*), max(epoch) FILTER (WHERE shard = 0) FROM {c} WHERE namespace = $1`, table),
-		epoch:      sqlf(`INSERT INTO {c} (namespace, shard, n) VALUES ($1, 0, 0) ON CONFLICT (namespace, shard) DO NOTHING`, table),
+		changes:    sqlf(`SELECT coalesce(sum(n), 0)::bigint, count(*), max(epoch) FILTER (WHERE shard = 0) FROM {c} WHERE namespace = $1 AND {check}`, table),
+		epoch:      sqlf(`INSERT INTO {c} (namespace, shard, n) SELECT $1::text, 0, 0 WHERE {check} ON CONFLICT (namespace, shard) DO NOTHING`, table),
 		makeShards: sqlf(makeShards, table),
 		addChange:  sqlf(addChange, table),
 		counted:    counted,
-		version:    sqlf(`SELECT version FROM {t} WHERE namespace = $1 AND key = $2`, table),
+		version:    sqlf(`SELECT version FROM {t} WHERE namespace = $1 AND key = $2 AND {check}`, table),
 	}
 	// List pages by key: the first page starts at the prefix (>=), the next
 	// ones after the last key seen (>). Separate texts rather than
@@ -196,7 +200,7 @@ func newQueries(table string, counted, notified bool) queries {
 	for after, lower := range [2]string{">=", ">"} {
 		for bounded, upper := range [2]string{"", " AND key < $3"} {
 			q.list[after][bounded] = sqlf(`SELECT key, version, mod_time FROM {t}
-				WHERE namespace = $1 AND key `+lower+` $2`+upper+`
+				WHERE namespace = $1 AND key `+lower+` $2`+upper+` AND {check}
 				ORDER BY key LIMIT `+strconv.Itoa(listPageSize), table)
 		}
 	}
@@ -324,6 +328,9 @@ func (s *Store) begin(ctx context.Context, op, key string) error {
 }
 
 func (s *Store) fail(ctx context.Context, op, key string, err error) error {
+	if se := schemaNewer(ctx, s.pool, s.opts.Table, len(s.objMig.steps), err); se != nil {
+		return opError(ctx, op, s.opts.Table, s.opts.Namespace, key, se)
+	}
 	if s.objects.forgetIfDropped(err) {
 		// Re-creating the table resets the change count: make its rows
 		// again before the next write.
