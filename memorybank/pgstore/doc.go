@@ -52,7 +52,10 @@
 // process on any machine learns with one short index scan whether anybody
 // wrote, instead of listing the bank. A Store spreads its concurrent writes
 // over the rows, so writers of distinct documents do not queue on one row
-// lock; it is a [memorybank.ChangeNotifier] too (PostgreSQL LISTEN/NOTIFY),
+// lock; it is a [memorybank.ChangeNotifier] too (PostgreSQL LISTEN/NOTIFY:
+// since any role may NOTIFY, a notification only makes the watcher read the
+// count, at most once per [WatchCheckInterval], and it signals only when
+// the count moved, so a flood costs a read per interval and no refresh),
 // and a [memorybank.KeyLocker] (advisory locks), so writers of one document
 // wait for each other instead of retrying.
 //

@@ -24,11 +24,16 @@ const (
 // Store on this table and namespace, in any process, wrote: each write
 // notifies the table's channel when it commits (pg_notify in the writing
 // statement) and WatchChanges listens on a connection of its own (outside
-// the pool). While that connection is down it polls the change count every
-// WatchPollInterval and connects again every WatchRetryInterval; on
-// losing and on regaining it, it signals once, so a receiver reading
-// Changes catches up on what it may have missed. The channel is closed when
-// ctx ends.
+// the pool). A notification only makes it read the change count, at most
+// once per WatchCheckInterval (the first at once, then one for all those
+// heard meanwhile), and it signals only when the count moved: any role of
+// the database may NOTIFY the channel, and a flood of notifications costs
+// one short read per interval and no signal, so no refresh by whoever
+// receives the channel. While the connection is down it polls the change
+// count every WatchPollInterval and connects again every
+// WatchRetryInterval; on losing and on regaining it, it signals once, so a
+// receiver reading Changes catches up on what it may have missed. The
+// channel is closed when ctx ends.
 func (s *Store) WatchChanges(ctx context.Context) <-chan struct{} {
 	out := make(chan struct{}, 1)
 	go s.watch(ctx, out)
@@ -86,17 +91,101 @@ func (s *Store) listen(ctx context.Context, out chan struct{}) {
 		return
 	}
 	// Writes between the last poll and LISTEN taking effect were not
-	// heard: catch up once.
+	// heard: catch up once. The count read now is what notifications are
+	// compared with.
+	last, lerr := s.Changes(ctx)
 	signal(out)
-	for {
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
-			return
+
+	// The connection is read by a goroutine of its own, so receiving a
+	// notification never waits for a check; heard holds at most one, so
+	// a flood of them coalesces there.
+	lctx, cancel := context.WithCancel(ctx)
+	heard := make(chan struct{}, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			n, err := conn.WaitForNotification(lctx)
+			if err != nil {
+				return
+			}
+			if n.Payload == s.opts.Namespace {
+				select {
+				case heard <- struct{}{}:
+				default:
+				}
+			}
 		}
-		if n.Payload == s.opts.Namespace {
-			signal(out)
+	}()
+	defer func() { cancel(); <-done }() // before the connection is closed
+
+	th := throttle{every: WatchCheckInterval}
+	wake := time.NewTimer(time.Hour)
+	wake.Stop() // reset when a notification must wait for its turn
+	defer wake.Stop()
+	check := func() {
+		c, err := s.Changes(ctx)
+		if err != nil || lerr != nil || c != last {
+			last, lerr = c, err
+			signal(out) // moved, or cannot tell: let the receiver look
 		}
 	}
+	for {
+		select {
+		case <-done:
+			return
+		case <-heard:
+			now, in := th.heard(time.Now())
+			if now {
+				check()
+			} else if in > 0 {
+				wake.Reset(in)
+			}
+		case <-wake.C:
+			if th.woke(time.Now()) {
+				check()
+			}
+		}
+	}
+}
+
+// WatchCheckInterval is how often at most WatchChanges reads the change
+// count because notifications arrived: the first notification after a
+// quiet interval is checked at once, the others within the interval
+// together, once, at its end.
+const WatchCheckInterval = 100 * time.Millisecond
+
+// throttle paces the checks notifications trigger: at most one per every.
+type throttle struct {
+	every   time.Duration
+	next    time.Time // no check before then
+	pending bool      // a notification is waiting for next
+}
+
+// heard is called with the time a notification arrived. It returns
+// whether to check now; otherwise, when to wake the throttle (0: it is
+// waiting already).
+func (t *throttle) heard(now time.Time) (check bool, wakeIn time.Duration) {
+	if t.pending {
+		return false, 0
+	}
+	if !now.Before(t.next) {
+		t.next = now.Add(t.every)
+		return true, 0
+	}
+	t.pending = true
+	return false, t.next.Sub(now)
+}
+
+// woke is called when the time heard asked for came; it returns whether
+// to check.
+func (t *throttle) woke(now time.Time) bool {
+	if !t.pending {
+		return false
+	}
+	t.pending = false
+	t.next = now.Add(t.every)
+	return true
 }
 
 // notifyWindow is how often one Store notifies the table's channel at most
