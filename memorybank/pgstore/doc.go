@@ -30,9 +30,10 @@
 // also by a process that was already running when the newer one migrated
 // (a rolling upgrade): every statement checks, inside the statement, that
 // the table's recorded version is not newer than the one this pgstore
-// knows (the SQL function mnemobank_schema_check, one primary-key lookup),
-// and a statement that fails before that check runs reads the version on
-// its error path. The caller gets a [*SchemaError] wrapping
+// knows (a subquery on SchemaTable, run once per execution; a newer
+// version calls the SQL function mnemobank_schema_refuse, which fails the
+// statement), and a statement that fails before that check runs reads the
+// version on its error path. The caller gets a [*SchemaError] wrapping
 // [ErrSchemaNewer] on the first statement after the migration committed,
 // never stale data or a raw SQL error; nothing is written.
 // A table dropped by hand (its version row kept) is created again, empty: by

@@ -16,17 +16,19 @@ import (
 // the new schema (then it would read and write as if nothing had changed)
 // or fail with whatever SQL error the change causes. So every statement a
 // Store or MemoriesStore runs checks, in the statement, that its table's
-// row in SchemaTable is not newer than the version this pgstore knows
-// (schemaCheckFunc, one primary-key lookup); a newer version fails the
-// statement with SQLSTATE schemaNewerCode before it reads or writes. A
-// statement that fails before that check runs (the newer schema renamed a
-// column it plans with) reads the row on its error path. Either way the
-// caller gets a *SchemaError wrapping ErrSchemaNewer, on the first
-// statement after the migration committed.
+// row in SchemaTable is not newer than the version this pgstore knows (see
+// schemaGuard: a subquery PostgreSQL runs once per execution, before any
+// row); a newer version fails the statement with SQLSTATE schemaNewerCode
+// (raised by schemaRefuseFunc) before it reads or writes. A statement that
+// fails before that check runs (the newer schema renamed a column it plans
+// with) reads the row on its error path. Either way the caller gets a
+// *SchemaError wrapping ErrSchemaNewer, on the first statement after the
+// migration committed.
 //
-// schemaCheckFunc's contract is fixed for every release: (table name,
-// version known) -> true, or that error when the table's recorded version
-// is greater. A release that needs another check adds another function.
+// schemaRefuseFunc's contract is fixed for every release: (table name,
+// version recorded, version known) raises schemaNewerCode with the
+// recorded version as its DETAIL. A release that needs another check adds
+// another function.
 
 // ErrSchemaNewer is wrapped by every *SchemaError.
 var ErrSchemaNewer = errors.New("pgstore: the table's schema is newer than this pgstore")
@@ -53,37 +55,38 @@ func (e *SchemaError) Is(target error) bool { return target == ErrSchemaNewer }
 // Unwrap returns the statement's own error, if any.
 func (e *SchemaError) Unwrap() error { return e.Err }
 
-// schemaCheckFunc is the SQL function every statement calls; schemaNewerCode
-// the SQLSTATE it raises, with the recorded version as the DETAIL.
+// schemaRefuseFunc is the SQL function a statement calls to fail when its
+// table's schema is newer; schemaNewerCode the SQLSTATE it raises.
 const (
-	schemaCheckFunc = "mnemobank_schema_check"
-	schemaNewerCode = "MB001"
+	schemaRefuseFunc = "mnemobank_schema_refuse"
+	schemaNewerCode  = "MB001"
 )
 
-// createSchemaCheck creates schemaCheckFunc unless it exists (so a role
+// createSchemaRefuse creates schemaRefuseFunc unless it exists (so a role
 // without CREATE can use the function another made, and an older release
-// never replaces a newer body). Run under the migration lock.
-var createSchemaCheck = `DO $do$ BEGIN
-	IF to_regprocedure('` + schemaCheckFunc + `(text, integer)') IS NULL THEN
-		CREATE FUNCTION ` + schemaCheckFunc + `(t text, v integer) RETURNS boolean
+// never replaces a newer body). Run under the migration lock. STABLE, so
+// that PostgreSQL may call it inside a read-only statement.
+var createSchemaRefuse = `DO $do$ BEGIN
+	IF to_regprocedure('` + schemaRefuseFunc + `(text, integer, integer)') IS NULL THEN
+		CREATE FUNCTION ` + schemaRefuseFunc + `(t text, have integer, v integer) RETURNS boolean
 		LANGUAGE plpgsql STABLE AS $f$
-		DECLARE have integer;
 		BEGIN
-			SELECT version INTO have FROM ` + SchemaTable + ` WHERE table_name = t;
-			IF have > v THEN
-				RAISE EXCEPTION USING ERRCODE = '` + schemaNewerCode + `', DETAIL = have::text,
-					MESSAGE = format('table %s has schema version %s, newer than the %s this client knows', t, have, v);
-			END IF;
-			RETURN true;
+			RAISE EXCEPTION USING ERRCODE = '` + schemaNewerCode + `', DETAIL = have::text,
+				MESSAGE = format('table %s has schema version %s, newer than the %s this client knows', t, have, v);
 		END $f$;
 	END IF;
 END $do$`
 
 // schemaGuard is the condition a statement on table adds to its WHERE
-// clause: a constant one (no column in it), so PostgreSQL evaluates it
-// once per execution, before any row, even when no row matches.
+// clause. It refers to no column of the statement, so PostgreSQL runs the
+// subquery once per execution (an InitPlan: one lookup in SchemaTable)
+// and tests it before any row (a One-Time Filter), even when no row
+// matches; the function is called only when the version is newer. A
+// missing row passes: the migration deals with that.
 func schemaGuard(table string, version int) string {
-	return schemaCheckFunc + `('` + table + `', ` + strconv.Itoa(version) + `)`
+	v := strconv.Itoa(version)
+	return `(SELECT CASE WHEN version > ` + v + ` THEN ` + schemaRefuseFunc + `('` + table + `', version, ` + v + `) ELSE true END
+		FROM ` + SchemaTable + ` WHERE table_name = '` + table + `') IS NOT FALSE`
 }
 
 // schemaNewer turns the error of a statement on table into a *SchemaError

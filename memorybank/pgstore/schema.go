@@ -193,7 +193,7 @@ func (m migration) apply(ctx context.Context, pool *pgxpool.Pool) (err error) {
 	)`); err != nil {
 		return err
 	}
-	if _, err = tx.Exec(ctx, createSchemaCheck); err != nil {
+	if _, err = tx.Exec(ctx, createSchemaRefuse); err != nil {
 		return err
 	}
 	var have int
@@ -269,7 +269,7 @@ const (
 )
 
 // forgetIfDropped makes the next ensure run the migration again when err
-// says the table (or the schema check function) does not exist (someone
+// says the table (or the function schemaGuard calls) does not exist (someone
 // dropped it while this process ran), so the store re-creates it instead of
 // failing until restarted; it reports whether it did.
 func (o *schemaOnce) forgetIfDropped(err error) bool {
