@@ -137,7 +137,11 @@ func TestWritesGoOnWhileAnotherSessionHoldsTheLock(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, writers*perWriter, count, "no increment lost")
 	assert.Len(t, by, writers*perWriter)
+	t.Logf("the store logged:\n%s", logs.String())
 	assert.Contains(t, logs.String(), "compare-and-swap", "the log says the writes went on without the lock")
+	var holder string
+	require.NoError(t, intruder.QueryRow(ctx, `SELECT current_user`).Scan(&holder))
+	assert.Contains(t, logs.String(), holder, "the log names the role holding the lock")
 
 	// The lock is free again: LockKey takes it (and waits for it) as before.
 	_, err = intruder.Exec(ctx, `SELECT pg_advisory_unlock($1, $2)`, k1, k2)
