@@ -2,6 +2,7 @@ package pgstore_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -150,4 +151,33 @@ func TestRunningMemoriesStoreRefusesNewerSchema(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "# Memories\n\n- one\n", string(data), "no refused write was applied")
 	assert.Equal(t, version, got)
+}
+
+// A Bank over a running Store, whose listing and search index are cached,
+// neither lists nor searches what it cached once the table is newer: it
+// returns the SchemaError (before, it served its cache indefinitely).
+func TestBankRefusesNewerSchema(t *testing.T) {
+	ctx := t.Context()
+	s, pool, opts := newTestStore(t)
+	bank := memorybank.New(s, nil)
+	_, err := bank.Write(ctx, memorybank.WriteRequest{
+		Scope: memorybank.ScopeGlobal, Path: "decisions.json",
+		Content: json.RawMessage(`{"decision": "We refresh tokens every hour."}`), Mode: memorybank.ModeCreate,
+	})
+	require.NoError(t, err)
+	listed, err := bank.List(ctx, memorybank.ListRequest{Scope: memorybank.ScopeGlobal})
+	require.NoError(t, err)
+	require.Len(t, listed, 1)
+	hits, err := bank.Search(ctx, memorybank.TextSearchRequest{Query: "refresh tokens", Scope: memorybank.ScopeGlobal})
+	require.NoError(t, err)
+	require.NotEmpty(t, hits)
+
+	bumpSchema(t, pool, opts.Table, 1)
+	defer bumpSchema(t, pool, opts.Table, -1) // so the tables can be dropped as usual
+	_, err = bank.List(ctx, memorybank.ListRequest{Scope: memorybank.ScopeGlobal})
+	requireNewer(t, err, opts.Table, pgstore.SchemaVersion+1, pgstore.SchemaVersion, "list through a Bank")
+	_, err = bank.Search(ctx, memorybank.TextSearchRequest{Query: "refresh tokens", Scope: memorybank.ScopeGlobal})
+	requireNewer(t, err, opts.Table, pgstore.SchemaVersion+1, pgstore.SchemaVersion, "search through a Bank")
+	_, err = bank.Read(ctx, memorybank.ReadRequest{Scope: memorybank.ScopeGlobal, Path: "decisions.json"})
+	requireNewer(t, err, opts.Table, pgstore.SchemaVersion+1, pgstore.SchemaVersion, "read through a Bank")
 }
