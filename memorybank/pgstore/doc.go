@@ -28,14 +28,15 @@
 // advisory lock, so processes starting at once on an empty database do not
 // race. A table migrated by a newer pgstore is refused rather than misused,
 // also by a process that was already running when the newer one migrated
-// (a rolling upgrade): every statement checks, inside the statement, that
-// the table's recorded version is not newer than the one this pgstore
-// knows (a subquery on SchemaTable, run once per execution; a newer
-// version calls the SQL function mnemobank_schema_refuse, which fails the
-// statement), and a statement that fails before that check runs reads the
-// version on its error path. The caller gets a [*SchemaError] wrapping
-// [ErrSchemaNewer] on the first statement after the migration committed,
-// never stale data or a raw SQL error; nothing is written.
+// (a rolling upgrade): every statement names the table's schema marker, a
+// function "<table>_schema_v<version>" returning true, which PostgreSQL
+// folds away when planning (so it costs nothing per execution) but which
+// the migration to the next version drops; the next execution of an old
+// statement then fails before it reads or writes, and the Store, reading
+// the recorded version on that error path, returns a [*SchemaError]
+// wrapping [ErrSchemaNewer]: never stale data or a raw SQL error. Every
+// release keeps that rule: migrating a table to version N+1 drops the
+// markers of versions up to N.
 // A table dropped by hand (its version row kept) is created again, empty: by
 // the migration of the next Store, and by a running Store on the call after
 // the one that found it missing. A table of the configured name that

@@ -55,3 +55,10 @@ func NewWithoutGuard(s *Store) *Store {
 	}
 	return c
 }
+
+// SchemaMarker and CreateSchemaMarker expose the schema marker functions'
+// name and DDL, so a test can migrate a table as a newer release would.
+var (
+	SchemaMarker       = schemaMarker
+	CreateSchemaMarker = createSchemaMarker
+)

@@ -14,21 +14,22 @@ import (
 // During a rolling upgrade a server of the previous release keeps running
 // while a newer one migrates the tables. Its statements may still run on
 // the new schema (then it would read and write as if nothing had changed)
-// or fail with whatever SQL error the change causes. So every statement a
-// Store or MemoriesStore runs checks, in the statement, that its table's
-// row in SchemaTable is not newer than the version this pgstore knows (see
-// schemaGuard: a subquery PostgreSQL runs once per execution, before any
-// row); a newer version fails the statement with SQLSTATE schemaNewerCode
-// (raised by schemaRefuseFunc) before it reads or writes. A statement that
-// fails before that check runs (the newer schema renamed a column it plans
-// with) reads the row on its error path. Either way the caller gets a
-// *SchemaError wrapping ErrSchemaNewer, on the first statement after the
-// migration committed.
+// or fail with whatever SQL error the change causes. So the schema version
+// of a table is also in its statements: each calls the table's schema
+// marker, a function named after the table and the version
+// ("<table>_schema_v3()", see schemaMarker), which the migration to a
+// newer version drops in its transaction. The marker is an IMMUTABLE SQL
+// function returning true, so PostgreSQL folds it away when it plans the
+// statement (it costs nothing per execution) but remembers the plan
+// depends on it: once it is dropped, the next execution of a statement
+// naming it, prepared or not, fails with undefined_function before it
+// reads or writes. On that error (or any other server error, such as a
+// column the new schema renamed) the Store reads the table's version in
+// SchemaTable, and when it is newer returns a *SchemaError wrapping
+// ErrSchemaNewer: on the first statement after the migration committed.
 //
-// schemaRefuseFunc's contract is fixed for every release: (table name,
-// version recorded, version known) raises schemaNewerCode with the
-// recorded version as its DETAIL. A release that needs another check adds
-// another function.
+// The rule is fixed for every release: a migration of a table to version
+// N+1 drops the markers of versions up to N and creates the marker of N+1.
 
 // ErrSchemaNewer is wrapped by every *SchemaError.
 var ErrSchemaNewer = errors.New("pgstore: the table's schema is newer than this pgstore")
@@ -55,54 +56,36 @@ func (e *SchemaError) Is(target error) bool { return target == ErrSchemaNewer }
 // Unwrap returns the statement's own error, if any.
 func (e *SchemaError) Unwrap() error { return e.Err }
 
-// schemaRefuseFunc is the SQL function a statement calls to fail when its
-// table's schema is newer; schemaNewerCode the SQLSTATE it raises.
-const (
-	schemaRefuseFunc = "mnemobank_schema_refuse"
-	schemaNewerCode  = "MB001"
-)
-
-// createSchemaRefuse creates schemaRefuseFunc unless it exists (so a role
-// without CREATE can use the function another made, and an older release
-// never replaces a newer body). Run under the migration lock. STABLE, so
-// that PostgreSQL may call it inside a read-only statement.
-var createSchemaRefuse = `DO $do$ BEGIN
-	IF to_regprocedure('` + schemaRefuseFunc + `(text, integer, integer)') IS NULL THEN
-		CREATE FUNCTION ` + schemaRefuseFunc + `(t text, have integer, v integer) RETURNS boolean
-		LANGUAGE plpgsql STABLE AS $f$
-		BEGIN
-			RAISE EXCEPTION USING ERRCODE = '` + schemaNewerCode + `', DETAIL = have::text,
-				MESSAGE = format('table %s has schema version %s, newer than the %s this client knows', t, have, v);
-		END $f$;
-	END IF;
-END $do$`
-
-// schemaGuard is the condition a statement on table adds to its WHERE
-// clause. It refers to no column of the statement, so PostgreSQL runs the
-// subquery once per execution (an InitPlan: one lookup in SchemaTable)
-// and tests it before any row (a One-Time Filter), even when no row
-// matches; the function is called only when the version is newer. A
-// missing row passes: the migration deals with that.
-func schemaGuard(table string, version int) string {
-	v := strconv.Itoa(version)
-	return `(SELECT CASE WHEN version > ` + v + ` THEN ` + schemaRefuseFunc + `('` + table + `', version, ` + v + `) ELSE true END
-		FROM ` + SchemaTable + ` WHERE table_name = '` + table + `') IS NOT FALSE`
+// schemaMarker is the name of the function that says table is at version.
+// Table names are at most maxTableLen (51) bytes, so the name fits in
+// PostgreSQL's 63.
+func schemaMarker(table string, version int) string {
+	return table + "_schema_v" + strconv.Itoa(version)
 }
 
-// schemaNewer turns the error of a statement on table into a *SchemaError
-// when the table's schema is newer than version: the guard's own error, or
-// any other server error when the recorded version says so (read again
-// here, on the error path only). It returns nil otherwise.
+// createSchemaMarker creates the marker of table at version unless it
+// exists (so that a role without CREATE can use the marker another made).
+func createSchemaMarker(table string, version int) string {
+	m := ident(schemaMarker(table, version))
+	return `DO $do$ BEGIN
+	IF to_regprocedure('` + m + `()') IS NULL THEN
+		CREATE FUNCTION ` + m + `() RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT true';
+	END IF;
+END $do$`
+}
+
+// schemaGuard is the condition a statement on table adds to its WHERE
+// clause: the call of the table's schema marker.
+func schemaGuard(table string, version int) string {
+	return ident(schemaMarker(table, version)) + `()`
+}
+
+// schemaNewer turns a server error of a statement on table into a
+// *SchemaError when the table's recorded version (read here, on the error
+// path only) is newer than version. It returns nil otherwise.
 func schemaNewer(ctx context.Context, pool *pgxpool.Pool, table string, version int, err error) *SchemaError {
 	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) {
-		return nil
-	}
-	if pgErr.Code == schemaNewerCode {
-		have, _ := strconv.Atoi(pgErr.Detail)
-		return &SchemaError{Table: table, Have: have, Want: version}
-	}
-	if ctx.Err() != nil {
+	if !errors.As(err, &pgErr) || ctx.Err() != nil {
 		return nil
 	}
 	var have int

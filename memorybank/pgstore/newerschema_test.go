@@ -3,6 +3,7 @@ package pgstore_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -14,12 +15,24 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank/pgstore"
 )
 
-// bumpSchema changes the version SchemaTable records for table by delta,
-// as a migration of another release does in its transaction.
+// bumpSchema changes the version of table by delta as a migration of
+// another release does, in one transaction: it records the version in
+// SchemaTable, drops the marker of the version it had and creates the
+// marker of the new one.
 func bumpSchema(t *testing.T, pool *pgxpool.Pool, table string, delta int) {
 	t.Helper()
-	_, err := pool.Exec(context.Background(), `UPDATE `+pgstore.SchemaTable+` SET version = version + $2 WHERE table_name = $1`, table, delta)
+	ctx := context.Background()
+	tx, err := pool.Begin(ctx)
 	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(ctx) }()
+	var have int
+	require.NoError(t, tx.QueryRow(ctx, `UPDATE `+pgstore.SchemaTable+` SET version = version + $2 WHERE table_name = $1 RETURNING version - $2`,
+		table, delta).Scan(&have))
+	_, err = tx.Exec(ctx, `DROP FUNCTION "`+pgstore.SchemaMarker(table, have)+`"()`)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, pgstore.CreateSchemaMarker(table, have+delta))
+	require.NoError(t, err)
+	require.NoError(t, tx.Commit(ctx))
 }
 
 // requireNewer checks that err is the refusal of a table at version have by
@@ -41,10 +54,11 @@ func requireNewer(t *testing.T, err error, table string, have, want int, what st
 // (a rolling upgrade) refuses on its next statement, of every kind, with a
 // *SchemaError, instead of reading what the new schema may no longer mean
 // or failing with the SQL error of the change; and it writes nothing. The
-// newer release is simulated with this code, by raising the version that
-// SchemaTable records (what every migration does, in its transaction):
-// alone, then with a change the old statements cannot even plan (a
-// renamed column). A store at version N refuses a schema at N+1.
+// newer release is simulated with this code, by doing what every
+// migration does in its transaction (record the new version in SchemaTable,
+// drop the old version's marker, create the new one's): alone, then with a
+// change the old statements cannot even plan (a renamed column). A store at
+// version N refuses a schema at N+1.
 func TestRunningStoreRefusesNewerSchema(t *testing.T) {
 	ctx := t.Context()
 	s, pool, opts := newTestStore(t)
@@ -80,6 +94,12 @@ func TestRunningStoreRefusesNewerSchema(t *testing.T) {
 		}},
 		{"changes", func() error { _, err := s.Changes(ctx); return err }},
 	}
+	for range 6 { // prepared and planned, generic plans included
+		for _, c := range calls[:2] {
+			err := c.call()
+			require.True(t, err == nil || errors.Is(err, memorybank.ErrNotFound), "%s: %v", c.name, err)
+		}
+	}
 
 	bumpSchema(t, pool, opts.Table, 1)
 	for _, c := range calls {
@@ -96,8 +116,8 @@ func TestRunningStoreRefusesNewerSchema(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "no refused write was counted")
 
-	// A newer schema the old statements cannot plan: the error is still a
-	// SchemaError, with the SQL error inside.
+	// Also with a change the old statements cannot plan: the error is
+	// still a SchemaError, with the SQL error inside.
 	bumpSchema(t, pool, opts.Table, 1)
 	_, err = pool.Exec(ctx, `ALTER TABLE "`+opts.Table+`" RENAME COLUMN data TO body`)
 	require.NoError(t, err)

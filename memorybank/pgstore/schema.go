@@ -193,9 +193,6 @@ func (m migration) apply(ctx context.Context, pool *pgxpool.Pool) (err error) {
 	)`); err != nil {
 		return err
 	}
-	if _, err = tx.Exec(ctx, createSchemaRefuse); err != nil {
-		return err
-	}
 	var have int
 	err = tx.QueryRow(ctx, `SELECT version FROM `+ident(SchemaTable)+` WHERE table_name = $1`, m.table).Scan(&have)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -233,6 +230,16 @@ func (m migration) apply(ctx context.Context, pool *pgxpool.Pool) (err error) {
 			m.table, len(m.steps)); err != nil {
 			return err
 		}
+		// Processes of older releases still running fail on their next
+		// statement: their versions' markers are gone.
+		for v := 1; v < len(m.steps); v++ {
+			if _, err = tx.Exec(ctx, `DROP FUNCTION IF EXISTS `+ident(schemaMarker(m.table, v))+`()`); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err = tx.Exec(ctx, createSchemaMarker(m.table, len(m.steps))); err != nil {
+		return err
 	}
 	return tx.Commit(ctx)
 }
@@ -269,7 +276,7 @@ const (
 )
 
 // forgetIfDropped makes the next ensure run the migration again when err
-// says the table (or the function schemaGuard calls) does not exist (someone
+// says the table (or its schema marker) does not exist (someone
 // dropped it while this process ran), so the store re-creates it instead of
 // failing until restarted; it reports whether it did.
 func (o *schemaOnce) forgetIfDropped(err error) bool {

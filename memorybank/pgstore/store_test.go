@@ -316,8 +316,7 @@ func TestListUsesIndex(t *testing.T) {
 		t.Logf("%s:\n%s", mode, p)
 		assert.Contains(t, p, "Index", "%s: List is not an index scan:\n%s", mode, p)
 		assert.Contains(t, p, "_pkey", "%s: List does not use the primary key:\n%s", mode, p)
-		// The schema check may scan SchemaTable (a row per table), once.
-		assert.NotContains(t, p, "Seq Scan on "+table, "%s: List scans the table:\n%s", mode, p)
+		assert.NotContains(t, p, "Seq Scan", "%s: List scans the table:\n%s", mode, p)
 		if mode == "no bitmap scans" {
 			assert.NotContains(t, p, "Sort", "%s: List sorts instead of reading the index in order:\n%s", mode, p)
 		}
