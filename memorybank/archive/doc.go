@@ -19,11 +19,18 @@
 // Every entry is a regular file with mode 0644 and modification time 0
 // (times live inside the documents; a store's own write times are not
 // portable), and carries the SHA-256 of its bytes in the PAX record
-// MNEMOBANK.sha256. The manifest is JSON Lines: a first line
+// SCHILY.xattr.user.mnemobank.sha256: an extended attribute record, which
+// GNU tar and bsdtar list and unpack without a warning (and restore as the
+// attribute user.mnemobank.sha256 with --xattrs); archives written before
+// carry MNEMOBANK.sha256, which is still read. The manifest is JSON Lines,
+// a first line
 //
 //	{"format":"mnemobank-archive","formatVersion":1,"source":"...","createdAt":"...","counts":{...},"entries":N}
 //
-// then one line {"name":...,"size":...,"sha256":...} per entry before it,
+// (source says what the archive was made from, such as "directory docs" or
+// "postgres namespace team", never an absolute path: an archive is shared,
+// and need not say where a person keeps files) then one line
+// {"name":...,"size":...,"sha256":...} per entry before it,
 // in archive order. It comes last because an export streams: the counts and
 // checksums are known only at the end. Store versions are not exported:
 // they are opaque and differ between stores; a document's version is its

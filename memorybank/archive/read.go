@@ -98,7 +98,10 @@ func walk(ctx context.Context, src *io.SectionReader, lim limits, fn func(entry)
 		if hdr.Size < 0 || hdr.Size > lim.entryBytes {
 			return nil, fail(name, fmt.Sprintf("is %d bytes, the limit is %d", hdr.Size, lim.entryBytes), ErrLimit)
 		}
-		want := hdr.PAXRecords[paxSHA256]
+		want, ok := hdr.PAXRecords[paxSHA256]
+		if !ok {
+			want = hdr.PAXRecords[legacySHA256]
+		}
 		if index > 0 && len(want) != 64 {
 			return nil, fail(name, "has no "+paxSHA256+" record (every entry carries its checksum)", ErrCorrupt)
 		}

@@ -45,7 +45,8 @@ func runSubcommand(ctx context.Context, args []string, stdin io.Reader, stdout, 
 type bankSide struct {
 	bank   *memorybank.Bank
 	mem    archive.Memories
-	source string
+	source string // names the bank in messages
+	label  string // names it in an archive's manifest: no absolute path
 	close  func()
 }
 
@@ -68,14 +69,14 @@ func openSide(ctx context.Context, where, namespace, memoriesFile string) (*bank
 			return nil, err
 		}
 		return &bankSide{bank: memorybank.New(pg, nil), mem: archive.Memories{File: ms, Trash: tr},
-			source: "postgres namespace " + pg.Namespace(), close: pg.Close}, nil
+			source: "postgres namespace " + pg.Namespace(), label: "postgres namespace " + pg.Namespace(), close: pg.Close}, nil
 	}
 	s, err := fsstore.Open(where, nil)
 	if err != nil {
 		return nil, err
 	}
 	abs, _ := filepath.Abs(where)
-	return &bankSide{bank: memorybank.New(s, nil), source: "directory " + abs, close: func() { s.Close() },
+	return &bankSide{bank: memorybank.New(s, nil), source: "directory " + abs, label: "directory " + filepath.Base(abs), close: func() { s.Close() },
 		mem: archive.Memories{File: filestore.New(memoriesFile, nil), Trash: filestore.New(filepath.Join(filepath.Dir(memoriesFile), trashFileName), nil)}}, nil
 }
 
@@ -153,7 +154,7 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return exportMemoryStore(ctx, side, *out, stdout, stderr)
 	}
 	if *out == "" {
-		_, err := archive.Export(ctx, side.bank, side.mem, stdout, &archive.ExportOptions{Source: side.source})
+		_, err := archive.Export(ctx, side.bank, side.mem, stdout, &archive.ExportOptions{Source: side.label})
 		return err
 	}
 	m, err := exportFile(ctx, side, *out, nil)
@@ -173,7 +174,7 @@ func exportFile(ctx context.Context, side *bankSide, path string, progress func(
 		return nil, err
 	}
 	defer os.Remove(f.Name())
-	m, err := archive.Export(ctx, side.bank, side.mem, f, &archive.ExportOptions{Source: side.source, Progress: progress})
+	m, err := archive.Export(ctx, side.bank, side.mem, f, &archive.ExportOptions{Source: side.label, Progress: progress})
 	if err == nil {
 		err = f.Sync()
 	}
