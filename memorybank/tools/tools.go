@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -281,7 +282,35 @@ func runRead(ctx context.Context, b *memorybank.Bank, scope memorybank.Scope, br
 	if err != nil {
 		return nil, withAvailable(ctx, b, err, scope, branch)
 	}
-	return doc, nil
+	return bounded(doc, b.Options().MaxDocumentBytes)
+}
+
+// bounded keeps a read's answer within the limit of a write (limit bytes),
+// so a document placed in the bank by hand, larger than any write could
+// store, costs a bounded answer: a text document's text is cut there (at a
+// line where one is near) and ends with a note saying so; a JSON document,
+// which cannot be cut and stay JSON, is a *LimitError naming both sizes.
+func bounded(doc *memorybank.Document, limit int) (*memorybank.Document, error) {
+	if len(doc.Content) <= limit {
+		return doc, nil
+	}
+	if doc.Format == memorybank.FormatJSON {
+		return nil, fmt.Errorf("%w; a read answers documents up to that size: read this one in the bank's folder or download it from the viewer",
+			&memorybank.LimitError{Limit: "document size", Max: limit, Got: len(doc.Content), Path: doc.Path})
+	}
+	text := doc.Text()
+	cut := min(limit, len(text))
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	if nl := strings.LastIndexByte(text[:cut], '\n'); nl > cut/2 {
+		cut = nl + 1
+	}
+	text = text[:cut] + fmt.Sprintf("\n\n[Truncated: this document is %d bytes of text, more than a read answers (%d); these are its first %d. "+
+		"Read it whole in the bank's folder or download it from the viewer.]\n", len(doc.Text()), limit, cut)
+	out := *doc
+	out.Content, _ = json.Marshal(text)
+	return &out, nil
 }
 
 type readContextArgs struct {
