@@ -277,7 +277,7 @@ func runImport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 // stdout (quiet: conflicts only) and a summary on stderr.
 func importArchive(ctx context.Context, side *bankSide, r io.Reader, o archive.ImportOptions, stdout, stderr io.Writer, quiet bool) error {
 	o.Report = func(it archive.Item) {
-		if quiet && it.Action != archive.Conflict {
+		if quiet && it.Action != archive.Conflict && it.Action != archive.Refuse {
 			return
 		}
 		line := fmt.Sprintf("%-8s %-8s %s", it.Action, it.Kind, it.Key)
@@ -293,12 +293,12 @@ func importArchive(ctx context.Context, side *bankSide, r io.Reader, o archive.I
 		return err
 	}
 	if o.Apply {
-		fmt.Fprintf(stderr, "mnemobank: imported: %d created, %d unchanged, %d conflicts (on-conflict %s); %d history entries written, %d already there\n",
-			res.Created, res.Skipped, res.Conflicts, o.OnConflict, res.HistoryWritten, res.HistorySkipped)
+		fmt.Fprintf(stderr, "mnemobank: imported: %d created, %d unchanged, %d conflicts (on-conflict %s), %d refused; %d history entries written, %d already there\n",
+			res.Created, res.Skipped, res.Conflicts, o.OnConflict, res.Refused, res.HistoryWritten, res.HistorySkipped)
 		return nil
 	}
-	fmt.Fprintf(stderr, "mnemobank: plan: %d to create, %d unchanged, %d conflicts (on-conflict %s); %d history entries to write. Dry run: nothing was written; run again with --apply.\n",
-		res.Created, res.Skipped, res.Conflicts, o.OnConflict, res.HistoryWritten)
+	fmt.Fprintf(stderr, "mnemobank: plan: %d to create, %d unchanged, %d conflicts (on-conflict %s), %d refused; %d history entries to write. Dry run: nothing was written; run again with --apply.\n",
+		res.Created, res.Skipped, res.Conflicts, o.OnConflict, res.Refused, res.HistoryWritten)
 	return nil
 }
 
