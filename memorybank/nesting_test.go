@@ -52,6 +52,7 @@ func TestWriteRefusesDeepNestingBeforeExpanding(t *testing.T) {
 				assert.Equal(t, memorybank.MaxNestingDepth, le.Max)
 				assert.Greater(t, le.Got, memorybank.MaxNestingDepth)
 			}
+			t.Logf("the refused write allocated %d bytes", n)
 			// Before the bound the write allocated 575 MiB and more.
 			assert.Less(t, n, uint64(32<<20), "the refused write allocated %d bytes", n)
 		})
@@ -74,6 +75,7 @@ func TestPatchRefusesDeepNesting(t *testing.T) {
 	var le *memorybank.LimitError
 	require.ErrorAs(t, werr, &le)
 	assert.Equal(t, "nesting depth", le.Limit)
+	t.Logf("the refused patch allocated %d bytes", n)
 	assert.Less(t, n, uint64(32<<20), "the refused patch allocated %d bytes", n)
 }
 
@@ -102,5 +104,6 @@ func TestNestingAtTheLimitsOfAWrite(t *testing.T) {
 	assert.Equal(t, "document size", le.Limit)
 	assert.Equal(t, memorybank.DefaultMaxDocumentBytes, le.Max)
 	// Indented whole, it is about 100 MB.
+	t.Logf("the refused write allocated %d bytes", n)
 	assert.Less(t, n, uint64(32<<20), "the refused write allocated %d bytes", n)
 }

@@ -125,8 +125,10 @@ type ImportOptions struct {
 	// TempDir holds the spooled copy of a stream (os.TempDir when "").
 	TempDir string
 	// Report, when set, receives each item of the plan (dry run) or of the
-	// import as it is applied: documents, keys and memories (history
-	// entries are only counted).
+	// import as it is applied: documents, keys, memories, and the history
+	// directories of documents the archive does not hold (a deleted
+	// document's, or refused ones); a document's own history entries are
+	// counted, in its item's Detail and in the Result.
 	Report func(Item)
 	// Progress, when set, is called during the writes with the entries
 	// handled and the entries in all.
