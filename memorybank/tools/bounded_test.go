@@ -2,6 +2,8 @@ package tools_test
 
 import (
 	"context"
+	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -33,4 +35,20 @@ func TestReadOfADocumentOverTheWriteLimitIsBounded(t *testing.T) {
 
 	te := e.fail(t, tools.ReadGlobalMemoryBank, `{"path":"large.json"}`, tools.CodeLimitExceeded)
 	assert.Contains(t, te.Message, "document size")
+}
+
+// JSON content sent as a string (as some clients send it) nested 9,000
+// deep is refused by its depth, before it expands.
+func TestWriteOfDeepJSONInAStringIsRefused(t *testing.T) {
+	e := newToolEnv(t, nil)
+	nested := strings.Repeat("[", 9000) + strings.Repeat("]", 9000)
+	arg, err := json.Marshal(`{"list":` + nested + `}`)
+	require.NoError(t, err)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	te := e.fail(t, tools.WriteGlobalMemoryBank, `{"path":"deep.json","content":`+string(arg)+`}`, tools.CodeLimitExceeded)
+	runtime.ReadMemStats(&after)
+	assert.Contains(t, te.Message, "nesting depth")
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(32<<20))
 }
