@@ -10,7 +10,10 @@
 // show, and SealKeeping validates it and gives its stored form in one pass.
 // Parse decodes a value once, into what the schema validator reads, and
 // writes it indented as stored in the same pass, refusing an object that
-// holds a member name twice. Repeated names are judged in one place, its
+// holds a member name twice; it stops at MaxDepth of nesting and at the
+// size limit it is given, before the indented form grows past either
+// (Depth judges a text's nesting in one pass, without decoding, before
+// any of this). Repeated names are judged in one place, its
 // duplicate scan: FirstDuplicate is the same rule without decoding, and
 // Members splits an object and judges its names in the same pass. Text
 // documents keep their metadata in YAML front matter (ParseFrontMatter,
