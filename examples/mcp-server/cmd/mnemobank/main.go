@@ -37,15 +37,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/mcphttp"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/mcpserver"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/stdio"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memories/filestore"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
 	"github.com/mnemobank/mnemobank/memorybank/pgstore"
 )
-
-// version is reported by --version and in the initialize handshake.
-const version = "0.2.0"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -57,7 +57,7 @@ func main() {
 // runMain runs the command line args (a subcommand, or the server) and
 // returns the exit status.
 func runMain(ctx context.Context, args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
-	t := &lineTransport{r: stdin, w: nopCloser{stdout}}
+	t := stdio.NewTransport(stdin, nopCloser{stdout}, nil)
 	ok, err := runSubcommand(ctx, args, stdin, stdout, stderr) // export, import, copy
 	if !ok {
 		err = run(ctx, args, t, stdout, stderr)
@@ -153,7 +153,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	postgres := fs.String("postgres", "", "PostgreSQL DSN (postgres://user:pass@host/db): keep the bank and the memories there instead of --root and --memories")
 	namespace := fs.String("namespace", pgstore.DefaultNamespace, "with --postgres: the project's namespace; servers of one namespace share one bank")
-	confirmPlansFlag := fs.String("confirm-plans", string(confirmAlways), "which memory_ops write plans the user confirms: always (every plan, whatever the model's requiresConfirmation says), "+
+	confirmPlansFlag := fs.String("confirm-plans", string(mcpserver.ConfirmAlways), "which memory_ops write plans the user confirms: always (every plan, whatever the model's requiresConfirmation says), "+
 		"or never (only plans whose requiresConfirmation is true: the model writes without asking)")
 	httpAddr := fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080), and the viewer at http://ADDR/ui/; see MNEMOBANK_TOKEN")
 	uiAddr := fs.String("ui", "", "also serve the browser viewer at http://ADDR/ui/ (e.g. 127.0.0.1:7777) while the server runs; see MNEMOBANK_TOKEN")
@@ -168,7 +168,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --language, --memories, --postgres, --namespace, --http, --ui, --ui-read-only, --confirm-plans, --help and --version; subcommands are ui, export, import and copy", errUsage, fs.Arg(0))
 	}
-	confirmPlans, err := parseConfirmPolicy(*confirmPlansFlag)
+	confirmPlans, err := mcpserver.ParseConfirmPolicy(*confirmPlansFlag)
 	if err != nil {
 		return err
 	}
@@ -217,10 +217,9 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	srv := newServer(bank, mem, logger)
+	srv := mcpserver.New(bank, mem, &mcpserver.Options{Logger: logger, ConfirmPlans: confirmPlans})
 	defer srv.Close()
-	srv.confirmPlans = confirmPlans
-	token := trimToken(os.Getenv)
+	token := mcphttp.TrimToken(os.Getenv)
 	if *uiAddr != "" {
 		viewer, err := newViewer(bank, mem, *uiAddr, token, *uiReadOnly, logger)
 		if err != nil {
@@ -233,13 +232,13 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		defer stopUI()
 	}
 	if *httpAddr != "" {
-		h := newHTTPHandler(srv, defaultHTTPLimits())
+		h := mcphttp.NewHandler(srv, mcphttp.DefaultLimits())
 		viewer, err := newViewer(bank, mem, *httpAddr, token, *uiReadOnly, logger)
 		if err != nil {
 			return err
 		}
-		return serveHTTP(ctx, *httpAddr, token, h, viewer, logger, func(a net.Addr) {
-			fmt.Fprintf(stderr, "mnemobank: listening on http://%s%s\n", a, mcpPath)
+		return mcphttp.Serve(ctx, *httpAddr, token, h, viewer, logger, func(a net.Addr) {
+			fmt.Fprintf(stderr, "mnemobank: listening on http://%s%s\n", a, mcphttp.Path)
 		})
 	}
 	return srv.Run(ctx, t)
@@ -250,7 +249,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 const trashFileName = "memories.trash.md"
 
 func versionString() string {
-	v := "mnemobank " + version + " (" + runtime.Version()
+	v := "mnemobank " + mcpserver.Version + " (" + runtime.Version()
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
