@@ -29,7 +29,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -41,10 +40,7 @@ import (
 	"github.com/mnemobank/mnemobank/examples/mcp-server/mcpserver"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/stdio"
 	"github.com/mnemobank/mnemobank/memories"
-	"github.com/mnemobank/mnemobank/memories/filestore"
 	"github.com/mnemobank/mnemobank/memorybank"
-	"github.com/mnemobank/mnemobank/memorybank/fsstore"
-	"github.com/mnemobank/mnemobank/memorybank/pgstore"
 )
 
 func main() {
@@ -147,12 +143,9 @@ Flags:
 func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mnemobank", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	root := fs.String("root", "./docs", "directory of the memory bank (created if missing); holds global-memory-bank/ and branch-memory-bank/")
+	where := storeFlags(fs)
 	language := fs.String("language", string(memorybank.Japanese), "default language of read_context, read_rules and plan confirmations: en, ja or zh")
-	memoriesFile := fs.String("memories", filepath.Join(filestore.AgentDir, filestore.FileName), "file of the learned memories (add_memory, search_memories, ...), relative to the working directory")
 	showVersion := fs.Bool("version", false, "print the version and exit")
-	postgres := fs.String("postgres", "", "PostgreSQL DSN (postgres://user:pass@host/db): keep the bank and the memories there instead of --root and --memories")
-	namespace := fs.String("namespace", pgstore.DefaultNamespace, "with --postgres: the project's namespace; servers of one namespace share one bank")
 	confirmPlansFlag := fs.String("confirm-plans", string(mcpserver.ConfirmAlways), "which memory_ops write plans the user confirms: always (every plan, whatever the model's requiresConfirmation says), "+
 		"or never (only plans whose requiresConfirmation is true: the model writes without asking)")
 	httpAddr := fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080), and the viewer at http://ADDR/ui/; see MNEMOBANK_TOKEN")
@@ -177,43 +170,19 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		return fmt.Errorf("--language %q is not one of en, ja, zh", *language)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	var store memorybank.Store
-	var memStore, trash memories.Store
-	if *postgres != "" {
-		pg, err := pgstore.Open(ctx, *postgres, &pgstore.Options{Namespace: *namespace})
-		if err != nil {
-			return err
-		}
-		defer pg.Close()
-		ms, err := pg.Memories(filestore.FileName)
-		if err != nil {
-			return err
-		}
-		tr, err := pg.Memories(trashFileName)
-		if err != nil {
-			return err
-		}
-		store, memStore, trash = pg, ms, tr
-	} else {
-		_, statErr := os.Stat(*root)
-		fsStore, err := fsstore.Open(*root, nil)
-		if err != nil {
-			return err
-		}
-		defer fsStore.Close()
-		if errors.Is(statErr, os.ErrNotExist) {
-			// Said once, at start-up: a mistyped --root otherwise looks like
-			// a bank that forgot everything.
-			abs, _ := filepath.Abs(*root)
-			logger.Warn("--root did not exist: created a NEW, EMPTY memory bank there. If you meant an existing bank, fix --root.",
-				"root", abs)
-		}
-		store = fsStore
-		memStore = filestore.New(*memoriesFile, nil)
-		trash = filestore.New(filepath.Join(filepath.Dir(*memoriesFile), trashFileName), nil)
+	st, err := openStores(ctx, *where)
+	if err != nil {
+		return err
 	}
-	bank := memorybank.New(store, &memorybank.Options{Language: lang, Logger: logger})
-	mem, err := memories.New(memStore, &memories.Options{Logger: logger, Trash: trash})
+	defer st.close()
+	if st.createdRoot {
+		// Said once, at start-up: a mistyped --root otherwise looks like
+		// a bank that forgot everything.
+		logger.Warn("--root did not exist: created a NEW, EMPTY memory bank there. If you meant an existing bank, fix --root.",
+			"root", st.root)
+	}
+	bank := memorybank.New(st.bank, &memorybank.Options{Language: lang, Logger: logger})
+	mem, err := memories.New(st.mem, &memories.Options{Logger: logger, Trash: st.trash})
 	if err != nil {
 		return err
 	}
@@ -243,10 +212,6 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	}
 	return srv.Run(ctx, t)
 }
-
-// trashFileName is the file, beside the memories file, that keeps deleted
-// memories for restore_memory.
-const trashFileName = "memories.trash.md"
 
 func versionString() string {
 	v := "mnemobank " + mcpserver.Version + " (" + runtime.Version()

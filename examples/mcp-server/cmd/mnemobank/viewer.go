@@ -76,7 +76,7 @@ Flags:
 func runUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mnemobank ui", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	open := storeFlags(fs)
+	where := storeFlags(fs)
 	addr := fs.String("addr", "127.0.0.1:7777", "address to serve the viewer on, host:port")
 	readOnly := fs.Bool("ui-read-only", false, "hide and refuse every change (revert, delete, restore)")
 	language := fs.String("language", string(memorybank.Japanese), "language of the SKILL.md shown beside a skill graph: en, ja or zh")
@@ -96,22 +96,22 @@ func runUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 		return err
 	}
 	defer ln.Close()
-	side, err := open(ctx)
+	st, err := openStores(ctx, *where)
 	if err != nil {
 		return err
 	}
-	defer side.close()
+	defer st.close()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	side.bank = memorybank.New(side.bank.Store(), &memorybank.Options{Language: lang, Logger: logger})
-	mem, err := memories.New(side.mem.File, &memories.Options{Logger: logger, Trash: side.mem.Trash})
+	bank := memorybank.New(st.bank, &memorybank.Options{Language: lang, Logger: logger})
+	mem, err := memories.New(st.mem, &memories.Options{Logger: logger, Trash: st.trash})
 	if err != nil {
 		return err
 	}
-	viewer, err := newViewer(side.bank, mem, *addr, token, *readOnly, logger)
+	viewer, err := newViewer(bank, mem, *addr, token, *readOnly, logger)
 	if err != nil {
 		return err
 	}
-	logger.Info("mnemobank: viewer", "bank", side.source)
+	logger.Info("mnemobank: viewer", "bank", st.source)
 	fmt.Fprintf(stderr, "mnemobank: ui on http://%s%s\n", ln.Addr(), ui.Prefix)
 	return mcphttp.ServeViewer(ctx, ln, viewer)
 }
