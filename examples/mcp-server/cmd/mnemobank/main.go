@@ -117,7 +117,11 @@ request must carry "Authorization: Bearer <token>" (at least 32 characters, e.g.
 openssl rand -hex 32), and without it only a loopback address is served. Over
 HTTP the client's roots are not read (they name the client's machine): pass
 branch. Limits over HTTP: 1,000 MCP sessions, each closed after 30 minutes
-without a request; request headers within 10 s, a body within 30 s; an idle
+without a request, and 1,000 event streams (session GET streams and
+subscriptions/listen); one client (its address and token) holds at most 100
+of each, and a request of protocol 2026-07-28, which holds no session, is
+never refused for lack of one; an event stream whose client stops reading is
+closed once 1 MiB waits for it; request headers within 10 s, a body within 30 s; an idle
 connection is closed after 2 minutes, and one that failed authentication at
 once. Each session may subscribe to 100 documents (10,000 over all sessions).
 On SIGTERM the server closes event streams, lets requests in flight finish
