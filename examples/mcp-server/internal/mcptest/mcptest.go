@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 MCP roots are deprecated only from protocol 2026-07-28 on and still served; the tests of earlier clients use them.
+
 // Package mcptest holds what the server's tests share: a client, tool calls
 // checked as a client sees them (the text is the structured content's JSON,
 // which matches the declared output schema), and a bank on a temporary
