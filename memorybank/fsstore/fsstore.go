@@ -73,6 +73,11 @@ type Store struct {
 	syncHook func(dir string)
 	// sweep: the background removal of stale temporary files (cleanup.go).
 	sweep *sweeper
+	// jnl: the write-ahead journal (journal.go), shared with the Lazy
+	// views; nil where it is not supported.
+	jnl *journal
+	// afterJournal, when set (by tests), runs after each journal append.
+	afterJournal func()
 }
 
 var _ memorybank.Store = (*Store)(nil)
@@ -103,6 +108,13 @@ func Open(dir string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("fsstore: open %s: %w", dir, err)
 	}
 	s := &Store{dir: dir, root: root, opts: o, sem: make(chan struct{}, 1), watch: newWatchers(), unsynced: &lazyDirs{}}
+	if journalSupported {
+		s.jnl = &journal{boot: bootID()}
+		if err := s.recoverJournal(); err != nil {
+			root.Close()
+			return nil, fmt.Errorf("fsstore: open %s: %w", dir, err)
+		}
+	}
 	s.startSweep()
 	return s, nil
 }
@@ -113,7 +125,11 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.stopSweep()
-	return s.root.Close()
+	jerr := s.jnl.close()
+	if err := s.root.Close(); err != nil {
+		return err
+	}
+	return jerr
 }
 
 // Dir returns the directory the Store was opened on.
@@ -134,6 +150,9 @@ func validateKey(key string) error {
 func reservedProblem(key string) string {
 	if key == LockFileName {
 		return fmt.Sprintf("%q is the lock file of the directory store", LockFileName)
+	}
+	if key == JournalFileName {
+		return fmt.Sprintf("%q is the write-ahead journal of the directory store", JournalFileName)
 	}
 	if key == ChangesFileName {
 		return fmt.Sprintf("%q is the change counter of the directory store", ChangesFileName)
@@ -224,30 +243,20 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, cond memoryban
 	}
 	defer done()
 	var createdErr error
-	err = atomicfile.Write(s.root, file, data, &atomicfile.Options{
-		Perm:    s.opts.FileMode,
-		DirPerm: s.opts.DirMode,
-		NoSync:  s.lazy,
-		Created: func(dir string) {
-			if err := s.created(dir); createdErr == nil {
-				createdErr = err
-			}
-		},
-		BeforeCommit: func(tmp string) error {
-			if createdErr != nil {
-				return createdErr
-			}
-			var prev time.Time
-			if exists {
-				prev = cur.ModTime()
-			}
-			return setModTimeAfter(s.root, tmp, prev)
-		},
-	})
+	var prev time.Time
+	if exists {
+		prev = cur.ModTime()
+	}
+	created := func(dir string) {
+		if err := s.created(dir); createdErr == nil {
+			createdErr = err
+		}
+	}
+	jsize, err := s.writeFile(s.root, file, file, data, prev, created, func() error { return createdErr })
 	if err != nil {
 		return memorybank.Object{}, fmt.Errorf("fsstore: put %q: %w", key, err)
 	}
-	if err := s.durableDirs(file); err != nil {
+	if err := s.afterWrite(file, len(data), jsize); err != nil {
 		return memorybank.Object{}, fmt.Errorf("fsstore: put %q: written, but: %w", key, err)
 	}
 	fi, err := s.root.Stat(key)
@@ -297,16 +306,11 @@ func (s *Store) putInDir(key string, data []byte, cond memorybank.Condition) (ob
 		return memorybank.Object{}, true, err
 	}
 	defer counted()
-	err = atomicfile.Write(d, base, data, &atomicfile.Options{
-		Perm:         s.opts.FileMode,
-		DirPerm:      s.opts.DirMode,
-		NoSync:       s.lazy,
-		BeforeCommit: func(tmp string) error { return setModTimeAfter(d, tmp, prev) },
-	})
+	jsize, err := s.writeFile(d, base, key, data, prev, nil, nil)
 	if err != nil {
 		return memorybank.Object{}, true, fmt.Errorf("fsstore: put %q: %w", key, err)
 	}
-	if err := s.durableDirs(key); err != nil {
+	if err := s.afterWrite(key, len(data), jsize); err != nil {
 		return memorybank.Object{}, true, fmt.Errorf("fsstore: put %q: written, but: %w", key, err)
 	}
 	fi, err := d.Stat(base)
@@ -323,7 +327,7 @@ func (s *Store) putInDir(key string, data []byte, cond memorybank.Condition) (ob
 // other programs' writes with a coarse clock, which almost never matches a
 // nanosecond time, so their edits change the version too. File systems with
 // coarse timestamps get a bigger step.
-func setModTimeAfter(root *os.Root, tmp string, prev time.Time) error {
+func setModTimeAfter(root *os.Root, tmp string, prev time.Time) (fs.FileInfo, error) {
 	now := time.Now()
 	for _, step := range []time.Duration{time.Nanosecond, time.Microsecond, time.Millisecond, time.Second, 2 * time.Second} {
 		t := now
@@ -331,18 +335,62 @@ func setModTimeAfter(root *os.Root, tmp string, prev time.Time) error {
 			t = prev.Add(step)
 		}
 		if err := root.Chtimes(tmp, t, t); err != nil {
-			return err
+			return nil, err
 		}
 		fi, err := root.Stat(tmp)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if fi.ModTime().After(prev) {
-			return nil
+			return fi, nil
 		}
 		now = prev // the clock was not enough: step past prev
 	}
-	return fmt.Errorf("cannot give %s a modification time after %v", tmp, prev)
+	return nil, fmt.Errorf("cannot give %s a modification time after %v", tmp, prev)
+}
+
+// writeFile replaces name in d, which is file in the store's root, with
+// data, giving it a modification time after prev. A journalled write
+// appends its record, with that time, and syncs the journal before the
+// rename and syncs nothing else; it returns the journal's size. Otherwise
+// atomicfile syncs the file and its directory (a lazy view: nothing).
+// created sees the directories a lazy or journalled write creates; check,
+// when set, can refuse the write before it is committed.
+func (s *Store) writeFile(d *os.Root, name, file string, data []byte, prev time.Time, created func(string), check func() error) (jsize int64, err error) {
+	journalled := s.journalled(len(data))
+	if journalled && created == nil {
+		created = func(dir string) { _ = s.created(dir) } // the journal's replay makes them again
+	}
+	err = atomicfile.Write(d, name, data, &atomicfile.Options{
+		Perm:    s.opts.FileMode,
+		DirPerm: s.opts.DirMode,
+		NoSync:  s.lazy || journalled,
+		Created: created,
+		BeforeCommit: func(tmp string) error {
+			if check != nil {
+				if err := check(); err != nil {
+					return err
+				}
+			}
+			fi, err := setModTimeAfter(d, tmp, prev)
+			if err != nil || !journalled {
+				return err
+			}
+			jsize, err = s.appendSync(record{op: opPut, perm: fi.Mode().Perm(), mtime: fi.ModTime().UnixNano(), key: file, data: data})
+			return err
+		},
+	})
+	return jsize, err
+}
+
+// afterWrite finishes a Put of n bytes to file: a journalled one
+// checkpoints the journal when it is due (jsize is its size), another
+// makes durable the directories lazy writes created above file.
+func (s *Store) afterWrite(file string, n int, jsize int64) error {
+	if s.journalled(n) {
+		return s.maybeCheckpoint(jsize)
+	}
+	return s.durableDirs(file)
 }
 
 // Delete removes key's file under the store lock, if it exists and cond
@@ -375,18 +423,24 @@ func (s *Store) Delete(ctx context.Context, key string, cond memorybank.Conditio
 		return err
 	}
 	defer done()
+	journalled := s.journalled(0)
+	var jsize int64
+	if journalled {
+		if jsize, err = s.appendSync(record{op: opDelete, mtime: cur.ModTime().UnixNano(), key: key}); err != nil {
+			return fmt.Errorf("fsstore: delete %q: %w", key, err)
+		}
+	}
 	if err := s.root.Remove(key); err != nil {
 		return fmt.Errorf("fsstore: delete %q: %w", key, err)
 	}
-	dir := path.Dir(key)
 	// Remove emptied parents (real directories only, never a symlink to
 	// one); Remove fails on the first one that is not empty.
-	for dir != "." {
-		fi, err := s.root.Lstat(dir)
-		if err != nil || !fi.IsDir() || s.root.Remove(dir) != nil {
-			break
+	dir := s.removeEmptyParents(path.Dir(key))
+	if journalled {
+		if err := s.maybeCheckpoint(jsize); err != nil {
+			return fmt.Errorf("fsstore: delete %q: removed, but: %w", key, err)
 		}
-		dir = path.Dir(dir)
+		return nil
 	}
 	if s.lazy {
 		return nil
