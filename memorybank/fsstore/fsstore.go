@@ -78,6 +78,8 @@ type Store struct {
 	jnl *journal
 	// afterJournal, when set (by tests), runs after each journal append.
 	afterJournal func()
+	// fds: the lock file and the change counter, kept open (handles.go).
+	fds *handles
 }
 
 var _ memorybank.Store = (*Store)(nil)
@@ -107,7 +109,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fsstore: open %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, root: root, opts: o, sem: make(chan struct{}, 1), watch: newWatchers(), unsynced: &lazyDirs{}}
+	s := &Store{dir: dir, root: root, opts: o, sem: make(chan struct{}, 1), watch: newWatchers(), unsynced: &lazyDirs{}, fds: &handles{}}
 	if journalSupported {
 		s.jnl = &journal{boot: bootID()}
 		if err := s.recoverJournal(); err != nil {
@@ -125,6 +127,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.stopSweep()
+	s.fds.close()
 	jerr := s.jnl.close()
 	if err := s.root.Close(); err != nil {
 		return err
@@ -270,16 +273,30 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, cond memoryban
 // exists and it is not a symbolic link. Every step works in the directory
 // opened once, so each is one system call rather than a walk from the
 // store's root, and the directory's existence answers the path-conflict
-// checks. done is false, with nothing changed, when the key needs Put's
-// general path (a missing directory to create, a parent that is a file, a
-// link to follow), which also reports those cases' errors.
+// checks; a missing directory is made here. done is false, with nothing
+// changed, when the key needs Put's general path (a parent that is a file,
+// a link to follow), which also reports those cases' errors.
 func (s *Store) putInDir(key string, data []byte, cond memorybank.Condition) (obj memorybank.Object, done bool, err error) {
 	d := s.root
 	dir, base := path.Split(key)
 	if dir != "" {
-		sub, err := s.root.OpenRoot(dir[:len(dir)-1])
+		dir = dir[:len(dir)-1]
+		sub, err := s.root.OpenRoot(dir)
 		if err != nil {
-			return memorybank.Object{}, false, nil
+			// A missing directory is made here, after the condition, unless
+			// a parent is a file (Put reports the conflict).
+			if !isNotExist(err) || s.fileParent(key) != "" {
+				return memorybank.Object{}, false, nil
+			}
+			if err := cond.Check(key, false, ""); err != nil {
+				return memorybank.Object{}, true, err
+			}
+			if atomicfile.MkdirAll(s.root, dir, s.opts.DirMode, s.madeDir(len(data))) != nil {
+				return memorybank.Object{}, false, nil
+			}
+			if sub, err = s.root.OpenRoot(dir); err != nil {
+				return memorybank.Object{}, false, nil
+			}
 		}
 		defer sub.Close()
 		d = sub
@@ -318,6 +335,16 @@ func (s *Store) putInDir(key string, data []byte, cond memorybank.Condition) (ob
 		return memorybank.Object{}, true, fmt.Errorf("fsstore: put %q: written, but: %w", key, err)
 	}
 	return memorybank.Object{Key: key, Version: version(fi), ModTime: fi.ModTime()}, true, nil
+}
+
+// madeDir returns what a Put of n bytes does with each directory it
+// creates: a lazy or journalled one notes it (see Store.created), another
+// syncs its parent.
+func (s *Store) madeDir(n int) func(dir string) error {
+	if s.lazy || s.journalled(n) {
+		return s.created
+	}
+	return func(dir string) error { return s.syncDir(s.root, path.Dir(dir)) }
 }
 
 // setModTimeAfter gives the temporary file tmp in root the current time, to the
@@ -475,7 +502,7 @@ func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
 	if s.opts.LockTimeout > 0 {
 		remaining = max(s.opts.LockTimeout-time.Since(start), time.Millisecond)
 	}
-	l, err := lockfile.AcquireIn(ctx, s.root, LockFileName, remaining)
+	l, err := s.lockFile(ctx, remaining)
 	if err != nil {
 		<-s.sem
 		if errors.Is(err, lockfile.ErrTimeout) {
