@@ -65,6 +65,9 @@ type Store struct {
 	sem chan struct{}
 	// lazy: a view made by Lazy, whose writes skip the fsyncs.
 	lazy bool
+	// ordered: a view made by Ordered, whose journalled writes skip the
+	// journal's sync.
+	ordered bool
 	// watch: the listeners of WatchChanges, shared with the Lazy views.
 	watch *watchers
 	// unsynced: the directories lazy Puts created (lazy.go).
@@ -123,7 +126,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 
 // Close releases the directory. Methods called after Close return errors.
 func (s *Store) Close() error {
-	if s.lazy {
+	if s.lazy || s.ordered {
 		return nil
 	}
 	s.stopSweep()

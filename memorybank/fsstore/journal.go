@@ -180,8 +180,10 @@ func (s *Store) appendSync(r record) (int64, error) {
 	if _, err := j.f.Write(r.encode()); err != nil {
 		return 0, fmt.Errorf("append to the journal %s: %w", JournalFileName, err)
 	}
-	if err := fdatasync(j.f); err != nil {
-		return 0, fmt.Errorf("sync the journal %s: %w", JournalFileName, err)
+	if !s.ordered { // an ordered write is synced by the next durable one
+		if err := fdatasync(j.f); err != nil {
+			return 0, fmt.Errorf("sync the journal %s: %w", JournalFileName, err)
+		}
 	}
 	if s.afterJournal != nil {
 		s.afterJournal()

@@ -127,3 +127,30 @@ func TestJournalCompletesAWriteKilledBeforeItsRename(t *testing.T) {
 	_, err = s.Put(ctx, "k.json", []byte(`"next"`), memorybank.Condition{IfVersion: obj.Version})
 	require.NoError(t, err, "the store is writable after recovery")
 }
+
+// A write through the Ordered view is journalled, so a power failure after
+// the next durable write keeps both: a delete's tombstone rides on the
+// delete.
+func TestOrderedWriteRidesOnTheNextDurableOne(t *testing.T) {
+	if !fsstore.JournalSupported {
+		t.Skip("no write-ahead journal on this system: every write syncs its file and directory")
+	}
+	dir := t.TempDir()
+	s := open(t, dir, nil)
+	doc, err := s.Put(ctx, "doc.json", []byte(`{"v":1}`), memorybank.Condition{})
+	require.NoError(t, err)
+	_, err = s.Ordered().Put(ctx, "tomb/doc.json", []byte(`{"version":2}`), memorybank.Condition{})
+	require.NoError(t, err)
+	require.NoError(t, s.Delete(ctx, "doc.json", memorybank.Condition{}))
+
+	// The crash lost both renames.
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, "tomb")))
+	setFile(t, dir, "doc.json", []byte(`{"v":1}`), doc.ModTime)
+	fsstore.SimulateReboot(t)
+	after := open(t, dir, nil)
+	obj, err := after.Get(ctx, "tomb/doc.json")
+	require.NoError(t, err, "the ordered write was journalled")
+	assert.JSONEq(t, `{"version":2}`, string(obj.Data))
+	_, err = after.Get(ctx, "doc.json")
+	assert.ErrorIs(t, err, memorybank.ErrNotFound)
+}
