@@ -45,8 +45,11 @@
 // fsyncs, even of the directories it creates (the next durable Put into one
 // syncs it, unless journalled), while the rename stays atomic for readers:
 // a [memorybank.Bank] writes a document's history entry through it after
-// the document's durable Put, so a write waits for the disk once. The
-// change count is never fsynced (see [Store.Changes]).
+// the document's durable Put, so a write waits for the disk once.
+// [Store.Ordered] is a view whose writes are journalled without syncing the
+// journal: the next durable write syncs them with its own record (a Bank's
+// delete writes its tombstone so). The change count is never fsynced (see
+// [Store.Changes]).
 //
 // # Compare-and-swap across processes
 //
