@@ -143,6 +143,9 @@ func (b *Bank) putHistory(ctx context.Context, l loc, e HistoryEntry) {
 		e.Patch, e.Inverse, e.Truncated = nil, nil, true
 		data, err = json.Marshal(e)
 	}
+	if err == nil {
+		data = b.screenHistory(l, e, data)
+	}
 	key := historyKey(l, e.Version)
 	if err == nil {
 		_, err = b.hist.Put(ctx, key, data, Condition{IfAbsent: true})

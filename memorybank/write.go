@@ -304,6 +304,7 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 	if err != nil {
 		return nil, err
 	}
+	b.flagDocument(next)
 	now := b.now()
 	next.Stamp(old, oldVersion, codec.FormatTime(now), b.opts.NewID, req.Tags, req.Patches == nil)
 	if n := len(next.Tags()); n > b.opts.MaxTags {
@@ -318,6 +319,9 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 		return nil, err
 	}
 	problems := problemsOf(kept)
+	if data, next, err = b.screenSecrets(l, data, next); err != nil {
+		return nil, err
+	}
 	if len(data) > b.opts.MaxDocumentBytes {
 		return nil, &LimitError{Limit: "document size", Max: b.opts.MaxDocumentBytes, Got: len(data), Path: l.path}
 	}

@@ -13,6 +13,9 @@ type Flag struct {
 	Kind string `json:"kind"`
 	// Why says what was found, for the person reviewing the entry.
 	Why string `json:"why"`
+	// Excerpt quotes the text that raised the flag (at most 80 bytes), for
+	// the person; it is left out where the text itself is withheld.
+	Excerpt string `json:"excerpt,omitempty"`
 	// Line and Column (1-based, column in bytes) locate it.
 	Line   int `json:"line"`
 	Column int `json:"column"`
@@ -93,7 +96,7 @@ func (poisoning) Flags(text string) []Flag {
 		}
 		seen[r.why] = true
 		line, col := LineColumn(text, loc[0])
-		out = append(out, Flag{Kind: r.kind, Why: fmt.Sprintf("%s: %s", r.why, excerpt(text[loc[0]:loc[1]])), Line: line, Column: col})
+		out = append(out, Flag{Kind: r.kind, Why: r.why, Excerpt: excerpt(text[loc[0]:loc[1]]), Line: line, Column: col})
 	}
 	if i, r, n := firstInvisible(text); n > 0 {
 		line, col := LineColumn(text, i)
@@ -112,7 +115,7 @@ func excerpt(s string) string {
 		}
 		s = s[:cut] + "..."
 	}
-	return fmt.Sprintf("%q", s)
+	return s
 }
 
 // firstInvisible returns the offset and rune of the first invisible

@@ -62,7 +62,7 @@ func TestFlagLocatesAndExplains(t *testing.T) {
 	assert.Equal(t, screen.FlagOverride, f[0].Kind)
 	assert.Equal(t, 2, f[0].Line)
 	assert.Equal(t, 8, f[0].Column)
-	assert.Contains(t, f[0].Why, "Ignore previous instructions")
+	assert.Contains(t, f[0].Excerpt, "Ignore previous instructions")
 
 	f = screen.Poisoning().Flags("\ufeffa BOM at the start is an encoding mark")
 	assert.Empty(t, f)

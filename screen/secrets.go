@@ -137,6 +137,8 @@ var ErrSecret = errors.New("screen: credential in the text")
 type SecretError struct {
 	Where    string
 	Findings []Finding
+	// Detail, when set, says why the screen could not redact.
+	Detail string
 }
 
 func (e *SecretError) Error() string {
@@ -155,8 +157,18 @@ func (e *SecretError) Error() string {
 			fmt.Fprintf(&b, " (%s)", Mask(f.Secret))
 		}
 	}
+	if len(e.Findings) == 0 {
+		b.WriteString("credentials")
+	}
+	if e.Detail != "" {
+		b.WriteString(" (" + e.Detail + ")")
+	}
+	kind := "kind"
+	if len(e.Findings) > 0 {
+		kind = e.Findings[0].Kind
+	}
 	b.WriteString("; credentials are never stored: replace each with a placeholder such as ")
-	b.WriteString(Marker(e.Findings[0].Kind))
+	b.WriteString(Marker(kind))
 	b.WriteString(" or a reference to where it is kept (an environment variable's name), and write again")
 	return b.String()
 }
