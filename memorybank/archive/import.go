@@ -163,7 +163,7 @@ func Import(ctx context.Context, bank *memorybank.Bank, mem Memories, r io.Reade
 		branches: map[string]string{}, conflicted: map[string]bool{}, res: &Result{}}
 
 	// 1. Verify everything before the first write.
-	m, err := walk(ctx, src, im.lim, func(e entry) error {
+	m, err := walk(ctx, src, im.lim, im.screened(func(e entry) error {
 		if dir, ok := markerDir(e.key); ok {
 			var rec struct {
 				Branch string `json:"branch"`
@@ -173,7 +173,7 @@ func Import(ctx context.Context, bank *memorybank.Bank, mem Memories, r io.Reade
 			}
 		}
 		return nil
-	})
+	}))
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +276,7 @@ func (im *importer) plan(ctx context.Context, src *io.SectionReader) error {
 		return err
 	}
 	prevDir := ""
-	_, err := walk(ctx, src, im.lim, func(e entry) error {
+	_, err := walk(ctx, src, im.lim, im.screened(func(e entry) error {
 		if e.key == "" {
 			return im.planMemories(ctx, e)
 		}
@@ -355,7 +355,7 @@ func (im *importer) plan(ctx context.Context, src *io.SectionReader) error {
 			im.report(it)
 		}
 		return nil
-	})
+	}))
 	// Documents of a history directory found conflicting after them cannot
 	// occur: every history key sorts before every document key.
 	return err
@@ -423,7 +423,7 @@ func (im *importer) apply(ctx context.Context, src *io.SectionReader) error {
 		}
 		return nil
 	}
-	_, err := walk(ctx, src, im.lim, func(e entry) error {
+	_, err := walk(ctx, src, im.lim, im.screened(func(e entry) error {
 		if im.o.Progress != nil {
 			im.o.Progress(e.index, total)
 		}
@@ -460,7 +460,7 @@ func (im *importer) apply(ctx context.Context, src *io.SectionReader) error {
 			im.finish(ctx, e, a)
 			return nil
 		}
-	})
+	}))
 	if err == nil {
 		err = flush()
 	}
