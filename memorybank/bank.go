@@ -168,6 +168,9 @@ type Options struct {
 	// out (ReadContextRequest.ExcludeFlagged). A flag never refuses a
 	// write. Nil: no flags.
 	Flagger screen.Flagger
+	// ExcludeFlagged makes every ReadContext leave flagged documents out,
+	// as ReadContextRequest.ExcludeFlagged does for one call.
+	ExcludeFlagged bool
 }
 
 // Bank is a memory bank over a Store: branch and global banks of JSON and

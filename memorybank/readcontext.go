@@ -44,6 +44,7 @@ type ReadContextRequest struct {
 	Query string `json:"query,omitempty"`
 	// ExcludeFlagged leaves out documents a write flagged as addressing
 	// the agent (Options.Flagger); they are listed in Withheld instead.
+	// Options.ExcludeFlagged does it for every call.
 	ExcludeFlagged bool `json:"excludeFlagged,omitempty"`
 }
 
@@ -185,7 +186,7 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 		if err != nil {
 			return 0, false, err
 		}
-		if req.ExcludeFlagged && len(cf.Flags) > 0 {
+		if (req.ExcludeFlagged || b.opts.ExcludeFlagged) && len(cf.Flags) > 0 {
 			flags := slices.Clone(cf.Flags)
 			for i := range flags {
 				flags[i].Excerpt = "" // the text is withheld, its quote too

@@ -2,6 +2,7 @@ package memorybank
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"slices"
 	"strconv"
@@ -102,6 +103,16 @@ func (b *Bank) screenSecrets(l loc, data []byte, next *codec.Envelope) ([]byte, 
 		return data, next, nil
 	}
 	where := strconv.Quote(l.path) + " in the " + l.describe()
+	if body, ok := next.Text(); ok {
+		// Lines and columns of the text as the writer sent it, not of the
+		// stored file with its front matter.
+		if _, err := b.opts.Secrets.Screen(where, body); err != nil {
+			var se *screen.SecretError
+			if !errors.As(err, &se) || len(se.Findings) > 0 && b.refuses() {
+				return nil, nil, err
+			}
+		}
+	}
 	out, err := b.opts.Secrets.Screen(where, string(data))
 	if err != nil {
 		return nil, nil, err
@@ -114,6 +125,13 @@ func (b *Bank) screenSecrets(l loc, data []byte, next *codec.Envelope) ([]byte, 
 		return nil, nil, &screen.SecretError{Where: where, Detail: "redacting the credentials would break the document's structure; remove them yourself"}
 	}
 	return []byte(out), e, nil
+}
+
+// refuses reports whether the secret screen refuses rather than redacts:
+// a Screen that is not screen.Secrets is taken at its word on every call.
+func (b *Bank) refuses() bool {
+	s, ok := b.opts.Secrets.(screen.Secrets)
+	return !ok || s.Mode != screen.Redact
 }
 
 // screenHistory runs Options.Secrets over a history entry: a write's

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/trust"
+	"github.com/mnemobank/mnemobank/screen"
 	"io"
 	"os"
 	"path/filepath"
@@ -27,6 +29,7 @@ var subcommands = map[string]func(ctx context.Context, args []string, stdin io.R
 	"import": runImport,
 	"copy":   runCopy,
 	"ui":     runUI,
+	"scrub":  runScrub,
 }
 
 // runSubcommand runs the subcommand args[0] names, if it is one.
@@ -52,6 +55,10 @@ type bankSide struct {
 // openSide opens a bank directory (with its memories file and trash) or,
 // for a postgres:// DSN, a namespace of a database.
 func openSide(ctx context.Context, where, namespace, memoriesFile string) (*bankSide, error) {
+	opts := &memorybank.Options{} // imports and copies refuse credentials as the server does
+	if err := trust.Apply(string(screen.Refuse), false, opts, nil); err != nil {
+		return nil, err
+	}
 	if strings.HasPrefix(where, "postgres://") || strings.HasPrefix(where, "postgresql://") {
 		pg, err := pgstore.Open(ctx, where, &pgstore.Options{Namespace: namespace})
 		if err != nil {
@@ -67,7 +74,7 @@ func openSide(ctx context.Context, where, namespace, memoriesFile string) (*bank
 			pg.Close()
 			return nil, err
 		}
-		return &bankSide{bank: memorybank.New(pg, nil), mem: archive.Memories{File: ms, Trash: tr},
+		return &bankSide{bank: memorybank.New(pg, opts), mem: archive.Memories{File: ms, Trash: tr},
 			source: "postgres namespace " + pg.Namespace(), close: pg.Close}, nil
 	}
 	s, err := fsstore.Open(where, nil)
@@ -75,7 +82,7 @@ func openSide(ctx context.Context, where, namespace, memoriesFile string) (*bank
 		return nil, err
 	}
 	abs, _ := filepath.Abs(where)
-	return &bankSide{bank: memorybank.New(s, nil), source: "directory " + abs, close: func() { s.Close() },
+	return &bankSide{bank: memorybank.New(s, opts), source: "directory " + abs, close: func() { s.Close() },
 		mem: archive.Memories{File: filestore.New(memoriesFile, nil), Trash: filestore.New(filepath.Join(filepath.Dir(memoriesFile), trashFileName), nil)}}, nil
 }
 

@@ -37,6 +37,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/trust"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memories/filestore"
 	"github.com/mnemobank/mnemobank/memorybank"
@@ -100,7 +101,8 @@ Usage:
   mnemobank --postgres DSN [--namespace NAME] [--http ADDR] [--language en|ja|zh] [--confirm-plans always|never]
   mnemobank ... [--ui ADDR] [--ui-read-only]
   mnemobank ui [--root DIR | --postgres DSN --namespace N] [--memories FILE] [--addr 127.0.0.1:7777] [--ui-read-only]
-  mnemobank export | import | copy ...
+  mnemobank ... [--secrets refuse|redact] [--exclude-flagged]
+  mnemobank export | import | copy | scrub ...
   mnemobank --help | --version
 
 With --ui ADDR a browser viewer of the bank is served at http://ADDR/ui/
@@ -158,6 +160,8 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	httpAddr := fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080), and the viewer at http://ADDR/ui/; see MNEMOBANK_TOKEN")
 	uiAddr := fs.String("ui", "", "also serve the browser viewer at http://ADDR/ui/ (e.g. 127.0.0.1:7777) while the server runs; see MNEMOBANK_TOKEN")
 	uiReadOnly := fs.Bool("ui-read-only", false, "the viewer hides and refuses every change (revert, delete, restore)")
+	secrets := fs.String("secrets", "refuse", "what a write holding a credential (gitleaks' rules) does: refuse (the tool fails, naming its kind and line) or redact (it is stored as [REDACTED:<kind>])")
+	excludeFlagged := fs.Bool("exclude-flagged", false, "leave documents and memories flagged as addressing the agent (possible poisoning) out of read_context and memory injection")
 	if err := parseFlags(fs, args, usageText, stdout); err != nil {
 		return err
 	}
@@ -212,8 +216,12 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		memStore = filestore.New(*memoriesFile, nil)
 		trash = filestore.New(filepath.Join(filepath.Dir(*memoriesFile), trashFileName), nil)
 	}
-	bank := memorybank.New(store, &memorybank.Options{Language: lang, Logger: logger})
-	mem, err := memories.New(memStore, &memories.Options{Logger: logger, Trash: trash})
+	bankOpts, memOpts := &memorybank.Options{Language: lang, Logger: logger}, &memories.Options{Logger: logger, Trash: trash}
+	if err := trust.Apply(*secrets, *excludeFlagged, bankOpts, memOpts); err != nil {
+		return fmt.Errorf("%w: --secrets: %w", errUsage, err)
+	}
+	bank := memorybank.New(store, bankOpts)
+	mem, err := memories.New(memStore, memOpts)
 	if err != nil {
 		return err
 	}
