@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/render"
+	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
 )
 

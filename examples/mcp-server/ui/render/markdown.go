@@ -28,8 +28,10 @@ const MaxMarkdownBytes = 256 << 10
 // at start: the MCP server links this package and most of its runs never
 // show a page.
 var (
-	markdown = sync.OnceValue(func() goldmark.Markdown { return goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(visibleRenderer())) })
-	ugc      = sync.OnceValue(newUGCPolicy)
+	markdown = sync.OnceValue(func() goldmark.Markdown {
+		return goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(visibleRenderer()))
+	})
+	ugc = sync.OnceValue(newUGCPolicy)
 )
 
 func newUGCPolicy() *bluemonday.Policy {

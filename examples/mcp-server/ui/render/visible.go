@@ -174,4 +174,3 @@ func markSource(src []byte) ([]byte, int) {
 	}
 	return []byte(s), n
 }
-
