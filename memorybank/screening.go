@@ -39,13 +39,13 @@ func (b *Bank) flagDocument(e *codec.Envelope) {
 // and the text, or every string of its JSON content and extra members, one
 // a line, with JSON escapes decoded (so "\u200b" counts as the character).
 func flaggableText(e *codec.Envelope) string {
+	// The text first, so a flag's line is the line of the text as written;
+	// the title (which front matter may set apart from the text) after it.
 	var b strings.Builder
-	if t, ok := e.Str("title"); ok {
-		b.WriteString(t)
-		b.WriteByte('\n')
-	}
+	title, _ := e.Str("title")
 	if s, ok := e.Text(); ok {
 		b.WriteString(s)
+		b.WriteString("\n" + title)
 		return b.String()
 	}
 	walk := func(raw json.RawMessage) {
@@ -58,6 +58,7 @@ func flaggableText(e *codec.Envelope) string {
 	for _, k := range slices.Sorted(maps.Keys(e.Extra)) {
 		walk(e.Extra[k])
 	}
+	b.WriteString(title)
 	return b.String()
 }
 

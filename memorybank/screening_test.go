@@ -103,6 +103,7 @@ func TestWriteFlagsPoisoning(t *testing.T) {
 	require.Len(t, d.Flags, 1)
 	assert.Equal(t, screen.FlagOverride, d.Flags[0].Kind)
 	assert.Contains(t, d.Flags[0].Excerpt, "Ignore all previous instructions")
+	assert.Equal(t, 3, d.Flags[0].Line, "the line of the text as written")
 	d = mustRead(t, b, g, "", "core/hidden.json")
 	require.Len(t, d.Flags, 1)
 	assert.Equal(t, screen.FlagHidden, d.Flags[0].Kind)

@@ -10,11 +10,11 @@ import (
 )
 
 // shownMeta are the metadata members the document page lists by name; the
-// others (members an agent or another tool added, such as flags and
-// provenance) are shown with extraMembers, since the read tools return
+// flags have their own box; the others (members an agent or another tool
+// added) are shown with extraMembers, since the read tools return
 // them.
 var shownMeta = map[string]bool{"id": true, "title": true, "documentType": true, "path": true, "tags": true,
-	"lastModified": true, "createdAt": true, "version": true}
+	"lastModified": true, "createdAt": true, "version": true, memorybank.FlagsMember: true}
 
 // extraMembers is what a document holds beyond its content and the
 // metadata the page lists: a JSON document's other top-level members
