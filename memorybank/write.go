@@ -50,6 +50,10 @@ type WriteRequest struct {
 	// history records them.
 	Actor  string `json:"actor,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// Provenance, when given, is recorded in the document's metadata
+	// (ProvenanceMember) and in its history entry: the tool and the source
+	// of the write, with Actor.
+	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
 // WriteResult describes the document a Write stored.
@@ -305,6 +309,7 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 		return nil, err
 	}
 	b.flagDocument(next)
+	stampProvenance(next, old, req)
 	now := b.now()
 	next.Stamp(old, oldVersion, codec.FormatTime(now), b.opts.NewID, req.Tags, req.Patches == nil)
 	if n := len(next.Tags()); n > b.opts.MaxTags {
