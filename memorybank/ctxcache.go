@@ -66,7 +66,7 @@ func (b *Bank) contextFile(ctx context.Context, scope Scope, branch, p string, t
 		if err != nil {
 			return ContextFile{}, 0, err
 		}
-		e = ctxEntry{version: obj.Version, cf: ContextFile{Path: p, Content: doc.Content, Tags: doc.Tags, LastModified: doc.LastModified}, tokens: -1}
+		e = ctxEntry{version: obj.Version, cf: ContextFile{Path: p, Content: doc.Content, Tags: doc.Tags, LastModified: doc.LastModified, Flags: doc.Flags}, tokens: -1}
 	}
 	if tb.limited() && e.tokens < 0 {
 		enc, _ := json.Marshal(e.cf)
@@ -76,7 +76,7 @@ func (b *Bank) contextFile(ctx context.Context, scope Scope, branch, p string, t
 		c.put(l.key, e)
 	}
 	cf := e.cf
-	cf.Content, cf.Tags = bytes.Clone(cf.Content), slices.Clone(cf.Tags)
+	cf.Content, cf.Tags, cf.Flags = bytes.Clone(cf.Content), slices.Clone(cf.Tags), slices.Clone(cf.Flags)
 	return cf, e.tokens, nil
 }
 

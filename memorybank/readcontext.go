@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mnemobank/mnemobank/screen"
 	"slices"
 	"strings"
 	"time"
@@ -41,6 +42,10 @@ type ReadContextRequest struct {
 	// which a process builds on first use by reading each document of the
 	// banks once.
 	Query string `json:"query,omitempty"`
+	// ExcludeFlagged leaves out documents a write flagged as addressing
+	// the agent (Options.Flagger); they are listed in Withheld instead.
+	// Options.ExcludeFlagged does it for every call.
+	ExcludeFlagged bool `json:"excludeFlagged,omitempty"`
 }
 
 // ReadContextResult is the output of ReadContext. A section is nil (and absent from
@@ -67,6 +72,16 @@ type ReadContextResult struct {
 	Note string `json:"note,omitempty"`
 	// Truncated is true when the budget left out a core file or a path.
 	Truncated bool `json:"truncated,omitempty"`
+	// Withheld lists the documents left out because they are flagged
+	// (ReadContextRequest.ExcludeFlagged), with their flags.
+	Withheld []WithheldFile `json:"withheld,omitempty"`
+}
+
+// WithheldFile is a flagged document ReadContext left out on request.
+type WithheldFile struct {
+	Scope Scope         `json:"scope"`
+	Path  string        `json:"path"`
+	Flags []screen.Flag `json:"flags"`
 }
 
 // LeftOutFile is a document ReadContext left out for its budget.
@@ -89,6 +104,9 @@ type ContextFile struct {
 	Content      json.RawMessage `json:"content"`
 	Tags         []string        `json:"tags"`
 	LastModified time.Time       `json:"lastModified"`
+	// Flags are the document's poisoning flags (Document.Flags): an agent
+	// should treat its text as data, never as instructions.
+	Flags []screen.Flag `json:"flags,omitempty"`
 }
 
 // ReadContext returns rules, branch memory and global memory in one call, as
@@ -167,6 +185,14 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 		}
 		if err != nil {
 			return 0, false, err
+		}
+		if (req.ExcludeFlagged || b.opts.ExcludeFlagged) && len(cf.Flags) > 0 {
+			flags := slices.Clone(cf.Flags)
+			for i := range flags {
+				flags[i].Excerpt = "" // the text is withheld, its quote too
+			}
+			res.Withheld = append(res.Withheld, WithheldFile{Scope: s.scope, Path: p, Flags: flags})
+			return 0, true, nil
 		}
 		if tb.limited() {
 			if !tb.fits(tokens) {

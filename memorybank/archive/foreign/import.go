@@ -125,7 +125,7 @@ func refused(err error) bool {
 // bank cannot read that front matter, the text kept whole.
 func (im *foreignImporter) theirs(ctx context.Context, d Doc) (memorybank.WriteRequest, *memorybank.Document, string, error) {
 	req := memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: d.Path, Text: d.Text, Actor: im.o.Actor,
-		Reason: im.o.Reason + ": " + d.Source}
+		Reason: im.o.Reason + ": " + d.Source, Provenance: &memorybank.Provenance{Tool: "import", Source: d.Source}}
 	scratch := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{MaxDocumentBytes: max(2*len(d.Text)+4096, memorybank.DefaultMaxDocumentBytes)})
 	note := ""
 	if _, err := scratch.Write(ctx, req); err != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/trust"
+	"github.com/mnemobank/mnemobank/screen"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,6 +28,7 @@ var subcommands = map[string]func(ctx context.Context, args []string, stdin io.R
 	"import": runImport,
 	"copy":   runCopy,
 	"ui":     runUI,
+	"scrub":  runScrub,
 }
 
 // runSubcommand runs the subcommand args[0] names, if it is one.
@@ -51,11 +54,15 @@ type bankSide struct {
 
 // openSide opens the bank c names, with its memories, for moving.
 func openSide(ctx context.Context, c storeConfig) (*bankSide, error) {
+	opts := &memorybank.Options{} // imports and copies refuse credentials as the server does
+	if err := trust.Apply(string(screen.Refuse), false, opts, nil); err != nil {
+		return nil, err
+	}
 	st, err := openStores(ctx, c, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &bankSide{bank: memorybank.New(st.bank, nil), mem: archive.Memories{File: st.mem, Trash: st.trash},
+	return &bankSide{bank: memorybank.New(st.bank, opts), mem: archive.Memories{File: st.mem, Trash: st.trash},
 		source: st.source, label: st.label, close: st.close}, nil
 }
 

@@ -39,6 +39,7 @@ import (
 	"github.com/mnemobank/mnemobank/examples/mcp-server/mcphttp"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/mcpserver"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/stdio"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/trust"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
 )
@@ -96,7 +97,8 @@ Usage:
   mnemobank --postgres DSN [--namespace NAME] [--http ADDR] [--language en|ja|zh] [--confirm-plans always|never]
   mnemobank ... [--ui ADDR] [--ui-read-only]
   mnemobank ui [--root DIR | --postgres DSN --namespace N] [--memories FILE] [--addr 127.0.0.1:7777] [--ui-read-only]
-  mnemobank export | import | copy ...
+  mnemobank ... [--secrets refuse|redact] [--exclude-flagged]
+  mnemobank export | import | copy | scrub ...
   mnemobank --help | --version
 
 With --ui ADDR a browser viewer of the bank is served at http://ADDR/ui/
@@ -155,6 +157,8 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	httpAddr := fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080), and the viewer at http://ADDR/ui/; see MNEMOBANK_TOKEN")
 	uiAddr := fs.String("ui", "", "also serve the browser viewer at http://ADDR/ui/ (e.g. 127.0.0.1:7777) while the server runs; see MNEMOBANK_TOKEN")
 	uiReadOnly := fs.Bool("ui-read-only", false, "the viewer hides and refuses every change (revert, delete, restore)")
+	secrets := fs.String("secrets", "refuse", "what a write holding a credential (gitleaks' rules) does: refuse (the tool fails, naming its kind and line) or redact (it is stored as [REDACTED:<kind>])")
+	excludeFlagged := fs.Bool("exclude-flagged", false, "leave documents and memories flagged as addressing the agent (possible poisoning) out of read_context and memory injection")
 	if err := parseFlags(fs, args, usageText, stdout); err != nil {
 		return err
 	}
@@ -185,8 +189,12 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		logger.Warn("--root did not exist: created a NEW, EMPTY memory bank there. If you meant an existing bank, fix --root.",
 			"root", st.root)
 	}
-	bank := memorybank.New(st.bank, &memorybank.Options{Language: lang, Logger: logger})
-	mem, err := memories.New(st.mem, &memories.Options{Logger: logger, Trash: st.trash})
+	bankOpts, memOpts := &memorybank.Options{Language: lang, Logger: logger}, &memories.Options{Logger: logger, Trash: st.trash}
+	if err := trust.Apply(*secrets, *excludeFlagged, bankOpts, memOpts); err != nil {
+		return fmt.Errorf("%w: --secrets: %w", errUsage, err)
+	}
+	bank := memorybank.New(st.bank, bankOpts)
+	mem, err := memories.New(st.mem, memOpts)
 	if err != nil {
 		return err
 	}
