@@ -214,3 +214,22 @@ func TestCheckToolsRefuses(t *testing.T) {
 	}
 	assert.NoError(t, checkTools([]json.RawMessage{json.RawMessage(`{"name":"read","input_schema":{"type":"object"}}`)}))
 }
+
+// --memory-only offers the memory tool alone and refuses a bank tool's
+// call as an unknown tool, as an error result.
+func TestMemoryOnly(t *testing.T) {
+	f := &fakeMessages{script: []string{
+		toolUse([2]string{tools.ReadRules, `{}`}),
+		endTurn("Only my memory tool is here."),
+	}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	err := run(context.Background(), []string{"--root", t.TempDir(), "--memory-only", "Read the rules."},
+		strings.NewReader(""), &bytes.Buffer{}, option.WithBaseURL(srv.URL), option.WithAPIKey("test-key"), option.WithMaxRetries(0))
+	require.NoError(t, err)
+	require.Len(t, f.results, 2)
+	assert.Equal(t, 1, f.tools)
+	require.Len(t, f.results[1], 1)
+	assert.True(t, f.results[1][0].IsError)
+	assert.Contains(t, f.results[1][0].Content, `Unknown tool "read_rules"`)
+}
