@@ -27,8 +27,9 @@ func bankTools(t *testing.T, opts ...tools.Option) map[string]*lcmemory.Tool {
 }
 
 // The description carries the schema, since the agent declares a single
-// string argument; it stays within the 1,024 characters OpenAI allows a
-// function's description, also with a branch note.
+// string argument; it stays within 1,024 characters (the most OpenAI's
+// Assistants API takes for a function's description), also with a branch
+// note.
 func TestToolDescriptions(t *testing.T) {
 	ts := bankTools(t, tools.BranchNote(` Omitted: "feature/some-long-branch-name".`))
 	require.Len(t, ts, len(tools.For(nil)))
