@@ -31,12 +31,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	buildversion "github.com/mnemobank/mnemobank/examples/mcp-server/internal/version"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memories/filestore"
 	"github.com/mnemobank/mnemobank/memorybank"
@@ -44,8 +44,9 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank/pgstore"
 )
 
-// version is reported by --version and in the initialize handshake.
-const version = "0.2.0"
+// version is reported by --version and in the initialize handshake: the
+// module version, or the VCS revision of a build from a checkout.
+var version = buildversion.Get()
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -250,15 +251,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 const trashFileName = "memories.trash.md"
 
 func versionString() string {
-	v := "mnemobank " + version + " (" + runtime.Version()
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += ", " + s.Value[:12]
-			}
-		}
-	}
-	return v + ")"
+	return "mnemobank " + version + " (" + runtime.Version() + ")"
 }
 
 func validLanguage(l memorybank.Language) bool {
