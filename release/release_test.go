@@ -31,7 +31,7 @@ func miniRepo(t *testing.T) string {
 		"app/go.mod":   "module example.com/m/app\n\ngo 1.25.0\n\nrequire (\n\texample.com/m v0.0.0\n\texample.com/m/store v0.0.0\n)\n",
 		"app/go.sum":   "golang.org/x/text v0.36.0 h1:abc=\ngolang.org/x/text v0.36.0/go.mod h1:def=\n",
 		"app/main.go":  "package main\n\nfunc main() {}\n",
-		"go.work":      "go 1.25.0\n\nuse (\n\t.\n\t./app\n\t./store\n)\n\nreplace (\n\texample.com/m v0.0.0 => ./\n\texample.com/m/store v0.0.0 => ./store\n)\n",
+		"go.work":      "go 1.25.0\n\nuse (\n\t.\n\t./app\n\t./store\n)\n\n// Nested modules build from their directories.\nreplace (\n\texample.com/m v0.0.0 => ./\n\texample.com/m/store v0.0.0 => ./store\n)\n",
 		".gitignore":   "/dist/\n",
 		"dist/x.bin":   "build output, ignored\n",
 	}
@@ -109,6 +109,7 @@ func TestReleaseCommitsAndTags(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(work), "example.com/m v1.2.3 => ./")
 	assert.NotContains(t, string(work), "v0.0.0")
+	assert.Contains(t, string(work), "// Nested modules build from their directories.\nreplace (\n", "the block and its comment stay as written")
 
 	status, err := exec.Command("git", "-C", dir, "status", "--porcelain").Output()
 	require.NoError(t, err)

@@ -45,20 +45,20 @@ func (r *Release) GoWork(root string) ([]byte, error) {
 	for _, b := range r.Modules {
 		ours[b.Path] = true
 	}
-	// Copies: DropReplace clears the entries it drops.
-	var moves []modfile.Replace
+	// The version token is changed where it stands, so the block, its
+	// comments and the order stay as written.
 	for _, rep := range wf.Replace {
-		if ours[rep.Old.Path] && rep.Old.Version != "" && rep.Old.Version != r.Version {
-			moves = append(moves, *rep)
+		if !ours[rep.Old.Path] || rep.Old.Version == "" || rep.Old.Version == r.Version {
+			continue
 		}
-	}
-	for _, rep := range moves {
-		if err := wf.DropReplace(rep.Old.Path, rep.Old.Version); err != nil {
-			return nil, err
+		tok := rep.Syntax.Token
+		for i := 0; i+1 < len(tok); i++ {
+			if tok[i] == rep.Old.Path && tok[i+1] == rep.Old.Version {
+				tok[i+1] = r.Version
+				break
+			}
 		}
-		if err := wf.AddReplace(rep.Old.Path, r.Version, rep.New.Path, rep.New.Version); err != nil {
-			return nil, err
-		}
+		rep.Old.Version = r.Version
 	}
 	wf.Cleanup()
 	return modfile.Format(wf.Syntax), nil
