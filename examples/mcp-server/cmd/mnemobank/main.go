@@ -102,6 +102,7 @@ Usage:
   mnemobank ... [--ui ADDR] [--ui-read-only]
   mnemobank ui [--root DIR | --postgres DSN --namespace N] [--memories FILE] [--addr 127.0.0.1:7777] [--ui-read-only]
   mnemobank export | import | copy ...
+  mnemobank setup claude-code|claude-desktop|cursor|vscode|codex [--root DIR] [--yes | --print]
   mnemobank --help | --version
 
 With --ui ADDR a browser viewer of the bank is served at http://ADDR/ui/
