@@ -81,6 +81,9 @@ func Run(args []string, m Machine, stdin io.Reader, stdout, stderr io.Writer) er
 	exe := m.Executable
 	if *command != "" {
 		exe = abs(*command)
+	} else if strings.Contains(filepath.ToSlash(exe), "/_npx/") {
+		fmt.Fprintf(stderr, "mnemobank setup: warning: this binary runs from npx's cache (%s), which npm may clean; "+
+			"for a lasting entry install it (npm i -g mnemobank) and run setup from there\n", exe)
 	}
 	srv := Server{Name: *name, Command: exe, Args: []string{"--root", abs(*root), "--memories", abs(*memories)}}
 	if *language != "" {
