@@ -17,11 +17,18 @@
 # SNAPSHOT_TARGETS=all builds every platform of .goreleaser.yaml;
 # the default, linux-amd64, builds that one (the others are cross-compiled
 # by .ci/run's GOOS builds) to keep CI within its time budget.
+#
+# "bash .ci/install.sh goreleaser" only installs GoReleaser: .ci/run starts
+# that in the background first, since compiling it takes minutes of CPU
+# that can overlap the package installs and the tests' idle moments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 export PATH="$(go env GOPATH)/bin:$PATH"
 GORELEASER_VERSION=v2.15.1
+if [ "${1:-}" = goreleaser ]; then
+  exec go install "github.com/goreleaser/goreleaser/v2@$GORELEASER_VERSION"
+fi
 SNAPSHOT_TARGETS=${SNAPSHOT_TARGETS:-linux-amd64}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

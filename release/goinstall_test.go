@@ -54,7 +54,13 @@ func TestGoInstallFromProxy(t *testing.T) {
 		"GOPATH="+gopath,
 		"GOMODCACHE="+filepath.Join(gopath, "pkg", "mod"),
 		"GOBIN=",
-		"GOFLAGS=-modcacherw", // so the test's temporary directory can be removed
+		// -modcacherw: so the test's temporary directory can be removed.
+		// -trimpath and no cgo, as the release archives are built: the
+		// compiled third-party packages are then shared with GoReleaser's
+		// build through the build cache (without -trimpath, their fresh
+		// module cache directory would be part of every cache key).
+		"GOFLAGS=-modcacherw -trimpath",
+		"CGO_ENABLED=0",
 		"GOPROXY=file://"+filepath.ToSlash(proxy)+",file://"+filepath.ToSlash(sharedCache)+","+upstream,
 		"GONOSUMDB=github.com/mnemobank/mnemobank",
 	)
