@@ -37,7 +37,7 @@ step() { printf '\n==> %s\n' "$*"; step_started=$SECONDS; }
 took() { printf '    (%d s)\n' $((SECONDS - step_started)); }
 
 step "install goreleaser $GORELEASER_VERSION"
-if goreleaser --version 2>/dev/null | grep -q "GitVersion:\s*${GORELEASER_VERSION#v}"; then
+if goreleaser --version 2>/dev/null | grep -Eq "GitVersion:[[:space:]]+$GORELEASER_VERSION\$"; then
   echo "present"
 else
   go install "github.com/goreleaser/goreleaser/v2@$GORELEASER_VERSION"
