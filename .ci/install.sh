@@ -126,5 +126,5 @@ step "for comparison: npx -y @modelcontextprotocol/server-memory, empty npm cach
 (
   export npm_config_cache="$work/npm-cache" MEMORY_FILE_PATH="$work/memory.json"
   node .ci/mcp-tools-list.mjs --min 1 -- npx -y @modelcontextprotocol/server-memory 2>/dev/null
-) || echo "server-memory could not be fetched (no registry access?): no comparison"
+) || echo "server-memory did not answer tools/list (not fetched, or slower than the timeout): no comparison"
 took
