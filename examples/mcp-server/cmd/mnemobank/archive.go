@@ -29,6 +29,7 @@ var subcommands = map[string]func(ctx context.Context, args []string, stdin io.R
 	"copy":   runCopy,
 	"ui":     runUI,
 	"scrub":  runScrub,
+	"setup":  runSetup,
 }
 
 // runSubcommand runs the subcommand args[0] names, if it is one.

@@ -30,7 +30,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -99,6 +98,7 @@ Usage:
   mnemobank ui [--root DIR | --postgres DSN --namespace N] [--memories FILE] [--addr 127.0.0.1:7777] [--ui-read-only]
   mnemobank ... [--secrets refuse|redact] [--exclude-flagged]
   mnemobank export | import | copy | scrub ...
+  mnemobank setup claude-code|claude-desktop|cursor|vscode|codex [--root DIR] [--yes | --print]
   mnemobank --help | --version
 
 With --ui ADDR a browser viewer of the bank is served at http://ADDR/ui/
@@ -226,15 +226,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 }
 
 func versionString() string {
-	v := "mnemobank " + mcpserver.Version + " (" + runtime.Version()
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += ", " + s.Value[:12]
-			}
-		}
-	}
-	return v + ")"
+	return "mnemobank " + mcpserver.Version() + " (" + runtime.Version() + ")"
 }
 
 func validLanguage(l memorybank.Language) bool {

@@ -183,7 +183,7 @@ func TestHelpAndVersion(t *testing.T) {
 	}
 	out, err := exec.Command(bin, "--version").Output()
 	require.NoError(t, err)
-	assert.True(t, strings.HasPrefix(string(out), "mnemobank "+mcpserver.Version), "%s", out)
+	assert.True(t, strings.HasPrefix(string(out), "mnemobank "+mcpserver.Version()), "%s", out)
 
 	err = exec.Command(bin, "--colour").Run()
 	var ee *exec.ExitError
@@ -236,7 +236,7 @@ func TestUsageErrorsSayWhy(t *testing.T) {
 	stdout.Reset()
 	stderr.Reset()
 	assert.Equal(t, 0, runMain(t.Context(), []string{"--version"}, io.NopCloser(strings.NewReader("")), &stdout, &stderr))
-	assert.Contains(t, stdout.String(), mcpserver.Version)
+	assert.Contains(t, stdout.String(), mcpserver.Version())
 	assert.Empty(t, stderr.String())
 
 	stderr.Reset()
