@@ -238,15 +238,15 @@ func moreNote(n int) string {
 
 // ctxSection is one memory section of ReadContext being filled.
 type ctxSection struct {
-	scope   Scope
-	core    []string
-	other   []string
+	scope Scope
+	core  []string
+	other []string
 	// versions holds the store version of each core file as the bank's
 	// index knows it (see contextFile).
 	versions map[string]string
-	out     map[string]ContextFile
-	skipped []leftOut // core files left out
-	left    []leftOut // other documents left out, in order
+	out      map[string]ContextFile
+	skipped  []leftOut // core files left out
+	left     []leftOut // other documents left out, in order
 }
 
 type leftOut struct {
