@@ -79,7 +79,7 @@ func runUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 	where := storeFlags(fs)
 	addr := fs.String("addr", "127.0.0.1:7777", "address to serve the viewer on, host:port")
 	readOnly := fs.Bool("ui-read-only", false, "hide and refuse every change (revert, delete, restore)")
-	language := fs.String("language", string(memorybank.Japanese), "language of the SKILL.md shown beside a skill graph: en, ja or zh")
+	language := fs.String("language", string(defaultLanguage(os.Getenv)), "language of the SKILL.md shown beside a skill graph: en, ja or zh (default from LC_ALL, LC_MESSAGES, LANG; else en)")
 	if err := parseFlags(fs, args, uiUsage, stdout); err != nil {
 		return err
 	}
@@ -111,7 +111,9 @@ func runUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	logger.Info("mnemobank: viewer", "bank", st.source)
+	if st.rootWhy != "" {
+		fmt.Fprintf(stderr, "mnemobank: bank at %s: %s\n", st.root, st.rootWhy)
+	}
 	fmt.Fprintf(stderr, "mnemobank: ui on http://%s%s\n", ln.Addr(), ui.Prefix)
 	return mcphttp.ServeViewer(ctx, ln, viewer)
 }
