@@ -106,7 +106,9 @@ history with differences and revert, search, the learned memories (delete,
 restore) and the skill graphs, with a live feed of changes. The token and
 address rules of --http hold for it: with MNEMOBANK_TOKEN set, open
 http://ADDR/ui/?token=<token> once. --ui-read-only hides and refuses every
-change. "mnemobank ui" serves the viewer alone. Skill graphs are drawn by
+change. A --ui port in use does not stop the server: the viewer takes one
+of the next 10 ports (stderr names it) or is left out, with a warning.
+"mnemobank ui" serves the viewer alone. Skill graphs are drawn by
 mnemobank-dot (go install .../examples/mcp-server/cmd/mnemobank-dot, beside
 mnemobank or on PATH, or named by MNEMOBANK_DOT) or Graphviz's dot; without
 one the viewer shows their DOT source.
