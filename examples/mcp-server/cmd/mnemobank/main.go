@@ -8,7 +8,7 @@
 // mnemobank) and register it with an MCP client:
 //
 //	go -C examples/mcp-server install ./cmd/mnemobank
-//	claude mcp add mnemobank -- mnemobank --root ./docs --language en
+//	claude mcp add mnemobank -- mnemobank
 //
 // Every memory bank tool of memorybank/tools keeps its name and behaviour;
 // the server adds the memory, skill graph and plan tools, every document as
@@ -108,7 +108,9 @@ history with differences and revert, search, the learned memories (delete,
 restore) and the skill graphs, with a live feed of changes. The token and
 address rules of --http hold for it: with MNEMOBANK_TOKEN set, open
 http://ADDR/ui/?token=<token> once. --ui-read-only hides and refuses every
-change. "mnemobank ui" serves the viewer alone. Skill graphs are drawn by
+change. A --ui port in use does not stop the server: the viewer takes one
+of the next 10 ports (stderr names it) or is left out, with a warning.
+"mnemobank ui" serves the viewer alone. Skill graphs are drawn by
 mnemobank-dot (go install .../examples/mcp-server/cmd/mnemobank-dot, beside
 mnemobank or on PATH, or named by MNEMOBANK_DOT) or Graphviz's dot; without
 one the viewer shows their DOT source.
@@ -138,7 +140,7 @@ not ask for confirmation be applied without the user.
 
 An MCP client starts it and talks JSON-RPC on its stdin and stdout; logs go to
 stderr. Register it with your client, for example:
-  claude mcp add mnemobank -- mnemobank --root ./docs --language en
+  claude mcp add mnemobank -- mnemobank
 
 Flags:
 `
@@ -150,7 +152,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	fs := flag.NewFlagSet("mnemobank", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	where := storeFlags(fs)
-	language := fs.String("language", string(memorybank.Japanese), "default language of read_context, read_rules and plan confirmations: en, ja or zh")
+	language := fs.String("language", string(defaultLanguage(os.Getenv)), "default language of read_context, read_rules and plan confirmations: en, ja or zh (default: ja or zh when LC_ALL, LC_MESSAGES or LANG asks for it, else en)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	confirmPlansFlag := fs.String("confirm-plans", string(mcpserver.ConfirmAlways), "which memory_ops write plans the user confirms: always (every plan, whatever the model's requiresConfirmation says), "+
 		"or never (only plans whose requiresConfirmation is true: the model writes without asking)")
@@ -183,7 +185,9 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		return err
 	}
 	defer st.close()
-	if st.createdRoot {
+	if st.rootWhy != "" {
+		fmt.Fprintf(stderr, "mnemobank: bank at %s: %s\n", st.root, st.rootWhy)
+	} else if st.createdRoot {
 		// Said once, at start-up: a mistyped --root otherwise looks like
 		// a bank that forgot everything.
 		logger.Warn("--root did not exist: created a NEW, EMPTY memory bank there. If you meant an existing bank, fix --root.",

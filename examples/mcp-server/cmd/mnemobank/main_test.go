@@ -134,6 +134,13 @@ func TestConfirmPlansFlagIsChecked(t *testing.T) {
 
 // A subscriber hears of a write to its document from its own server and
 // from another server process on the same bank, and of nothing else.
+//
+// Under protocol 2026-07-28 Subscribe sends subscriptions/listen and
+// returns at once; the subscription holds only once the server sends
+// notifications/subscriptions/acknowledged. The test waits for that
+// signal before writing: it once wrote first, now and then, so the server
+// took the written version as the one subscribed to and had nothing to
+// announce (a timeout in about one run of 30).
 func TestSubscriptionsAcrossProcesses(t *testing.T) {
 	for _, protocol := range []string{"", legacyProtocol} {
 		t.Run("protocol "+protocol, func(t *testing.T) {
@@ -142,12 +149,28 @@ func TestSubscriptionsAcrossProcesses(t *testing.T) {
 			client := newClient(&mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 				updated <- req.Params.URI
 			}})
+			acked := make(chan struct{}, 1)
+			client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+				return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+					if method == "notifications/subscriptions/acknowledged" {
+						acked <- struct{}{}
+					}
+					return next(ctx, method, req)
+				}
+			})
 			watcherCmd := connectStdioVersion(t, client, root, protocol)
 			writer := connectStdio(t, nil, root)
 
 			const uri = "memorybank://branch/feature%2Flogin/progress.json"
 			ok(t, writer, "write_branch_memory_bank", `{"branch":"feature/login","path":"progress.json","content":{"done":[]}}`)
 			require.NoError(t, watcherCmd.Subscribe(t.Context(), &mcp.SubscribeParams{URI: uri}))
+			if protocol == "" { // the legacy resources/subscribe answers once it holds
+				select {
+				case <-acked:
+				case <-time.After(10 * time.Second):
+					t.Fatal("the server never acknowledged the subscription")
+				}
+			}
 
 			ok(t, writer, "write_global_memory_bank", `{"path":"other.json","content":{"x":1}}`)
 			ok(t, writer, "write_branch_memory_bank", `{"branch":"feature/login","path":"progress.json","patches":[{"op":"add","path":"/content/done/-","value":"form"}]}`)
