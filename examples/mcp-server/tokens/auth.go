@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
 // Identity is who a request comes from: the token's name and scope.
@@ -242,5 +244,26 @@ func WithIdentity(ctx context.Context, id Identity) context.Context {
 // FromContext returns the identity ctx carries, if any.
 func FromContext(ctx context.Context) (Identity, bool) {
 	id, ok := ctx.Value(identityKey{}).(Identity)
+	return id, ok
+}
+
+// infoKey is where an Identity rides in the SDK's auth.TokenInfo, which
+// the streamable HTTP transport hands to every request of the MCP server.
+const infoKey = "mnemobank.identity"
+
+// TokenInfo is id as the MCP SDK's auth middleware carries it: UserID is
+// the name (the SDK binds a session to it, so another token cannot take
+// the session over) and Scopes the scope's name.
+func (id Identity) TokenInfo() *auth.TokenInfo {
+	return &auth.TokenInfo{UserID: id.Name, Scopes: []string{id.Scope.String()}, Expiration: id.Expires,
+		Extra: map[string]any{infoKey: id}}
+}
+
+// IdentityOf returns the Identity ti carries, if it carries one.
+func IdentityOf(ti *auth.TokenInfo) (Identity, bool) {
+	if ti == nil {
+		return Identity{}, false
+	}
+	id, ok := ti.Extra[infoKey].(Identity)
 	return id, ok
 }
