@@ -210,7 +210,13 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		if err != nil {
 			return err
 		}
-		return mcphttp.Serve(ctx, *httpAddr, token, h, viewer, logger, func(a net.Addr) {
+		ts, closeTokens, err := openTokenStore(ctx, *where)
+		if err != nil {
+			return err
+		}
+		defer closeTokens()
+		acc := mcphttp.Access{Token: token, Store: ts, Logger: logger}
+		return mcphttp.ServeAccess(ctx, *httpAddr, acc, h, viewer, logger, func(a net.Addr) {
 			fmt.Fprintf(stderr, "mnemobank: listening on http://%s%s\n", a, mcphttp.Path)
 		})
 	}
