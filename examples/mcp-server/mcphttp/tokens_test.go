@@ -269,6 +269,10 @@ func TestHistoryNamesTheToken(t *testing.T) {
 	assert.Equal(t, string(mcpserver.CodePermissionDenied), code)
 	assert.Contains(t, msg, "scope admin")
 
+	ok(t, a, "apply_memory_ops", `{"branch":"main","plan":`+createPlan+`,"confirmed":true}`)
+	planned := ok(t, b, "document_history", `{"scope":"branch","branch":"main","path":"details/learnings/flaky-test.md"}`)
+	assert.Contains(t, fmtJSON(t, planned), `"actor":"alice"`, "a plan's writes name its token")
+
 	h := ok(t, a, "document_history", `{"scope":"branch","branch":"main","path":"notes.md"}`)
 	raw, err := json.Marshal(h)
 	require.NoError(t, err)
@@ -331,4 +335,10 @@ func TestGuessingIsLimited(t *testing.T) {
 	assert.Equal(t, http.StatusOK, tm.post(t, 1, alice).StatusCode, "each server counts its own failures")
 	tm.clock.advance(tokens.DefaultFailWindow)
 	assert.Equal(t, http.StatusOK, tm.post(t, 0, alice).StatusCode)
+}
+
+func fmtJSON(t *testing.T, v any) string {
+	data, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(data)
 }
