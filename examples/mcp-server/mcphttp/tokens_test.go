@@ -146,9 +146,14 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // connect opens an MCP session on server i with token, the client
 // calling itself clientName.
 func (tm *team) connect(t *testing.T, i int, token, clientName string) *mcp.ClientSession {
+	return tm.connectWith(t, i, token, clientName, legacyProtocol)
+}
+
+// connectWith is connect asking for protocol.
+func (tm *team) connectWith(t *testing.T, i int, token, clientName, protocol string) *mcp.ClientSession {
 	c := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "v0"}, nil)
 	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: tm.urls[i] + Path,
-		HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}, &mcp.ClientSessionOptions{ProtocolVersion: legacyProtocol})
+		HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
@@ -177,7 +182,13 @@ const writeArgs = `{"branch":"main","path":"notes.md","content":"# Notes\n"}`
 func TestReadTokenCannotWrite(t *testing.T) {
 	tm := newTeam(t)
 	reader := tm.token(t, "reader", tokens.ScopeRead, 0)
-	cs := tm.connect(t, 0, reader, "mnemobank-test")
+	for _, protocol := range []string{legacyProtocol, mcpserver.StatelessProtocol} {
+		t.Run(protocol, func(t *testing.T) { readOnly(t, tm, reader, protocol) })
+	}
+}
+
+func readOnly(t *testing.T, tm *team, reader, protocol string) {
+	cs := tm.connectWith(t, 0, reader, "mnemobank-test", protocol)
 
 	lr, err := cs.ListTools(t.Context(), nil)
 	require.NoError(t, err)
