@@ -203,7 +203,7 @@ func metadataHandler() http.Handler {
 			ScopesSupported:        []string{tokens.ScopeRead.String(), tokens.ScopeWrite.String(), tokens.ScopeAdmin.String()},
 			BearerMethodsSupported: []string{"header"},
 			ResourceName:           "mnemobank memory bank",
-			ResourceDocumentation:  "https://github.com/mnemobank/mnemobank/tree/main/examples/mcp-server#team-tokens",
+			ResourceDocumentation:  "https://github.com/mnemobank/mnemobank/#team-tokens-who-may-do-what-and-who-wrote-each-line",
 		}
 		auth.ProtectedResourceMetadataHandler(md).ServeHTTP(w, r)
 	})
