@@ -164,7 +164,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		return nil
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --language, --memories, --postgres, --namespace, --http, --ui, --ui-read-only, --confirm-plans, --help and --version; subcommands are ui, export, import, copy and token", errUsage, fs.Arg(0))
+		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --language, --memories, --postgres, --namespace, --http, --ui, --ui-read-only, --confirm-plans, --help and --version; subcommands are ui, export, import and copy", errUsage, fs.Arg(0))
 	}
 	confirmPlans, err := mcpserver.ParseConfirmPolicy(*confirmPlansFlag)
 	if err != nil {
