@@ -85,3 +85,40 @@ func TestAuthenticatorRateLimit(t *testing.T) {
 	_, err = a.Verify(ctx, good, "9.9.9.9")
 	require.NoError(t, err)
 }
+
+// spyStore records what the authenticator asks a store for.
+type spyStore struct {
+	tokens.MemStore
+	asked []string
+}
+
+func (s *spyStore) Lookup(ctx context.Context, hash string) (tokens.Token, error) {
+	s.asked = append(s.asked, hash)
+	return s.MemStore.Lookup(ctx, hash)
+}
+
+// Timing: a presented token is hashed before anything compares it, so a
+// store (and the comparison of the shared token) only ever sees a
+// fixed-length SHA-256 that shares no prefix with the guess; a guess
+// closer to a good token takes no different path.
+func TestVerifyComparesOnlyHashes(t *testing.T) {
+	ctx := context.Background()
+	st := &spyStore{}
+	good, _, err := tokens.New(ctx, st, "alice", tokens.ScopeRead, 0, time.Now())
+	require.NoError(t, err)
+	a := tokens.NewAuthenticator(st, &tokens.AuthOptions{AdminToken: "shared-secret-shared-secret-12345", MaxFailures: 100})
+	near := good[:len(good)-1] + "A"
+	if near == good {
+		near = good[:len(good)-1] + "B"
+	}
+	for _, guess := range []string{near, "x", good[:10], "shared-secret-shared-secret-1234"} {
+		_, err := a.Verify(ctx, guess, "1.2.3.4")
+		require.ErrorIs(t, err, tokens.ErrInvalid, guess)
+	}
+	require.Len(t, st.asked, 4)
+	for _, h := range st.asked {
+		assert.Len(t, h, 64)
+		assert.NotContains(t, h, good[:8])
+	}
+	assert.Equal(t, tokens.Hash(near), st.asked[0])
+}
