@@ -13,8 +13,16 @@ import (
 	"github.com/mnemobank/mnemobank/internal/lockfile"
 )
 
-// FileName is the file, beside a directory bank, that FileStore keeps.
+// FileName is the file name FileStore uses in tests and examples.
 const FileName = "tokens.json"
+
+// FileFor is the tokens file of the directory bank at root: beside it, not
+// in it, so an export or a copy of the bank never carries its tokens
+// (./docs keeps them in ./docs.tokens.json).
+func FileFor(root string) string {
+	root = filepath.Clean(root)
+	return filepath.Join(filepath.Dir(root), filepath.Base(root)+".tokens.json")
+}
 
 // MaxFileBytes bounds the tokens file read: about 40,000 tokens.
 const MaxFileBytes = 8 << 20

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -25,7 +24,7 @@ Personal bearer tokens of the HTTP server (--http): each has a name, recorded
 as the actor of its writes, and a scope: read (read, search, list), write
 (adds writes, deletes and plans) or admin (adds revert, import and tokens).
 create prints the token once; only its SHA-256 is kept, in the namespace's
-table with --postgres, else in DIR/tokens.json. A revoked token is refused by
+table with --postgres, else in DIR.tokens.json beside the bank's directory. A revoked token is refused by
 every server of the bank within 2 seconds. MNEMOBANK_TOKEN stays an admin token.
 
 Flags:
@@ -63,10 +62,10 @@ func runToken(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 }
 
 // openTokenStore opens the tokens of the bank c names: the namespace's
-// table in PostgreSQL, else tokens.json in the bank's directory.
+// table in PostgreSQL, else DIR.tokens.json beside the bank's directory.
 func openTokenStore(ctx context.Context, c storeConfig) (tokens.Store, func(), error) {
 	if c.Postgres == "" {
-		return &tokens.FileStore{Path: filepath.Join(c.Root, tokens.FileName)}, func() {}, nil
+		return &tokens.FileStore{Path: tokens.FileFor(c.Root)}, func() {}, nil
 	}
 	cfg, err := pgxpool.ParseConfig(postgresDSN(c.Postgres))
 	if err != nil {

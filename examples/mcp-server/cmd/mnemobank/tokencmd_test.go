@@ -23,16 +23,17 @@ func runArgs(t *testing.T, args ...string) (int, string, string) {
 // token create prints the token once and keeps only its hash beside the
 // bank; list shows it; revoke marks it; bad input exits 2 saying why.
 func TestTokenCommand(t *testing.T) {
-	root := t.TempDir()
+	root := filepath.Join(t.TempDir(), "docs")
 	code, out, errOut := runArgs(t, "token", "create", "--root", root, "--name", "alice", "--scope", "read", "--expires", "90d")
 	require.Equal(t, 0, code, errOut)
 	text := strings.SplitN(out, "\n", 2)[0]
 	require.True(t, strings.HasPrefix(text, tokens.Prefix), out)
 	assert.Contains(t, out, `token "alice", scope read, expires`)
-	data, err := os.ReadFile(filepath.Join(root, tokens.FileName))
+	data, err := os.ReadFile(tokens.FileFor(root))
 	require.NoError(t, err)
 	assert.NotContains(t, string(data), text)
 	assert.Contains(t, string(data), tokens.Hash(text))
+	assert.NoFileExists(t, filepath.Join(root, tokens.FileName), "the tokens are beside the bank, never exported with it")
 
 	code, out, _ = runArgs(t, "token", "list", "--root", root)
 	require.Equal(t, 0, code)
