@@ -9,6 +9,15 @@
 // password hash guards low-entropy secrets, which these are not). The
 // clear token is returned once by Generate and never stored or logged.
 //
+// Choices: a lookup is cached for CacheTTL (2 s), so a revocation holds
+// on every server within 2 s at the cost of one indexed read per token
+// per 2 s; last use is written at most once a minute per token; ten
+// failed tokens from one address within a minute refuse that address
+// (even with a right token) until the minute ends, counted per server;
+// a token never expires unless --expires says so; names are short
+// identifiers (letters, digits, ".", "_", "-", "@"), as they become the
+// history's actor.
+//
 // Stores: MemStore (in memory, tests), FileStore (a JSON file beside a
 // directory bank, for a local HTTP server) and pgtokens (a table of the
 // PostgreSQL database, one set of tokens per namespace). The package
