@@ -131,6 +131,7 @@ func New(bank *memorybank.Bank, mem memories.MemoryManager, opts *Options) *Serv
 		_ = s.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
 	}
 	s.addTools()
+	s.filterToolList()
 	s.addResources()
 	s.addPrompts()
 	return s
@@ -195,6 +196,9 @@ func (s *Server) handler(d toolDef) mcp.ToolHandler {
 		ctx = context.WithValue(context.WithValue(ctx, branchUsedKey{}, &used), serverKey{}, s)
 		if err := ctx.Err(); err != nil {
 			return errorResult(cancelled(err)), nil
+		}
+		if te := allowed(req, d.name); te != nil {
+			return errorResult(te), nil
 		}
 		res, err := d.run(ctx, req, req.Params.Arguments)
 		var ni *needInput

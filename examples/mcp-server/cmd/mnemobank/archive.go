@@ -30,6 +30,7 @@ var subcommands = map[string]func(ctx context.Context, args []string, stdin io.R
 	"ui":     runUI,
 	"scrub":  runScrub,
 	"setup":  runSetup,
+	"token":  runToken,
 }
 
 // runSubcommand runs the subcommand args[0] names, if it is one.

@@ -99,6 +99,7 @@ Usage:
   mnemobank ... [--secrets refuse|redact] [--exclude-flagged]
   mnemobank export | import | copy | scrub ...
   mnemobank setup claude-code|claude-desktop|cursor|vscode|codex [--root DIR] [--yes | --print]
+  mnemobank token create|list|revoke ...   (personal HTTP tokens; mnemobank token --help)
   mnemobank --help | --version
 
 With --ui ADDR a browser viewer of the bank is served at http://ADDR/ui/
@@ -222,7 +223,13 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		if err != nil {
 			return err
 		}
-		return mcphttp.Serve(ctx, *httpAddr, token, h, viewer, logger, func(a net.Addr) {
+		ts, closeTokens, err := openTokenStore(ctx, *where)
+		if err != nil {
+			return err
+		}
+		defer closeTokens()
+		acc := mcphttp.Access{Token: token, Store: ts, Logger: logger}
+		return mcphttp.ServeAccess(ctx, *httpAddr, acc, h, viewer, logger, func(a net.Addr) {
 			fmt.Fprintf(stderr, "mnemobank: listening on http://%s%s\n", a, mcphttp.Path)
 		})
 	}
