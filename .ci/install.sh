@@ -9,7 +9,7 @@
 #      tarballs into an empty prefix, then on a PATH without Go run
 #      npx mnemobank --version and drive tools/list over stdio.
 #   3. A container image (Containerfile) when buildah works here.
-#   4. For comparison, npx -y @modelcontextprotocol/server-memory from an
+#   4. With MNEMOBANK_COMPARE_PEERS set, for comparison, npx -y @modelcontextprotocol/server-memory from an
 #      empty npm cache, timed to its first tools/list.
 # (go install …@version from a file-system GOPROXY is a Go test of the
 # release module, run with the other tests.)
@@ -122,9 +122,13 @@ else
 fi
 took
 
-step "for comparison: npx -y @modelcontextprotocol/server-memory, empty npm cache"
-(
-  export npm_config_cache="$work/npm-cache" MEMORY_FILE_PATH="$work/memory.json"
-  node .ci/mcp-tools-list.mjs --min 1 -- npx -y @modelcontextprotocol/server-memory 2>/dev/null
-) || echo "server-memory did not answer tools/list (not fetched, or slower than the timeout): no comparison"
-took
+# The comparison costs CI minutes (a cold npm fetch, up to its timeout):
+# only when asked for, as a release note's figures are.
+if [ -n "${MNEMOBANK_COMPARE_PEERS:-}" ]; then
+  step "for comparison: npx -y @modelcontextprotocol/server-memory, empty npm cache"
+  (
+    export npm_config_cache="$work/npm-cache" MEMORY_FILE_PATH="$work/memory.json"
+    node .ci/mcp-tools-list.mjs --min 1 -- npx -y @modelcontextprotocol/server-memory 2>/dev/null
+  ) || echo "server-memory did not answer tools/list (not fetched, or slower than the timeout): no comparison"
+  took
+fi
