@@ -30,7 +30,8 @@ func runSetup(_ context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = resolved
 	}
-	m := setup.Machine{Env: setup.Env{Home: home, GOOS: runtime.GOOS, Getenv: os.Getenv}, Dir: dir, Executable: exe}
+	root, _ := defaultRoot(dir) // the bank the server would use here
+	m := setup.Machine{Env: setup.Env{Home: home, GOOS: runtime.GOOS, Getenv: os.Getenv}, Dir: dir, Executable: exe, DefaultRoot: root}
 	err = setup.Run(args, m, stdin, stdout, stderr)
 	if errors.Is(err, setup.ErrUsage) {
 		return fmt.Errorf("%w: %v", errUsage, err)

@@ -22,6 +22,9 @@ type Machine struct {
 	Env
 	Dir        string // working directory
 	Executable string // absolute path of the mnemobank binary
+	// DefaultRoot is the bank directory the server would choose in Dir
+	// without --root; "" means docs under Dir.
+	DefaultRoot string
 }
 
 const usage = `Usage: mnemobank setup CLIENT [--root DIR] [--memories FILE] [--language en|ja|zh] [--name NAME] [--yes | --print]
@@ -42,7 +45,11 @@ Flags:
 func Run(args []string, m Machine, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mnemobank setup", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	root := fs.String("root", "./docs", "directory of the memory bank, as for the server")
+	defRoot := m.DefaultRoot
+	if defRoot == "" {
+		defRoot = "./docs"
+	}
+	root := fs.String("root", defRoot, "directory of the memory bank, as for the server")
 	memories := fs.String("memories", filepath.Join(filestore.AgentDir, filestore.FileName), "file of the learned memories, as for the server")
 	language := fs.String("language", "", "the server's --language (en, ja or zh); the server's default when empty")
 	name := fs.String("name", "mnemobank", "the server's name in the client")

@@ -272,3 +272,15 @@ func TestRunAsksBeforeWriting(t *testing.T) {
 	assert.ErrorIs(t, Run(nil, m, strings.NewReader(""), &errOut, &errOut), ErrUsage)
 	assert.ErrorIs(t, Run([]string{"cursor", "--yes", "--print"}, m, strings.NewReader(""), &errOut, &errOut), ErrUsage)
 }
+
+// Without --root the entry names the bank the server would choose in the
+// working directory, not a docs folder of the project's own.
+func TestRunUsesTheServersDefaultRoot(t *testing.T) {
+	env := testEnv(t)
+	m := Machine{Env: env, Dir: filepath.Join(env.Home, "proj"), Executable: "/opt/mnemobank/mnemobank",
+		DefaultRoot: filepath.Join(env.Home, "proj", ".mnemobank")}
+	var out bytes.Buffer
+	require.NoError(t, Run([]string{"cursor", "--print"}, m, strings.NewReader(""), &out, &out))
+	assert.Contains(t, out.String(), `"`+filepath.Join(m.Dir, ".mnemobank")+`"`)
+	assert.NotContains(t, out.String(), filepath.Join(m.Dir, "docs"))
+}
