@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemobank/mnemobank/jsonpatch"
+	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 )
 
 // Scope selects a memory bank: the branch bank of one git branch, the global
@@ -53,6 +54,13 @@ const (
 // Default limits.
 const (
 	DefaultMaxDocumentBytes = 1 << 20
+	// MaxNestingDepth is the deepest any value of a document (its content,
+	// a metadata field, a front matter value) may nest arrays and objects.
+	// A write over it is a *LimitError ("nesting depth"), judged on the
+	// bytes as sent before they are decoded: the stored form indents each
+	// line by its depth, so 18 KB nested 9,000 deep would expand to about
+	// 162 MB before the size limit could see it.
+	MaxNestingDepth = codec.MaxDepth
 	// MaxLockNameBytes bounds the name given to KeyLocker.LockKey.
 	MaxLockNameBytes = 1024
 	// DefaultWatchInterval is how often Watch reads the change count of a

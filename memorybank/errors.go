@@ -228,7 +228,7 @@ func (e *PatchError) Unwrap() []error {
 // LimitError reports a request over one of the Bank's limits. It wraps
 // ErrLimitExceeded.
 type LimitError struct {
-	Limit string // "document size", "patch operations" or "tags"
+	Limit string // "document size", "nesting depth", "patch operations" or "tags"
 	Max   int
 	Got   int
 	Path  string

@@ -43,6 +43,9 @@ func init() {
 		return documentOf(e, Scope(hl.Scope), hl.Branch, time.Time{})
 	}
 	histio.Backoff = backoff
+	histio.LockDocument = func(ctx context.Context, bank any, key string) (func(), error) {
+		return bank.(*Bank).lockDocument(ctx, key)
+	}
 }
 
 func fromHistLoc(hl histio.Loc) loc {

@@ -223,6 +223,11 @@ func (b *Bank) check(req WriteRequest) error {
 	if n := max(len(req.Content), len(req.Text)); n > b.opts.MaxDocumentBytes {
 		return &LimitError{Limit: "document size", Max: b.opts.MaxDocumentBytes, Got: n, Path: req.Path}
 	}
+	// The whole object sent may nest one deeper than its values: its
+	// content (or, bare, the content itself) is judged by the codec.
+	if d := codec.Depth(req.Content); d > MaxNestingDepth+1 {
+		return &LimitError{Limit: "nesting depth", Max: MaxNestingDepth, Got: d - 1, Path: req.Path}
+	}
 	for i, t := range req.Tags {
 		if strings.TrimSpace(t) == "" {
 			return invalidRequest("write %q: tag %d is empty; tags are non-empty strings such as \"core\"", req.Path, i)
@@ -309,13 +314,13 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 	if n := len(next.Tags()); n > b.opts.MaxTags {
 		return nil, &LimitError{Limit: "tags", Max: b.opts.MaxTags, Got: n, Path: l.path}
 	}
-	data, kept, err := next.SealKeeping(old)
+	data, kept, err := next.SealKeeping(old, b.opts.MaxDocumentBytes)
 	var se *codec.SchemaError
 	if errors.As(err, &se) {
 		return nil, validationError(l.path, se)
 	}
 	if err != nil {
-		return nil, err
+		return nil, limitOf(l.path, err)
 	}
 	problems := problemsOf(kept)
 	if len(data) > b.opts.MaxDocumentBytes {
@@ -433,8 +438,25 @@ func quotePrefix(s string, n int) string {
 // any, is metadata.
 func textEnvelope(p, text string) (*codec.Envelope, error) {
 	e, err := codec.DecodeText(p, []byte(text))
+	var de *codec.DepthError
+	if errors.As(err, &de) {
+		return nil, limitOf(p, err)
+	}
 	if err != nil {
 		return nil, &ValidationError{Path: p, Schema: SchemaEnvelope, Problems: []Problem{{Pointer: "/metadata", Message: err.Error() + "; fix the front matter, or send the text without it"}}}
 	}
 	return e, nil
+}
+
+// limitOf is the *LimitError of a codec limit error, or err itself.
+func limitOf(p string, err error) error {
+	var de *codec.DepthError
+	var se *codec.SizeError
+	switch {
+	case errors.As(err, &de):
+		return &LimitError{Limit: "nesting depth", Max: de.Max, Got: de.Depth, Path: p}
+	case errors.As(err, &se):
+		return &LimitError{Limit: "document size", Max: se.Max, Got: se.Size, Path: p}
+	}
+	return err
 }

@@ -23,7 +23,14 @@ const (
 	// file and its trash.
 	MemoriesName = "memories/memories.md"
 	TrashName    = "memories/trash.md"
-	paxSHA256    = "MNEMOBANK.sha256"
+	// paxSHA256 names the PAX record of an entry's checksum. It is an
+	// extended attribute record, which GNU tar and bsdtar know (they list
+	// and unpack such an archive without a warning, and restore it as the
+	// attribute user.mnemobank.sha256 with --xattrs); a vendor keyword
+	// made GNU tar warn once per entry. legacySHA256 is that keyword, read
+	// in archives written before.
+	paxSHA256    = "SCHILY.xattr.user.mnemobank.sha256"
+	legacySHA256 = "MNEMOBANK.sha256"
 	tagIndexName = ".tagindex.json"
 	historyDir   = histio.Prefix
 )

@@ -28,8 +28,10 @@ type Memories struct {
 
 // ExportOptions configure Export. A nil *ExportOptions means the zero value.
 type ExportOptions struct {
-	// Source describes where the archive comes from (a directory, a
-	// database and namespace), for the manifest.
+	// Source describes what the archive was made from, for the manifest
+	// ("directory docs", "postgres namespace team"). Give no absolute
+	// path: an archive is shared, and need not say where a person keeps
+	// files.
 	Source string
 	// Clock gives the manifest's createdAt. Default time.Now.
 	Clock func() time.Time

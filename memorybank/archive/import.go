@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"os"
 	"strings"
 
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/internal/histio"
 )
 
 // Policy says what Import does with a document that exists in both the
@@ -48,6 +48,9 @@ const (
 	Create   Action = "create"   // absent from the bank: written as archived
 	Skip     Action = "skip"     // the bank holds the same bytes
 	Conflict Action = "conflict" // the bank holds something else: OnConflict decides
+	// Refuse: not imported, whatever the policy: a document over the
+	// bank's size limit for a write, or history without its document.
+	Refuse Action = "refuse"
 )
 
 // Item kinds.
@@ -56,6 +59,10 @@ const (
 	KindKey      = "key"    // a branch marker or a key outside the banks
 	KindMemory   = "memory" // a learned memory (Key is its id)
 	KindTrash    = "trash"  // a memory in the trash (Key is its id)
+	// KindHistory is the history of a document the archive does not hold
+	// (Key is its history directory): a deleted document's, with its
+	// tombstone, or entries without either, which are refused.
+	KindHistory = "history"
 )
 
 // Item is one line of an import's plan or report.
@@ -78,6 +85,7 @@ type Result struct {
 	Created   int       `json:"created"`
 	Skipped   int       `json:"skipped"`
 	Conflicts int       `json:"conflicts"`
+	Refused   int       `json:"refused"`
 	// HistoryWritten and HistorySkipped count history entries (of created
 	// documents; those of conflicting documents are not imported).
 	HistoryWritten int `json:"historyWritten"`
@@ -92,6 +100,8 @@ func (r *Result) count(a Action) {
 		r.Skipped++
 	case Conflict:
 		r.Conflicts++
+	case Refuse:
+		r.Refused++
 	}
 }
 
@@ -115,8 +125,10 @@ type ImportOptions struct {
 	// TempDir holds the spooled copy of a stream (os.TempDir when "").
 	TempDir string
 	// Report, when set, receives each item of the plan (dry run) or of the
-	// import as it is applied: documents, keys and memories (history
-	// entries are only counted).
+	// import as it is applied: documents, keys, memories, and the history
+	// directories of documents the archive does not hold (a deleted
+	// document's, or refused ones); a document's own history entries are
+	// counted, in its item's Detail and in the Result.
 	Report func(Item)
 	// Progress, when set, is called during the writes with the entries
 	// handled and the entries in all.
@@ -159,11 +171,34 @@ func Import(ctx context.Context, bank *memorybank.Bank, mem Memories, r io.Reade
 		return nil, err
 	}
 	defer cleanup()
-	im := &importer{bank: bank, store: bank.Store(), mem: mem, o: o, lim: limits{entryBytes: o.MaxEntryBytes, entries: o.MaxEntries},
-		branches: map[string]string{}, conflicted: map[string]bool{}, res: &Result{}}
+	im := &importer{bank: bank, store: bank.Store(), hstore: bank.Store(), mem: mem, o: o, lim: limits{entryBytes: o.MaxEntryBytes, entries: o.MaxEntries},
+		maxDoc:   bank.Options().MaxDocumentBytes,
+		branches: map[string]string{}, conflicted: map[string]bool{}, res: &Result{},
+		files: map[string]struct{}{}, fileOurs: map[string]bool{}, docDirs: map[string]bool{}, tombs: map[string]ref{}, hist: map[string][]ref{}, refused: map[string]string{}, dirItems: map[string]Item{}}
+	if lw, ok := im.store.(memorybank.LazyWriter); ok {
+		// As the Bank records a write's entry: after the document's
+		// durable Put; a crash may leave a gap the next run fills.
+		im.hstore = lw.Lazy()
+	}
 
-	// 1. Verify everything before the first write.
+	// 1. Verify everything before the first write, every key by the
+	// target store's rules too.
 	m, err := walk(ctx, src, im.lim, func(e entry) error {
+		if e.key == "" {
+			return nil
+		}
+		if err := im.checkKey(e); err != nil {
+			return err
+		}
+		switch e.kind {
+		case kindDoc, kindSkill:
+			dir, _ := historyDirOf(e.key)
+			im.docDirs[dir] = true
+		case kindHistory:
+			if strings.HasSuffix(e.key, "/"+histio.TombstoneName) {
+				im.tombs[dirOfHistoryKey(e.key)] = refOf(e)
+			}
+		}
 		if dir, ok := markerDir(e.key); ok {
 			var rec struct {
 				Branch string `json:"branch"`
@@ -177,6 +212,7 @@ func Import(ctx context.Context, bank *memorybank.Bank, mem Memories, r io.Reade
 	if err != nil {
 		return nil, err
 	}
+	im.files = nil
 	im.res.Manifest = m
 	// 2. Plan against the bank.
 	if err := im.plan(ctx, src); err != nil {
@@ -234,11 +270,31 @@ func markerDir(key string) (string, bool) {
 }
 
 type importer struct {
-	bank     *memorybank.Bank
-	store    memorybank.Store
-	mem      Memories
-	o        ImportOptions
-	lim      limits
+	bank   *memorybank.Bank
+	store  memorybank.Store
+	hstore memorybank.Store // history entries: store, or its Lazy view
+	mem    Memories
+	o      ImportOptions
+	lim    limits
+	maxDoc int // the bank's MaxDocumentBytes, which a write obeys
+	// files holds the archive's keys while they are verified, to find one
+	// that is a file where another needs a folder.
+	files map[string]struct{}
+	// fileOurs caches, per folder an archived key needs, whether ours
+	// holds a file there.
+	fileOurs map[string]bool
+	// docDirs and tombs are the history directories whose document, or
+	// whose tombstone, the archive holds: only their entries are imported.
+	docDirs map[string]bool
+	tombs   map[string]ref
+	// hist holds where the entries of each document's history lie, written
+	// with the document.
+	hist map[string][]ref
+	// refused holds the keys not imported whatever the policy, and why.
+	refused map[string]string
+	// dirItems are the items of history directories without a document:
+	// a deleted document's (by its tombstone) or refused.
+	dirItems map[string]Item
 	branches map[string]string // branch dir -> branch name, from the archive's markers
 	// conflicted holds the history directories (and branch directories,
 	// as "branch-memory-bank/<dir>/") whose archived keys are not written
@@ -252,113 +308,6 @@ func (im *importer) report(it Item) {
 	if im.o.Report != nil && im.res.Applied == im.o.Apply {
 		im.o.Report(it)
 	}
-}
-
-// plan merges the archive's keys with the store's listing (both sorted by
-// key), so memory holds only the directories in conflict.
-func (im *importer) plan(ctx context.Context, src *io.SectionReader) error {
-	next, stop := iter.Pull2(im.store.List(ctx, ""))
-	defer stop()
-	var dest *memorybank.Object
-	advance := func() error {
-		obj, err, ok := next()
-		if !ok {
-			dest = nil
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("archive: import: listing the bank: %w", err)
-		}
-		dest = &obj
-		return nil
-	}
-	if err := advance(); err != nil {
-		return err
-	}
-	prevDir := ""
-	_, err := walk(ctx, src, im.lim, func(e entry) error {
-		if e.key == "" {
-			return im.planMemories(ctx, e)
-		}
-		curDir := ""
-		if e.kind == kindHistory {
-			curDir = dirOfHistoryKey(e.key)
-		}
-		for dest != nil && dest.Key < e.key {
-			if strings.HasPrefix(dest.Key, historyDir) {
-				if d := dirOfHistoryKey(dest.Key); d == curDir || d == prevDir {
-					im.conflicted[d] = true // ours has entries the archive has not
-				}
-			}
-			if err := advance(); err != nil {
-				return err
-			}
-		}
-		exists := dest != nil && dest.Key == e.key
-		same := false
-		if exists {
-			obj, err := im.store.Get(ctx, e.key)
-			switch {
-			case errors.Is(err, memorybank.ErrNotFound):
-				exists = false
-			case err != nil:
-				return fmt.Errorf("archive: import: reading %q: %w", e.key, err)
-			default:
-				same = bytes.Equal(obj.Data, e.data)
-			}
-			if err := advance(); err != nil {
-				return err
-			}
-		}
-		switch e.kind {
-		case kindHistory:
-			prevDir = curDir
-			if exists && !same {
-				im.conflicted[curDir] = true
-			}
-			if !exists {
-				im.res.HistoryWritten++
-			} else {
-				im.res.HistorySkipped++
-			}
-		case kindDoc, kindSkill:
-			it := Item{Kind: KindDocument, Key: e.key}
-			dir, _ := historyDirOf(e.key)
-			prefix, _, _ := splitBankKey(e.key)
-			switch {
-			case exists && !same:
-				it.Action, it.Detail = Conflict, "ours holds other bytes"
-			case im.conflicted[prefix]:
-				it.Action, it.Detail = Conflict, "ours holds this branch directory for another branch"
-			case im.conflicted[dir]:
-				it.Action, it.Detail = Conflict, "ours has another history for this path"
-			case same:
-				it.Action = Skip
-			default:
-				it.Action = Create
-			}
-			if it.Action == Conflict {
-				im.conflicted[dir] = true
-			}
-			im.report(it)
-		default:
-			it := Item{Kind: KindKey, Key: e.key, Action: Create}
-			if same {
-				it.Action = Skip
-			} else if exists {
-				it.Action, it.Detail = Conflict, "ours holds other bytes; ours is kept"
-				if dir, ok := markerDir(e.key); ok {
-					im.conflicted[memorybank.BranchPrefix+dir+"/"] = true
-					it.Detail = "ours holds this branch directory for another branch; its documents are conflicts"
-				}
-			}
-			im.report(it)
-		}
-		return nil
-	})
-	// Documents of a history directory found conflicting after them cannot
-	// occur: every history key sorts before every document key.
-	return err
 }
 
 // Bounds of one batch of writes.
@@ -415,6 +364,7 @@ func (im *importer) apply(ctx context.Context, src *io.SectionReader) error {
 		}
 		return nil
 	}
+	lastDir := ""
 	_, err := walk(ctx, src, im.lim, func(e entry) error {
 		if im.o.Progress != nil {
 			im.o.Progress(e.index, total)
@@ -426,24 +376,66 @@ func (im *importer) apply(ctx context.Context, src *io.SectionReader) error {
 			}
 			return im.applyMemories(ctx, e)
 		case e.kind == kindHistory:
-			if im.conflicted[dirOfHistoryKey(e.key)] {
+			dir := dirOfHistoryKey(e.key)
+			tomb, deleted := im.tombs[dir]
+			switch {
+			case im.docDirs[dir]:
+				return nil // written with its document
+			case !deleted:
+				if dir != lastDir {
+					im.report(im.dirItems[dir]) // refused
+				}
+				lastDir = dir
 				return nil
+			case im.conflicted[dir]:
+				if e.key == tomb.key {
+					im.report(im.dirItems[dir])
+				}
+				return nil
+			}
+			if dir != lastDir {
+				// The tombstone first: a writer that creates this path
+				// meanwhile then continues after the archive's versions.
+				lastDir = dir
+				data, err := tomb.read(src)
+				if err != nil {
+					return err
+				}
+				if err := put(entry{key: tomb.key, kind: kindHistory, data: data}); err != nil {
+					return err
+				}
+			}
+			if e.key == tomb.key {
+				im.report(im.dirItems[dir])
+				return nil // written first
 			}
 			return put(e)
 		case e.kind == kindDoc || e.kind == kindSkill:
-			dir, _ := historyDirOf(e.key)
-			prefix, _, _ := splitBankKey(e.key)
-			if !im.conflicted[dir] && !im.conflicted[prefix] {
-				return put(e)
-			}
 			if err := flush(); err != nil {
 				return err
 			}
-			im.finish(ctx, e, Conflict)
+			if _, ok := im.refused[e.key]; ok {
+				im.finish(ctx, e, Refuse)
+				return nil
+			}
+			dir, _ := historyDirOf(e.key)
+			prefix, _, _ := splitBankKey(e.key)
+			a := Conflict
+			if !im.conflicted[dir] && !im.conflicted[prefix] {
+				var err error
+				if a, err = im.writeUnit(ctx, src, e); err != nil {
+					return err
+				}
+			}
+			im.finish(ctx, e, a)
 			return nil
 		default:
 			if err := flush(); err != nil {
 				return err
+			}
+			if _, ok := im.refused[e.key]; ok {
+				im.finish(ctx, e, Refuse)
+				return nil
 			}
 			a, err := im.putIfAbsent(ctx, e)
 			if err != nil {
@@ -472,6 +464,10 @@ func (im *importer) finish(ctx context.Context, e entry, a Action) {
 			im.res.HistorySkipped++
 		}
 	case kindDoc, kindSkill:
+		if a == Refuse {
+			im.report(Item{Kind: KindDocument, Key: e.key, Action: a, Detail: im.refused[e.key]})
+			return
+		}
 		if a != Conflict {
 			im.report(Item{Kind: KindDocument, Key: e.key, Action: a})
 			return
@@ -480,7 +476,7 @@ func (im *importer) finish(ctx context.Context, e entry, a Action) {
 		it.Resolution = im.resolve(ctx, e)
 		im.report(it)
 	default:
-		it := Item{Kind: KindKey, Key: e.key, Action: a}
+		it := Item{Kind: KindKey, Key: e.key, Action: a, Detail: im.refused[e.key]}
 		if a == Conflict {
 			it.Detail, it.Resolution = "ours holds other bytes", "kept ours"
 		}

@@ -32,6 +32,8 @@ type entry struct {
 	key   string // store key, for store/ entries
 	kind  kind   // of the store key; kindSkip for memories entries
 	data  []byte
+	off   int64 // where data starts in the archive
+	sum   [sha256.Size]byte
 }
 
 // countingReader counts the bytes read through it, so the reader knows
@@ -96,10 +98,14 @@ func walk(ctx context.Context, src *io.SectionReader, lim limits, fn func(entry)
 		if hdr.Size < 0 || hdr.Size > lim.entryBytes {
 			return nil, fail(name, fmt.Sprintf("is %d bytes, the limit is %d", hdr.Size, lim.entryBytes), ErrLimit)
 		}
-		want := hdr.PAXRecords[paxSHA256]
+		want, ok := hdr.PAXRecords[paxSHA256]
+		if !ok {
+			want = hdr.PAXRecords[legacySHA256]
+		}
 		if index > 0 && len(want) != 64 {
 			return nil, fail(name, "has no "+paxSHA256+" record (every entry carries its checksum)", ErrCorrupt)
 		}
+		off := cr.n // the header is read, the data is next
 		data := make([]byte, hdr.Size)
 		if _, err := io.ReadFull(tr, data); err != nil {
 			return nil, fail(name, fmt.Sprintf("the archive ends inside this entry after %d bytes of %d (truncated)", len(data), hdr.Size), ErrCorrupt)
@@ -115,7 +121,7 @@ func walk(ctx context.Context, src *io.SectionReader, lim limits, fn func(entry)
 		if got != want {
 			return nil, fail(name, fmt.Sprintf("its bytes have SHA-256 %s, its header says %s (damaged)", got, want), ErrCorrupt)
 		}
-		e := entry{name: name, index: index, data: data}
+		e := entry{name: name, index: index, data: data, off: off, sum: sum}
 		switch {
 		case index == 0:
 		case strings.HasPrefix(name, storeDir):

@@ -119,6 +119,13 @@ func (s *Store) Close() error {
 // Dir returns the directory the Store was opened on.
 func (s *Store) Dir() string { return s.dir }
 
+// CheckKey reports whether Put would accept key by its name: nil, or the
+// *memorybank.KeyError (matching memorybank.ErrInvalidKey) of a key that
+// is not valid or is a name the store keeps for itself (its lock, its
+// change count, its temporary files). It does no I/O, so whoever writes
+// many keys (an import) can judge all of them before writing one.
+func (s *Store) CheckKey(key string) error { return validateKey(key) }
+
 // validateKey applies memorybank.ValidateKey and rejects the names the store
 // keeps for itself.
 func validateKey(key string) error {

@@ -5,10 +5,12 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/pgstore"
 )
 
 // Round trips to the server, one operation per iteration, on a 1 KiB value.
@@ -88,4 +90,49 @@ func BenchmarkMemoriesAppend(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// What the schema check in every statement costs a Get and a Put (one
+// client, 1 KiB): rounds of 100 operations with and without it, measured
+// alternately; reports each variant's µs/op and the ratios
+// (guarded/unguarded, lower is better, 1 is free).
+//
+//	MNEMOBANK_PG_DSN=... go test -run '^$' -bench SchemaGuard -benchtime 20x
+func BenchmarkSchemaGuard(b *testing.B) {
+	const perRound = 100
+	ctx := context.Background()
+	s, _, _ := newTestStore(b)
+	_, err := s.Put(ctx, "bench/doc.md", benchValue, memorybank.Condition{})
+	require.NoError(b, err)
+	variants := []struct {
+		name     string
+		store    *pgstore.Store
+		get, put time.Duration
+	}{{name: "guarded", store: s}, {name: "unguarded", store: pgstore.NewWithoutGuard(s)}}
+	for i := 0; b.Loop(); i++ {
+		for j := range variants {
+			v := &variants[(i+j)%len(variants)]
+			start := time.Now()
+			for range perRound {
+				if _, err := v.store.Get(ctx, "bench/doc.md"); err != nil {
+					b.Fatal(err)
+				}
+			}
+			mid := time.Now()
+			for range perRound {
+				if _, err := v.store.Put(ctx, "bench/doc.md", benchValue, memorybank.Condition{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			v.get += mid.Sub(start)
+			v.put += time.Since(mid)
+		}
+	}
+	ops := float64(b.N * perRound)
+	for _, v := range variants {
+		b.ReportMetric(v.get.Seconds()*1e6/ops, v.name+"-get-µs/op")
+		b.ReportMetric(v.put.Seconds()*1e6/ops, v.name+"-put-µs/op")
+	}
+	b.ReportMetric(variants[0].get.Seconds()/variants[1].get.Seconds(), "get-guarded/unguarded")
+	b.ReportMetric(variants[0].put.Seconds()/variants[1].put.Seconds(), "put-guarded/unguarded")
 }

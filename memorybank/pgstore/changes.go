@@ -62,8 +62,8 @@ const (
 // deadlocking; addChange adds $3 to shard $2.
 var (
 	makeShards = `INSERT INTO {c} (namespace, shard, n) SELECT $1, g, 0 FROM generate_series(0, ` +
-		strconv.Itoa(changeShards-1) + `) g ON CONFLICT (namespace, shard) DO NOTHING`
-	addChange = `UPDATE {c} SET n = n + $3 WHERE namespace = $1 AND shard = $2`
+		strconv.Itoa(changeShards-1) + `) g WHERE {check} ON CONFLICT (namespace, shard) DO NOTHING`
+	addChange = `UPDATE {c} SET n = n + $3 WHERE namespace = $1 AND shard = $2 AND {check}`
 )
 
 // countShard returns the shard the next write adds to, having made the

@@ -26,7 +26,17 @@
 // [Store.Migrate], or by [Open]) by migrations recorded in
 // "mnemobank_schema_versions", applied in one transaction holding an
 // advisory lock, so processes starting at once on an empty database do not
-// race. A table migrated by a newer pgstore is refused rather than misused.
+// race. A table migrated by a newer pgstore is refused rather than misused,
+// also by a process that was already running when the newer one migrated
+// (a rolling upgrade): every statement names the table's schema marker, a
+// function "<table>_schema_v<version>" returning true, which PostgreSQL
+// folds away when planning (so it costs nothing per execution) but which
+// the migration to the next version drops; the next execution of an old
+// statement then fails before it reads or writes, and the Store, reading
+// the recorded version on that error path, returns a [*SchemaError]
+// wrapping [ErrSchemaNewer]: never stale data or a raw SQL error. Every
+// release keeps that rule: migrating a table to version N+1 drops the
+// markers of versions up to N.
 // A table dropped by hand (its version row kept) is created again, empty: by
 // the migration of the next Store, and by a running Store on the call after
 // the one that found it missing. A table of the configured name that
@@ -44,9 +54,22 @@
 // process on any machine learns with one short index scan whether anybody
 // wrote, instead of listing the bank. A Store spreads its concurrent writes
 // over the rows, so writers of distinct documents do not queue on one row
-// lock; it is a [memorybank.ChangeNotifier] too (PostgreSQL LISTEN/NOTIFY),
+// lock; it is a [memorybank.ChangeNotifier] too (PostgreSQL LISTEN/NOTIFY:
+// since any role may NOTIFY, a notification only makes the watcher read the
+// count, at most once per [WatchCheckInterval], and it signals only when
+// the count moved, so a flood costs a read per interval and no refresh),
 // and a [memorybank.KeyLocker] (advisory locks), so writers of one document
 // wait for each other instead of retrying.
+//
+// An advisory lock's key can be computed, and any role of the database may
+// take it (no rights on the tables are needed); a stopped server holds its
+// locks too. So [Store.LockKey] waits at most [Options.LockWait] at the
+// database (lock_timeout) and returns [ErrLockTimeout]: a Bank then writes
+// under compare-and-swap alone, the documented fallback, which loses
+// nothing. The Store logs a warning naming the lock and the sessions that
+// hold it (pid and role) through [Options.Logger], and for ten times
+// LockWait only tries that lock once instead of waiting, so writers of the
+// document do not each wait in turn.
 //
 // # Decisions where the contract is silent
 //

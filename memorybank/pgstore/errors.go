@@ -9,6 +9,10 @@ import (
 // ErrInvalidOptions is wrapped by every *OptionError.
 var ErrInvalidOptions = errors.New("pgstore: invalid options")
 
+// ErrLockTimeout is wrapped by the error of a LockKey that gave up waiting
+// for a lock another session holds (see Options.LockWait).
+var ErrLockTimeout = errors.New("pgstore: lock not granted in time")
+
 // OptionError reports an Options field that cannot be used. It wraps
 // ErrInvalidOptions.
 type OptionError struct {

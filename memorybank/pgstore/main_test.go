@@ -107,6 +107,11 @@ func dropTables(t testing.TB, pool *pgxpool.Pool, tables ...string) {
 		if err != nil {
 			t.Errorf("forgetting test table %s: %v", table, err)
 		}
+		for v := 1; v <= 9; v++ {
+			if _, err := pool.Exec(ctx, fmt.Sprintf(`DROP FUNCTION IF EXISTS %q()`, pgstore.SchemaMarker(table, v))); err != nil {
+				t.Errorf("dropping the schema marker of test table %s: %v", table, err)
+			}
+		}
 	}
 }
 

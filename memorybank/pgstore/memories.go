@@ -52,28 +52,30 @@ type memoriesQueries struct {
 // one statement; an Append locks the row, then bumps its size, tail and
 // version and inserts one entry row, in one transaction.
 func newMemoriesQueries(table string) memoriesQueries {
+	version := len(memoriesMigration(table).steps)
+	sqlf := func(template, table string) string { return guarded(template, table, version) }
 	return memoriesQueries{
 		load: sqlf(`SELECT m.data || COALESCE((SELECT string_agg(e.data, ''::bytea ORDER BY e.seq) FROM {e} e
 				WHERE e.namespace = $1 AND e.name = $2), ''::bytea), m.version
-			FROM {t} m WHERE m.namespace = $1 AND m.name = $2`, table),
+			FROM {t} m WHERE m.namespace = $1 AND m.name = $2 AND {check}`, table),
 		peek: sqlf(`SELECT CASE WHEN octet_length(m.data) >= $3 THEN substring(m.data FROM 1 FOR $3)
 				ELSE substring(m.data || COALESCE((SELECT string_agg(e.data, ''::bytea ORDER BY e.seq) FROM {e} e
 					WHERE e.namespace = $1 AND e.name = $2), ''::bytea) FROM 1 FOR $3) END
-			FROM {t} m WHERE m.namespace = $1 AND m.name = $2`, table),
-		size: sqlf(`SELECT size FROM {t} WHERE namespace = $1 AND name = $2`, table),
+			FROM {t} m WHERE m.namespace = $1 AND m.name = $2 AND {check}`, table),
+		size: sqlf(`SELECT size FROM {t} WHERE namespace = $1 AND name = $2 AND {check}`, table),
 		saveNew: sqlf(`WITH w AS (INSERT INTO {t} (namespace, name, data, size, tail, version, mod_time)
 				VALUES ($1, $2, $3::bytea, octet_length($3::bytea), substring($3::bytea FROM octet_length($3::bytea)), nextval({seq}), clock_timestamp())
 				ON CONFLICT (namespace, name) DO NOTHING
 				RETURNING version),
 			d AS (DELETE FROM {e} WHERE namespace = $1 AND name = $2 AND EXISTS (SELECT 1 FROM w))
-			SELECT version FROM w`, table),
+			SELECT version FROM w WHERE {check}`, table),
 		saveIfVersion: sqlf(`WITH w AS (UPDATE {t} SET data = $3::bytea, size = octet_length($3::bytea), tail = substring($3::bytea FROM octet_length($3::bytea)),
 				version = nextval({seq}), mod_time = clock_timestamp()
 				WHERE namespace = $1 AND name = $2 AND version = $4
 				RETURNING version),
 			d AS (DELETE FROM {e} WHERE namespace = $1 AND name = $2 AND EXISTS (SELECT 1 FROM w))
-			SELECT version FROM w`, table),
-		lockTail: sqlf(`SELECT size, tail, version FROM {t} WHERE namespace = $1 AND name = $2 FOR UPDATE`, table),
+			SELECT version FROM w WHERE {check}`, table),
+		lockTail: sqlf(`SELECT size, tail, version FROM {t} WHERE namespace = $1 AND name = $2 AND {check} FOR UPDATE`, table),
 		bump: sqlf(`UPDATE {t} SET size = size + octet_length($3::bytea), tail = substring($3::bytea FROM octet_length($3::bytea)),
 				version = nextval({seq}), mod_time = clock_timestamp()
 			WHERE namespace = $1 AND name = $2 RETURNING size, version`, table),
@@ -120,6 +122,9 @@ func (m *MemoriesStore) begin(ctx context.Context, op string) error {
 }
 
 func (m *MemoriesStore) fail(ctx context.Context, op string, err error) error {
+	if se := schemaNewer(ctx, m.pool, m.table, len(m.mig.steps), err); se != nil {
+		return opError(ctx, op, m.table, m.ns, m.name, se)
+	}
 	m.once.forgetIfDropped(err)
 	return opError(ctx, op, m.table, m.ns, m.name, err)
 }

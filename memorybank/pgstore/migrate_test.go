@@ -64,6 +64,7 @@ func TestMigrateRefusesNewerSchema(t *testing.T) {
 	require.Error(t, err)
 	var opErr *pgstore.OpError
 	require.ErrorAs(t, err, &opErr)
+	assert.ErrorIs(t, err, pgstore.ErrSchemaNewer)
 	assert.Contains(t, err.Error(), "upgrade")
 }
 

@@ -202,8 +202,7 @@ func (m migration) apply(ctx context.Context, pool *pgxpool.Pool) (err error) {
 		return err
 	}
 	if have > len(m.steps) {
-		return fmt.Errorf("table %s has schema version %d but this pgstore knows versions up to %d: upgrade the module (github.com/mnemobank/mnemobank/memorybank/pgstore)",
-			m.table, have, len(m.steps))
+		return &SchemaError{Table: m.table, Have: have, Want: len(m.steps)}
 	}
 	// The bookkeeping row and the table can disagree: someone dropped the
 	// table (the row stays), or a table of that name was made by something
@@ -231,6 +230,16 @@ func (m migration) apply(ctx context.Context, pool *pgxpool.Pool) (err error) {
 			m.table, len(m.steps)); err != nil {
 			return err
 		}
+		// Processes of older releases still running fail on their next
+		// statement: their versions' markers are gone.
+		for v := 1; v < len(m.steps); v++ {
+			if _, err = tx.Exec(ctx, `DROP FUNCTION IF EXISTS `+ident(schemaMarker(m.table, v))+`()`); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err = tx.Exec(ctx, createSchemaMarker(m.table, len(m.steps))); err != nil {
+		return err
 	}
 	return tx.Commit(ctx)
 }
@@ -259,20 +268,30 @@ func (o *schemaOnce) ensure(ctx context.Context, pool *pgxpool.Pool, m migration
 	return nil
 }
 
-// undefinedTable is the SQLSTATE of a query on a table that does not exist.
-const undefinedTable = "42P01"
+// undefinedTable is the SQLSTATE of a query on a table that does not
+// exist, undefinedFunction of a call of a function that does not.
+const (
+	undefinedTable    = "42P01"
+	undefinedFunction = "42883"
+)
 
 // forgetIfDropped makes the next ensure run the migration again when err
-// says the table does not exist (someone dropped it while this process ran),
-// so the store re-creates it instead of failing until restarted; it reports
-// whether it did.
+// says the table (or its schema marker) does not exist (someone
+// dropped it while this process ran), so the store re-creates it instead of
+// failing until restarted; it reports whether it did.
 func (o *schemaOnce) forgetIfDropped(err error) bool {
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == undefinedTable {
+	if errors.As(err, &pgErr) && (pgErr.Code == undefinedTable || pgErr.Code == undefinedFunction) {
 		o.done.Store(false)
 		return true
 	}
 	return false
+}
+
+// guarded is sqlf with {check} replaced by the schema guard of table at
+// version (see schemaGuard).
+func guarded(template, table string, version int) string {
+	return strings.ReplaceAll(sqlf(template, table), "{check}", schemaGuard(table, version))
 }
 
 // sqlf replaces {t} and {seq} in a query template with the quoted table and

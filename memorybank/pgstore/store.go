@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -19,81 +17,6 @@ import (
 
 	"github.com/mnemobank/mnemobank/memorybank"
 )
-
-// Defaults for Options fields left empty.
-const (
-	DefaultTable         = "mnemobank_objects"
-	DefaultMemoriesTable = "mnemobank_memories"
-	DefaultNamespace     = "default"
-)
-
-// maxNamespaceLen bounds Options.Namespace, which is stored in every row.
-const maxNamespaceLen = 255
-
-// listPageSize is how many rows List fetches per query. List releases its
-// connection between pages, so a caller may use the Store (or a pool with a
-// single connection) inside the loop without deadlocking.
-const listPageSize = 1000
-
-// Options configure a Store. A nil *Options means all defaults.
-type Options struct {
-	// Table is the table holding memory-bank objects; "" means
-	// DefaultTable. A lower-case SQL identifier (letters, digits,
-	// underscores); to use another schema, set search_path in the DSN.
-	Table string
-	// MemoriesTable is the table holding memories files (see
-	// Store.Memories); "" means DefaultMemoriesTable. Same rules as Table.
-	MemoriesTable string
-	// Namespace separates banks sharing one table: each Store sees only the
-	// rows of its namespace. "" means DefaultNamespace. Any UTF-8 text
-	// without control characters, up to 255 bytes.
-	Namespace string
-}
-
-func (o *Options) withDefaults() (Options, error) {
-	var c Options
-	if o != nil {
-		c = *o
-	}
-	if c.Table == "" {
-		c.Table = DefaultTable
-	}
-	if c.MemoriesTable == "" {
-		c.MemoriesTable = DefaultMemoriesTable
-	}
-	if c.Namespace == "" {
-		c.Namespace = DefaultNamespace
-	}
-	if err := validateTable("Table", c.Table); err != nil {
-		return c, err
-	}
-	if err := validateTable("MemoriesTable", c.MemoriesTable); err != nil {
-		return c, err
-	}
-	if c.Table == c.MemoriesTable {
-		return c, &OptionError{Field: "MemoriesTable", Value: c.MemoriesTable, Reason: "is the same as Table; the two need different tables"}
-	}
-	if err := validateNamespace(c.Namespace); err != nil {
-		return c, err
-	}
-	return c, nil
-}
-
-func validateNamespace(ns string) error {
-	bad := func(reason string) error { return &OptionError{Field: "Namespace", Value: ns, Reason: reason} }
-	if len(ns) > maxNamespaceLen {
-		return bad(fmt.Sprintf("is %d bytes long, the maximum is %d", len(ns), maxNamespaceLen))
-	}
-	if !utf8.ValidString(ns) {
-		return bad("is not valid UTF-8")
-	}
-	for i, r := range ns {
-		if unicode.IsControl(r) {
-			return bad(fmt.Sprintf("has control character %U at byte %d", r, i))
-		}
-	}
-	return nil
-}
 
 // Store is a memorybank.Store in a PostgreSQL table. It is safe for
 // concurrent use, and compare-and-swap writes are atomic with respect to
@@ -133,6 +56,8 @@ type queries struct {
 // the change count, notified false the notification, for the benchmark
 // that measures what they cost.
 func newQueries(table string, counted, notified bool) queries {
+	version := len(objectsMigration(table).steps)
+	sqlf := func(template, table string) string { return guarded(template, table, version) }
 	count := countChange
 	countedCol := countedColumn
 	if !counted {
@@ -143,10 +68,12 @@ func newQueries(table string, counted, notified bool) queries {
 	if !notified {
 		notify, notifyCount = ", true", "count(*)"
 	}
-	putEnd := `SELECT version, mod_time` + notify + countedCol + ` FROM w`
-	delEnd := `SELECT ` + notifyCount + countedCol + ` FROM w`
+	// The guard is in the final SELECT: if it fails, so does the
+	// statement, and the write in w is undone with it.
+	putEnd := `SELECT version, mod_time` + notify + countedCol + ` FROM w WHERE {check}`
+	delEnd := `SELECT ` + notifyCount + countedCol + ` FROM w WHERE {check}`
 	q := queries{
-		get: sqlf(`SELECT data, version, mod_time FROM {t} WHERE namespace = $1 AND key = $2`, table),
+		get: sqlf(`SELECT data, version, mod_time FROM {t} WHERE namespace = $1 AND key = $2 AND {check}`, table),
 		// Every write counts itself in the namespace's change count, in the
 		// same statement, only when it changed a row, and notifies the
 		// servers listening (Store.WatchChanges) when it commits.
@@ -165,12 +92,12 @@ func newQueries(table string, counted, notified bool) queries {
 		del: sqlf(`WITH w AS (DELETE FROM {t} WHERE namespace = $1 AND key = $2 RETURNING 1)`+count(3)+delEnd, table),
 		delIfVersion: sqlf(`WITH w AS (DELETE FROM {t} WHERE namespace = $1 AND key = $2 AND version = $3 RETURNING 1)`+
 			count(4)+delEnd, table),
-		changes:    sqlf(`SELECT coalesce(sum(n), 0)::bigint, count(*), max(epoch) FILTER (WHERE shard = 0) FROM {c} WHERE namespace = $1`, table),
-		epoch:      sqlf(`INSERT INTO {c} (namespace, shard, n) VALUES ($1, 0, 0) ON CONFLICT (namespace, shard) DO NOTHING`, table),
+		changes:    sqlf(`SELECT coalesce(sum(n), 0)::bigint, count(*), max(epoch) FILTER (WHERE shard = 0) FROM {c} WHERE namespace = $1 AND {check}`, table),
+		epoch:      sqlf(`INSERT INTO {c} (namespace, shard, n) SELECT $1::text, 0, 0 WHERE {check} ON CONFLICT (namespace, shard) DO NOTHING`, table),
 		makeShards: sqlf(makeShards, table),
 		addChange:  sqlf(addChange, table),
 		counted:    counted,
-		version:    sqlf(`SELECT version FROM {t} WHERE namespace = $1 AND key = $2`, table),
+		version:    sqlf(`SELECT version FROM {t} WHERE namespace = $1 AND key = $2 AND {check}`, table),
 	}
 	// List pages by key: the first page starts at the prefix (>=), the next
 	// ones after the last key seen (>). Separate texts rather than
@@ -179,7 +106,7 @@ func newQueries(table string, counted, notified bool) queries {
 	for after, lower := range [2]string{">=", ">"} {
 		for bounded, upper := range [2]string{"", " AND key < $3"} {
 			q.list[after][bounded] = sqlf(`SELECT key, version, mod_time FROM {t}
-				WHERE namespace = $1 AND key `+lower+` $2`+upper+`
+				WHERE namespace = $1 AND key `+lower+` $2`+upper+` AND {check}
 				ORDER BY key LIMIT `+strconv.Itoa(listPageSize), table)
 		}
 	}
@@ -307,6 +234,9 @@ func (s *Store) begin(ctx context.Context, op, key string) error {
 }
 
 func (s *Store) fail(ctx context.Context, op, key string, err error) error {
+	if se := schemaNewer(ctx, s.pool, s.opts.Table, len(s.objMig.steps), err); se != nil {
+		return opError(ctx, op, s.opts.Table, s.opts.Namespace, key, se)
+	}
 	if s.objects.forgetIfDropped(err) {
 		// Re-creating the table resets the change count: make its rows
 		// again before the next write.

@@ -2,136 +2,15 @@ package pgstore
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"hash/fnv"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mnemobank/mnemobank/memorybank"
 )
 
-var (
-	_ memorybank.ChangeNotifier = (*Store)(nil)
-	_ memorybank.KeyLocker      = (*Store)(nil)
-)
-
-// ErrLockName is wrapped by the error of a LockKey whose name is too long.
-var ErrLockName = errors.New("pgstore: invalid lock name")
-
-// LockKey takes a session-level advisory lock named by the table, the
-// namespace and name (hashed to PostgreSQL's two 32-bit advisory lock keys,
-// so two names may share a lock and only wait for each other), waiting until
-// it is granted or ctx ends. Goroutines of this Store queue in-process first
-// (on lockStripes stripes), so one waits at the database per stripe; the
-// lock is held on a connection of a pool of its own (at most as many
-// connections as the Store's pool allows), never one the holder needs for
-// its reads and writes. If the connection is lost the lock goes with it:
-// the holder's write still runs under its compare-and-swap.
-func (s *Store) LockKey(ctx context.Context, name string) (func(), error) {
-	if len(name) > memorybank.MaxLockNameBytes {
-		return nil, fmt.Errorf("%w: the name is %d bytes long, the maximum is %d", ErrLockName, len(name), memorybank.MaxLockNameBytes)
-	}
-	if err := s.begin(ctx, "lock", name); err != nil {
-		return nil, err
-	}
-	k1, k2 := s.lockKeys(name)
-	stripe := s.locks.stripes[uint32(k2)%lockStripes]
-	select {
-	case stripe <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	pool, err := s.locks.pool(ctx, s.pool)
-	if err != nil {
-		<-stripe
-		return nil, s.fail(ctx, "lock", name, err)
-	}
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		<-stripe
-		return nil, s.fail(ctx, "lock", name, err)
-	}
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1, $2)`, k1, k2); err != nil {
-		// The lock may have been granted as the wait was cancelled:
-		// closing the session releases it whatever happened.
-		_ = conn.Conn().Close(context.WithoutCancel(ctx))
-		conn.Release()
-		<-stripe
-		return nil, s.fail(ctx, "lock", name, err)
-	}
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			uctx, cancel := context.WithTimeout(context.Background(), CancelTimeout)
-			defer cancel()
-			var released bool
-			if err := conn.QueryRow(uctx, `SELECT pg_advisory_unlock($1, $2)`, k1, k2).Scan(&released); err != nil || !released {
-				_ = conn.Conn().Close(uctx)
-			}
-			conn.Release()
-			<-stripe
-		})
-	}, nil
-}
-
-// lockStripes is how many lock names of one Store wait at the database at
-// once; names sharing a stripe wait for each other in-process.
-const lockStripes = 64
-
-// keyLocks are a Store's in-process stripes and the pool its advisory locks
-// are held on, made on first use.
-type keyLocks struct {
-	stripes [lockStripes]chan struct{}
-	mu      sync.Mutex
-	p       *pgxpool.Pool
-}
-
-func newKeyLocks() *keyLocks {
-	l := &keyLocks{}
-	for i := range l.stripes {
-		l.stripes[i] = make(chan struct{}, 1)
-	}
-	return l
-}
-
-func (l *keyLocks) pool(ctx context.Context, main *pgxpool.Pool) (*pgxpool.Pool, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.p != nil {
-		return l.p, nil
-	}
-	cfg := main.Config() // a copy
-	cfg.MinConns, cfg.MinIdleConns = 0, 0
-	p, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	l.p = p
-	return p, nil
-}
-
-func (l *keyLocks) close() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.p != nil {
-		l.p.Close()
-		l.p = nil
-	}
-}
-
-// lockKeys hashes a lock's name, with the table and namespace, to the two
-// keys of pg_advisory_lock(int, int) (a space apart from the one-bigint
-// locks, which the migrations use).
-func (s *Store) lockKeys(name string) (int32, int32) {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(s.opts.Table + "\x00" + s.opts.Namespace + "\x00" + name))
-	v := h.Sum64()
-	return int32(v >> 32), int32(v)
-}
+var _ memorybank.ChangeNotifier = (*Store)(nil)
 
 // WatchPollInterval is how often WatchChanges reads the change count while
 // it cannot listen (no connection, or the connection dropped), and
@@ -145,11 +24,16 @@ const (
 // Store on this table and namespace, in any process, wrote: each write
 // notifies the table's channel when it commits (pg_notify in the writing
 // statement) and WatchChanges listens on a connection of its own (outside
-// the pool). While that connection is down it polls the change count every
-// WatchPollInterval and connects again every WatchRetryInterval; on
-// losing and on regaining it, it signals once, so a receiver reading
-// Changes catches up on what it may have missed. The channel is closed when
-// ctx ends.
+// the pool). A notification only makes it read the change count, at most
+// once per WatchCheckInterval (the first at once, then one for all those
+// heard meanwhile), and it signals only when the count moved: any role of
+// the database may NOTIFY the channel, and a flood of notifications costs
+// one short read per interval and no signal, so no refresh by whoever
+// receives the channel. While the connection is down it polls the change
+// count every WatchPollInterval and connects again every
+// WatchRetryInterval; on losing and on regaining it, it signals once, so a
+// receiver reading Changes catches up on what it may have missed. The
+// channel is closed when ctx ends.
 func (s *Store) WatchChanges(ctx context.Context) <-chan struct{} {
 	out := make(chan struct{}, 1)
 	go s.watch(ctx, out)
@@ -207,17 +91,101 @@ func (s *Store) listen(ctx context.Context, out chan struct{}) {
 		return
 	}
 	// Writes between the last poll and LISTEN taking effect were not
-	// heard: catch up once.
+	// heard: catch up once. The count read now is what notifications are
+	// compared with.
+	last, lerr := s.Changes(ctx)
 	signal(out)
-	for {
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
-			return
+
+	// The connection is read by a goroutine of its own, so receiving a
+	// notification never waits for a check; heard holds at most one, so
+	// a flood of them coalesces there.
+	lctx, cancel := context.WithCancel(ctx)
+	heard := make(chan struct{}, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			n, err := conn.WaitForNotification(lctx)
+			if err != nil {
+				return
+			}
+			if n.Payload == s.opts.Namespace {
+				select {
+				case heard <- struct{}{}:
+				default:
+				}
+			}
 		}
-		if n.Payload == s.opts.Namespace {
-			signal(out)
+	}()
+	defer func() { cancel(); <-done }() // before the connection is closed
+
+	th := throttle{every: WatchCheckInterval}
+	wake := time.NewTimer(time.Hour)
+	wake.Stop() // reset when a notification must wait for its turn
+	defer wake.Stop()
+	check := func() {
+		c, err := s.Changes(ctx)
+		if err != nil || lerr != nil || c != last {
+			last, lerr = c, err
+			signal(out) // moved, or cannot tell: let the receiver look
 		}
 	}
+	for {
+		select {
+		case <-done:
+			return
+		case <-heard:
+			now, in := th.heard(time.Now())
+			if now {
+				check()
+			} else if in > 0 {
+				wake.Reset(in)
+			}
+		case <-wake.C:
+			if th.woke(time.Now()) {
+				check()
+			}
+		}
+	}
+}
+
+// WatchCheckInterval is how often at most WatchChanges reads the change
+// count because notifications arrived: the first notification after a
+// quiet interval is checked at once, the others within the interval
+// together, once, at its end.
+const WatchCheckInterval = 100 * time.Millisecond
+
+// throttle paces the checks notifications trigger: at most one per every.
+type throttle struct {
+	every   time.Duration
+	next    time.Time // no check before then
+	pending bool      // a notification is waiting for next
+}
+
+// heard is called with the time a notification arrived. It returns
+// whether to check now; otherwise, when to wake the throttle (0: it is
+// waiting already).
+func (t *throttle) heard(now time.Time) (check bool, wakeIn time.Duration) {
+	if t.pending {
+		return false, 0
+	}
+	if !now.Before(t.next) {
+		t.next = now.Add(t.every)
+		return true, 0
+	}
+	t.pending = true
+	return false, t.next.Sub(now)
+}
+
+// woke is called when the time heard asked for came; it returns whether
+// to check.
+func (t *throttle) woke(now time.Time) bool {
+	if !t.pending {
+		return false
+	}
+	t.pending = false
+	t.next = now.Add(t.every)
+	return true
 }
 
 // notifyWindow is how often one Store notifies the table's channel at most

@@ -215,3 +215,61 @@ func BenchmarkDistinctWrites16(b *testing.B) {
 	}
 	b.ReportMetric(variants[1].total.Seconds()/variants[0].total.Seconds(), "signal/nosignal")
 }
+
+// Any role may NOTIFY a table's channel with a namespace as the payload. A
+// flood of 2,000 such notifications (each its own transaction, so
+// PostgreSQL does not fold them into one) followed by one real write makes
+// WatchChanges signal once, for the write: a notification only makes it
+// read the change count (at most once per WatchCheckInterval), and it
+// signals only when the count moved. Each signal costs whoever receives it
+// a refresh (the viewer's live feed lists the bank), so the signals are the
+// work counted here; before, every notification heard was a signal.
+func TestWatchChangesSignalsNoFloodOfNotifications(t *testing.T) {
+	ctx := t.Context()
+	a, pool, opts := newTestStore(t)
+	b, err := pgstore.New(pool, opts)
+	require.NoError(t, err)
+	require.NoError(t, a.Migrate(ctx))
+	_, err = b.Put(ctx, "progress.md", []byte("zero"), memorybank.Condition{})
+	require.NoError(t, err)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch := a.WatchChanges(wctx)
+	waitSignal(t, ch, "the catch-up signal when listening starts")
+	drain(ch)
+
+	// The receiver refreshes on every signal, during the flood too, until
+	// it sees the write that follows the flood.
+	before, err := a.Changes(ctx)
+	require.NoError(t, err)
+	signals := make(chan int, 1)
+	go func() {
+		n := 0
+		defer func() { signals <- n }()
+		for range ch {
+			n++
+			c, err := a.Changes(ctx)
+			if !assert.NoError(t, err) || c.N > before.N {
+				return
+			}
+		}
+	}()
+
+	const flood = 2000
+	var script strings.Builder
+	payload := strings.ReplaceAll(opts.Namespace, "'", "''")
+	for range flood {
+		fmt.Fprintf(&script, "BEGIN; SELECT pg_notify('%s', '%s'); COMMIT;\n", pgstore.ChangeChannel(opts.Table), payload)
+	}
+	intruder := intruderConn(t)
+	_, err = intruder.PgConn().Exec(ctx, script.String()).ReadAll()
+	require.NoError(t, err)
+	_, err = b.Put(ctx, "progress.md", []byte("one"), memorybank.Condition{})
+	require.NoError(t, err)
+	select {
+	case n := <-signals:
+		assert.Equal(t, 1, n, "signals (each a refresh by the receiver) until the write after the flood was seen")
+	case <-time.After(failAfter):
+		t.Fatalf("the write after the flood was not signalled within %s", failAfter)
+	}
+}

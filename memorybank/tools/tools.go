@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -281,7 +282,47 @@ func runRead(ctx context.Context, b *memorybank.Bank, scope memorybank.Scope, br
 	if err != nil {
 		return nil, withAvailable(ctx, b, err, scope, branch)
 	}
-	return doc, nil
+	return bounded(doc, b.Options().MaxDocumentBytes)
+}
+
+// Truncate returns text when it is at most limit bytes, else its first
+// limit bytes or fewer (cut at a line where one is in the second half, and
+// never inside a character) followed by a note saying how much of how much
+// it holds and where to read the rest, and true. A read of the tools and
+// a resource read of the server cut a document larger than a write could
+// store this way.
+func Truncate(text string, limit int) (string, bool) {
+	if len(text) <= limit {
+		return text, false
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	if nl := strings.LastIndexByte(text[:cut], '\n'); nl > cut/2 {
+		cut = nl + 1
+	}
+	return text[:cut] + fmt.Sprintf("\n\n[Truncated: this document is %d bytes of text, more than a read answers (%d); these are its first %d. "+
+		"Read it whole in the bank's folder or download it from the viewer.]\n", len(text), limit, cut), true
+}
+
+// bounded keeps a read's answer within the limit of a write (limit bytes),
+// so a document placed in the bank by hand, larger than any write could
+// store, costs a bounded answer: a text document's text is cut there (at a
+// line where one is near) and ends with a note saying so; a JSON document,
+// which cannot be cut and stay JSON, is a *LimitError naming both sizes.
+func bounded(doc *memorybank.Document, limit int) (*memorybank.Document, error) {
+	if len(doc.Content) <= limit {
+		return doc, nil
+	}
+	if doc.Format == memorybank.FormatJSON {
+		return nil, fmt.Errorf("%w; a read answers documents up to that size: read this one in the bank's folder or download it from the viewer",
+			&memorybank.LimitError{Limit: "document size", Max: limit, Got: len(doc.Content), Path: doc.Path})
+	}
+	text, _ := Truncate(doc.Text(), limit)
+	out := *doc
+	out.Content, _ = json.Marshal(text)
+	return &out, nil
 }
 
 type readContextArgs struct {

@@ -275,13 +275,22 @@ func (h *Handler) document(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body := renderContent(d)
+	var body template.HTML
+	text := docText(d)
+	limit := h.showLimit()
+	truncated := len(text) > limit
+	if truncated {
+		body = renderTruncated(text, limit)
+	} else {
+		body = renderContent(d)
+	}
 	return h.render(w, r, http.StatusOK, "document", d.Title, "banks", struct {
-		Ref     ref
-		Doc     *memorybank.Document
-		Old     bool
-		Content template.HTML
-	}{doc, d, version > 0, body})
+		Ref       ref
+		Doc       *memorybank.Document
+		Old       bool
+		Truncated bool
+		Content   template.HTML
+	}{doc, d, version > 0, truncated && version == 0, body})
 }
 
 func parseVersion(name, s string) (int64, error) {

@@ -122,6 +122,7 @@ func (h *Handler) routes() {
 	get("{$}", h.banks)
 	get("docs", h.documents)
 	get("doc", h.document)
+	get("raw", h.raw)
 	get("history", h.history)
 	get("diff", h.diff)
 	get("revert", h.confirmRevert)

@@ -10,7 +10,10 @@
 // show, and SealKeeping validates it and gives its stored form in one pass.
 // Parse decodes a value once, into what the schema validator reads, and
 // writes it indented as stored in the same pass, refusing an object that
-// holds a member name twice. Repeated names are judged in one place, its
+// holds a member name twice; it stops at MaxDepth of nesting and at the
+// size limit it is given, before the indented form grows past either
+// (Depth judges a text's nesting in one pass, without decoding, before
+// any of this). Repeated names are judged in one place, its
 // duplicate scan: FirstDuplicate is the same rule without decoding, and
 // Members splits an object and judges its names in the same pass. Text
 // documents keep their metadata in YAML front matter (ParseFrontMatter,
@@ -28,6 +31,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"unicode/utf8"
 
@@ -42,10 +46,9 @@ import (
 // encoding/json would need two passes for each (its decoder checks the whole
 // value before decoding it), and gojsonschema a third to parse bytes.
 
-// maxDepth is the nesting limit of parse, as encoding/json's.
+// maxDepth is the nesting limit of the duplicate scan, as encoding/json's
+// (Parse has its own, MaxDepth below the depth it starts at).
 const maxDepth = 10000
-
-var errDepth = errors.New("exceeded max depth")
 
 // DuplicateError reports a member name that occurs twice in one object, at
 // Pointer (relative to the value parsed). A document holds each name once:
@@ -61,19 +64,37 @@ func (e *DuplicateError) Error() string {
 }
 
 type parser struct {
-	data  []byte
-	i     int
-	out   []byte
-	depth int
+	data     []byte
+	i        int
+	out      []byte
+	depth    int
+	maxDepth int // p.depth may not pass it
+	maxOut   int // len(p.out) may not pass it
+	over     int // the size the stored form would have reached at errStop
 }
+
+// errStop ends a parse that reached a limit; Parse returns the typed error.
+var errStop = errors.New("codec: parse limit")
 
 // Parse decodes the JSON value in data and appends it, indented as
 // at nesting depth depth, to out. Member order and the spelling of numbers
-// and strings are kept.
-func Parse(data []byte, depth int, out []byte) (any, []byte, error) {
-	p := &parser{data: data, out: out, depth: depth}
+// and strings are kept. It refuses, as soon as it gets there, a value that
+// nests more than MaxDepth deep (*DepthError) and a stored form that would
+// make out longer than maxOut bytes (*SizeError; maxOut <= 0 is no limit),
+// so the indented form never grows past either.
+func Parse(data []byte, depth int, out []byte, maxOut int) (any, []byte, error) {
+	if maxOut <= 0 {
+		maxOut = math.MaxInt
+	}
+	p := &parser{data: data, out: out, depth: depth, maxDepth: depth + MaxDepth, maxOut: maxOut}
 	p.ws()
 	v, err := p.value()
+	if err == errStop {
+		if p.depth > p.maxDepth {
+			return nil, out, &DepthError{Depth: Depth(data), Max: MaxDepth}
+		}
+		return nil, out, &SizeError{Size: p.over, Max: maxOut}
+	}
 	if err != nil {
 		return nil, out, err
 	}
@@ -98,11 +119,18 @@ func (p *parser) ws() {
 	}
 }
 
-func (p *parser) newline() {
+// newline starts a line indented to the depth. It is the only place the
+// stored form grows faster than the input, so the size limit is checked here.
+func (p *parser) newline() error {
+	if n := len(p.out) + 1 + 2*p.depth; n > p.maxOut {
+		p.over = n
+		return errStop
+	}
 	p.out = append(p.out, '\n')
 	for range p.depth {
 		p.out = append(p.out, ' ', ' ')
 	}
+	return nil
 }
 
 func (p *parser) value() (any, error) {
@@ -139,8 +167,8 @@ func (p *parser) value() (any, error) {
 // open enters the container at p.i (its opening byte written) and reports
 // whether it is empty, in which case it is closed already.
 func (p *parser) open(close byte) (empty bool, err error) {
-	if p.depth++; p.depth > maxDepth {
-		return false, errDepth
+	if p.depth++; p.depth > p.maxDepth {
+		return false, errStop
 	}
 	p.out = append(p.out, p.data[p.i])
 	p.i++
@@ -168,7 +196,9 @@ func (p *parser) next(close byte, what string) (done bool, err error) {
 	case close:
 		p.i++
 		p.depth--
-		p.newline()
+		if err := p.newline(); err != nil {
+			return false, err
+		}
 		p.out = append(p.out, close)
 		return true, nil
 	}
@@ -181,7 +211,9 @@ func (p *parser) object() (any, error) {
 		return m, err
 	}
 	for {
-		p.newline()
+		if err := p.newline(); err != nil {
+			return nil, err
+		}
 		if p.i >= len(p.data) || p.data[p.i] != '"' {
 			return nil, p.errorf("expected a member name in double quotes")
 		}
@@ -219,7 +251,9 @@ func (p *parser) array() (any, error) {
 		return a, err
 	}
 	for {
-		p.newline()
+		if err := p.newline(); err != nil {
+			return nil, err
+		}
 		v, err := p.value()
 		if err != nil {
 			if de, ok := err.(*DuplicateError); ok {

@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -18,9 +19,18 @@ import (
 func checkParseIndented(t *testing.T, data []byte) {
 	t.Helper()
 	for _, depth := range []int{0, 1} {
-		v, out, err := Parse(data, depth, nil)
+		v, out, err := Parse(data, depth, nil, 0)
 		if !json.Valid(data) {
 			assert.Error(t, err, "%q is not JSON", data)
+			continue
+		}
+		if d := Depth(data); d > MaxDepth {
+			var de *DepthError
+			var dup *DuplicateError
+			require.True(t, errors.As(err, &de) || errors.As(err, &dup), "%q nests %d deep: %v", data, d, err)
+			if de != nil {
+				assert.Equal(t, d, de.Depth)
+			}
 			continue
 		}
 		if ptr, name, dup := FirstDuplicate(data); dup {
@@ -51,6 +61,10 @@ func TestParseIndented(t *testing.T) {
 		``, ` `, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `[1,]`, `[1 2]`, `01`, `1.`, `.5`, `1e`, `-`, `+1`,
 		`tru`, `nul`, `"unterminated`, "\"ctrl \x01\"", `"\x"`, `"\u12"`, `"\u12G4"`, `{"a":1}x`, `[]]`, `{1:2}`,
 		strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+		// At the depth limit and one past it.
+		strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth),
+		strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1),
+		`{"s":"[[[[","a":[` + strings.Repeat(`{"x":`, MaxDepth) + `1` + strings.Repeat("}", MaxDepth) + `]}`,
 	} {
 		checkParseIndented(t, []byte(s))
 	}
@@ -87,4 +101,26 @@ func FuzzMembers(f *testing.F) {
 			assert.Equal(t, name, dup.Name, "%q", data)
 		}
 	})
+}
+
+// Parse stops where the stored form passes maxOut, before indenting the
+// rest.
+func TestParseStopsAtTheSizeLimit(t *testing.T) {
+	data := []byte(strings.Repeat("[", 50) + strings.TrimSuffix(strings.Repeat("0,", 10000), ",") + strings.Repeat("]", 50))
+	_, full, err := Parse(data, 1, nil, 0)
+	require.NoError(t, err)
+	require.Greater(t, len(full), 1000_000)
+	_, out, err := Parse(data, 1, nil, 4096)
+	var se *SizeError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, 4096, se.Max)
+	assert.Greater(t, se.Size, 4096)
+	assert.Less(t, se.Size, 4096+200)
+	assert.Empty(t, out)
+}
+
+func TestDepth(t *testing.T) {
+	for in, want := range map[string]int{`1`: 0, `[]`: 1, `{"a":[{}]}`: 3, `"[[["`: 0, `["\"[",[1]]`: 2, `[[]`: 2} {
+		assert.Equal(t, want, Depth([]byte(in)), in)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -125,18 +126,24 @@ func (e *Envelope) validationError(name string, problems []Problem) *SchemaError
 // (nil for a new one) is about to store and returns its stored form: a result may keep problems old already had (a document that
 // breaks its schema stays writable) but not add any. It returns the stored
 // form and the problems it keeps; a new problem is a *SchemaError
-// naming only the new ones.
-func (e *Envelope) SealKeeping(old *Envelope) ([]byte, []Problem, error) {
-	data, problems, name, err := e.sealProblems()
+// naming only the new ones. A value nested deeper than MaxDepth is a
+// *DepthError, and a stored form longer than maxBytes (> 0) a *SizeError,
+// each returned as soon as the parse gets there, before the rest expands.
+func (e *Envelope) SealKeeping(old *Envelope, maxBytes int) ([]byte, []Problem, error) {
+	data, problems, name, err := e.sealProblems(maxBytes)
 	if err != nil || len(problems) == 0 {
 		return data, nil, err
 	}
 	had := map[Problem]bool{}
 	if old != nil {
-		_, oldProblems, _, oerr := old.sealProblems()
-		if oerr != nil {
+		_, oldProblems, _, oerr := old.sealProblems(maxBytes)
+		var de *DepthError
+		var se *SizeError
+		if oerr != nil && !errors.As(oerr, &de) && !errors.As(oerr, &se) {
 			return nil, nil, oerr
 		}
+		// A stored document over a limit keeps no problems: the write's
+		// are all new.
 		for _, p := range oldProblems {
 			had[p] = true
 		}
@@ -163,15 +170,29 @@ func (e *Envelope) SealKeeping(old *Envelope) ([]byte, []Problem, error) {
 // pass, written as stored: the envelope schema checks the whole envelope
 // with a stub for the content, then, for a JSON document, the content
 // schema of its documentType checks the content.
-func (e *Envelope) sealProblems() (data []byte, problems []Problem, name string, err error) {
+func (e *Envelope) sealProblems(maxBytes int) (data []byte, problems []Problem, name string, err error) {
 	isJSON := e.Format == FormatJSON
 	var out []byte
 	if isJSON {
-		out = make([]byte, 0, len(e.Content)+len(e.Content)/2+512)
+		hint := len(e.Content) + len(e.Content)/2
+		if maxBytes > 0 {
+			hint = min(hint, maxBytes)
+		}
+		out = make([]byte, 0, hint+512)
 		out = append(out, "{\n  \"schema\": "...)
 	}
+	var limitErr error // a limit reached: no further value is decoded
 	decode := func(ptr string, raw json.RawMessage) any {
-		v, next, err := Parse(raw, 1, out)
+		if limitErr != nil {
+			return nil
+		}
+		v, next, err := Parse(raw, 1, out, maxBytes)
+		var de *DepthError
+		var se *SizeError
+		if errors.As(err, &de) || errors.As(err, &se) {
+			limitErr = err
+			return nil
+		}
 		if de, ok := err.(*DuplicateError); ok {
 			problems = append(problems, DuplicateProblem(ptr+de.Pointer, de.Name, "keep the value you mean and resend"))
 			return nil
@@ -217,6 +238,9 @@ func (e *Envelope) sealProblems() (data []byte, problems []Problem, name string,
 			out = append(out, ": "...)
 		}
 		env[k] = decode("/"+pointer.Escape(k), e.Extra[k])
+	}
+	if limitErr != nil {
+		return nil, nil, "", limitErr
 	}
 	decoded := len(problems) == 0
 	if decoded {

@@ -90,7 +90,7 @@ func ParseFrontMatter(fm string) (top, meta map[string]json.RawMessage, isMap bo
 			if k.Value == "tags" && v.Kind == yaml.SequenceNode {
 				raw, err = yamlTags(v, &budget)
 			} else {
-				raw, err = yamlToJSON(v, stringFields[k.Value], &budget)
+				raw, err = yamlToJSON(v, stringFields[k.Value], &budget, 0)
 			}
 			if err != nil {
 				return err
@@ -110,7 +110,7 @@ func ParseFrontMatter(fm string) (top, meta map[string]json.RawMessage, isMap bo
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if root.Content[i].Value == "schema" {
-			if top["schema"], err = yamlToJSON(root.Content[i+1], true, &budget); err != nil {
+			if top["schema"], err = yamlToJSON(root.Content[i+1], true, &budget, 0); err != nil {
 				return nil, nil, false, err
 			}
 		}
@@ -128,13 +128,18 @@ func ParseFrontMatter(fm string) (top, meta map[string]json.RawMessage, isMap bo
 // (strings, integers kept exactly as written, floats, booleans, null;
 // timestamps and anything else as their text). asString reads a scalar as
 // its text whatever its type.
-func yamlToJSON(n *yaml.Node, asString bool, budget *int) (json.RawMessage, error) {
+// depth is how deep n is nested already; a value deeper than MaxDepth is a
+// *DepthError, found on the way down, before anything is built.
+func yamlToJSON(n *yaml.Node, asString bool, budget *int, depth int) (json.RawMessage, error) {
 	if *budget--; *budget < 0 {
 		return nil, &FrontMatterError{reason: fmt.Sprintf("more than %d values", maxFrontMatterNodes)}
 	}
+	if (n.Kind == yaml.SequenceNode || n.Kind == yaml.MappingNode) && depth >= MaxDepth {
+		return nil, &DepthError{Depth: depth + yamlDepth(n, maxFrontMatterNodes), Max: MaxDepth}
+	}
 	switch n.Kind {
 	case yaml.AliasNode:
-		return yamlToJSON(n.Alias, asString, budget)
+		return yamlToJSON(n.Alias, asString, budget, depth)
 	case yaml.SequenceNode:
 		var b bytes.Buffer
 		b.WriteByte('[')
@@ -142,7 +147,7 @@ func yamlToJSON(n *yaml.Node, asString bool, budget *int) (json.RawMessage, erro
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			v, err := yamlToJSON(c, false, budget)
+			v, err := yamlToJSON(c, false, budget, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -168,7 +173,7 @@ func yamlToJSON(n *yaml.Node, asString bool, budget *int) (json.RawMessage, erro
 			}
 			b.Write(RawString(k.Value))
 			b.WriteByte(':')
-			v, err := yamlToJSON(n.Content[i+1], false, budget)
+			v, err := yamlToJSON(n.Content[i+1], false, budget, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -211,6 +216,31 @@ func yamlToJSON(n *yaml.Node, asString bool, budget *int) (json.RawMessage, erro
 	return RawString(n.Value), nil
 }
 
+// yamlDepth is how deep n nests sequences and mappings, visiting at most
+// budget nodes (YAML's own parser bounds the depth, aliases may repeat
+// nodes).
+func yamlDepth(n *yaml.Node, budget int) int {
+	deepest := 0
+	var walk func(n *yaml.Node, d int)
+	walk = func(n *yaml.Node, d int) {
+		if budget--; budget < 0 {
+			return
+		}
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			n = n.Alias
+		}
+		if n.Kind == yaml.SequenceNode || n.Kind == yaml.MappingNode {
+			d++
+		}
+		deepest = max(deepest, d)
+		for _, c := range n.Content {
+			walk(c, d)
+		}
+	}
+	walk(n, 0)
+	return deepest
+}
+
 // yamlTags reads a list of tags: every scalar is a tag, as the text it is
 // ("tags: [2024, yes]" are the tags "2024" and "yes").
 func yamlTags(n *yaml.Node, budget *int) (json.RawMessage, error) {
@@ -220,7 +250,7 @@ func yamlTags(n *yaml.Node, budget *int) (json.RawMessage, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		v, err := yamlToJSON(c, c.Kind == yaml.ScalarNode, budget)
+		v, err := yamlToJSON(c, c.Kind == yaml.ScalarNode, budget, 1)
 		if err != nil {
 			return nil, err
 		}

@@ -61,4 +61,8 @@ var (
 	Document func(l Loc, canonical []byte) (any, error)
 	// Backoff waits before retry number attempt, as the Bank's writers do.
 	Backoff func(ctx context.Context, attempt int) error
+	// LockDocument takes the lock the Bank's writers of the document at
+	// store key take (its own and, on a KeyLocker, the store's), so an
+	// import writes a document and its history as one write does.
+	LockDocument func(ctx context.Context, bank any, key string) (unlock func(), err error)
 )

@@ -45,7 +45,8 @@ func runSubcommand(ctx context.Context, args []string, stdin io.Reader, stdout, 
 type bankSide struct {
 	bank   *memorybank.Bank
 	mem    archive.Memories
-	source string
+	source string // names the bank in messages
+	label  string // names it in an archive's manifest: no absolute path
 	close  func()
 }
 
@@ -68,14 +69,14 @@ func openSide(ctx context.Context, where, namespace, memoriesFile string) (*bank
 			return nil, err
 		}
 		return &bankSide{bank: memorybank.New(pg, nil), mem: archive.Memories{File: ms, Trash: tr},
-			source: "postgres namespace " + pg.Namespace(), close: pg.Close}, nil
+			source: "postgres namespace " + pg.Namespace(), label: "postgres namespace " + pg.Namespace(), close: pg.Close}, nil
 	}
 	s, err := fsstore.Open(where, nil)
 	if err != nil {
 		return nil, err
 	}
 	abs, _ := filepath.Abs(where)
-	return &bankSide{bank: memorybank.New(s, nil), source: "directory " + abs, close: func() { s.Close() },
+	return &bankSide{bank: memorybank.New(s, nil), source: "directory " + abs, label: "directory " + filepath.Base(abs), close: func() { s.Close() },
 		mem: archive.Memories{File: filestore.New(memoriesFile, nil), Trash: filestore.New(filepath.Join(filepath.Dir(memoriesFile), trashFileName), nil)}}, nil
 }
 
@@ -153,7 +154,7 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return exportMemoryStore(ctx, side, *out, stdout, stderr)
 	}
 	if *out == "" {
-		_, err := archive.Export(ctx, side.bank, side.mem, stdout, &archive.ExportOptions{Source: side.source})
+		_, err := archive.Export(ctx, side.bank, side.mem, stdout, &archive.ExportOptions{Source: side.label})
 		return err
 	}
 	m, err := exportFile(ctx, side, *out, nil)
@@ -173,7 +174,7 @@ func exportFile(ctx context.Context, side *bankSide, path string, progress func(
 		return nil, err
 	}
 	defer os.Remove(f.Name())
-	m, err := archive.Export(ctx, side.bank, side.mem, f, &archive.ExportOptions{Source: side.source, Progress: progress})
+	m, err := archive.Export(ctx, side.bank, side.mem, f, &archive.ExportOptions{Source: side.label, Progress: progress})
 	if err == nil {
 		err = f.Sync()
 	}
@@ -276,7 +277,7 @@ func runImport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 // stdout (quiet: conflicts only) and a summary on stderr.
 func importArchive(ctx context.Context, side *bankSide, r io.Reader, o archive.ImportOptions, stdout, stderr io.Writer, quiet bool) error {
 	o.Report = func(it archive.Item) {
-		if quiet && it.Action != archive.Conflict {
+		if quiet && it.Action != archive.Conflict && it.Action != archive.Refuse {
 			return
 		}
 		line := fmt.Sprintf("%-8s %-8s %s", it.Action, it.Kind, it.Key)
@@ -292,12 +293,12 @@ func importArchive(ctx context.Context, side *bankSide, r io.Reader, o archive.I
 		return err
 	}
 	if o.Apply {
-		fmt.Fprintf(stderr, "mnemobank: imported: %d created, %d unchanged, %d conflicts (on-conflict %s); %d history entries written, %d already there\n",
-			res.Created, res.Skipped, res.Conflicts, o.OnConflict, res.HistoryWritten, res.HistorySkipped)
+		fmt.Fprintf(stderr, "mnemobank: imported: %d created, %d unchanged, %d conflicts (on-conflict %s), %d refused; %d history entries written, %d already there\n",
+			res.Created, res.Skipped, res.Conflicts, o.OnConflict, res.Refused, res.HistoryWritten, res.HistorySkipped)
 		return nil
 	}
-	fmt.Fprintf(stderr, "mnemobank: plan: %d to create, %d unchanged, %d conflicts (on-conflict %s); %d history entries to write. Dry run: nothing was written; run again with --apply.\n",
-		res.Created, res.Skipped, res.Conflicts, o.OnConflict, res.HistoryWritten)
+	fmt.Fprintf(stderr, "mnemobank: plan: %d to create, %d unchanged, %d conflicts (on-conflict %s), %d refused; %d history entries to write. Dry run: nothing was written; run again with --apply.\n",
+		res.Created, res.Skipped, res.Conflicts, o.OnConflict, res.Refused, res.HistoryWritten)
 	return nil
 }
 

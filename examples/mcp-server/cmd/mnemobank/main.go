@@ -180,7 +180,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	var store memorybank.Store
 	var memStore, trash memories.Store
 	if *postgres != "" {
-		pg, err := pgstore.Open(ctx, *postgres, &pgstore.Options{Namespace: *namespace})
+		pg, err := pgstore.Open(ctx, *postgres, &pgstore.Options{Namespace: *namespace, Logger: logger})
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
 // Every document of the bank is a resource:
@@ -131,7 +132,13 @@ func (s *server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	if doc.Format == memorybank.FormatJSON {
 		text = string(doc.Content)
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mimeType(rr.Path), Text: text}}}, nil
+	mime := mimeType(rr.Path)
+	// A document larger than a write could store answers its beginning
+	// and a note (as text: cut JSON is no longer JSON).
+	if cut, truncated := tools.Truncate(text, s.bank.Options().MaxDocumentBytes); truncated {
+		text, mime = cut, "text/plain"
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: text}}}, nil
 }
 
 func (s *server) listResources(ctx context.Context) (*mcp.ListResourcesResult, error) {
