@@ -173,6 +173,10 @@ func (p *Plan) validate(t Targets) error {
 		if err := check(step, m); err != nil {
 			return err
 		}
+		if prev, ok := seen[Ref{Scope: memorybank.ScopeGlobal, Path: m.Ref.Path}]; ok {
+			return &PlanError{Step: step, Reason: fmt.Sprintf(
+				"the global bank's %s is also changed by %s; promote it in a plan of its own", m.Ref.Path, prev)}
+		}
 		if _, err := strconv.ParseInt(cmpOr(pr.Global, "0"), 10, 64); err != nil {
 			return &PlanError{Step: step, Reason: fmt.Sprintf("global is the global document's version, a number or \"\", not %q", pr.Global)}
 		}

@@ -24,7 +24,7 @@ import (
 // numbers are rare terms that weigh heavily in the cosine, so "the pool
 // size is 20" and "the pool size is 50" score about 0.5 however alike
 // the rest is. Chosen on the consolidation seeded set.
-const NumbersDifferThreshold = 0.45
+const NumbersDifferThreshold = 0.7
 
 // Pair is two memories, A before B in file order, and their similarity.
 // NumbersDiffer says the two state different numbers; Score then already

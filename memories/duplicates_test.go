@@ -27,9 +27,9 @@ func TestNearDuplicatesAfterTheFact(t *testing.T) {
 	m := newManager(t, new(memories.MemStore), nil)
 	ms := addAll(t, m,
 		"Run the integration tests with make itest; they need docker running",
-		"The connection pool size for the billing service is 20",
+		"The connection pool size for the billing service is 20; the pgbouncer sidecar queues the rest and the ledger worker waits",
 		"Integration tests run with make itest and need docker running",
-		"The connection pool size for the billing service is 50",
+		"The connection pool size for the billing service is 50; the pgbouncer sidecar queues the rest and the ledger worker waits",
 		"Prefer table tests with testify require for preconditions",
 	)
 	pairs, clusters, err := m.NearDuplicates(t.Context())
