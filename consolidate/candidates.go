@@ -185,18 +185,23 @@ func gatherMemories(ctx context.Context, mm *memories.Manager, o Options, out *C
 // duplicates turns clusters into candidates, with the best score of a
 // pair inside each.
 func duplicates(clusters []memories.Cluster, pairs []memories.Pair, byID map[string]int, entries []Entry) []Candidate {
-	var out []Candidate
-	for _, c := range clusters {
-		cand := Candidate{Kind: KindDuplicate}
-		in := map[string]bool{}
+	of := make(map[string]int, len(clusters)*2) // id → its cluster
+	best := make([]float64, len(clusters))
+	for k, c := range clusters {
+		for _, id := range c.IDs {
+			of[id] = k
+		}
+	}
+	for _, p := range pairs {
+		if k, ok := of[p.A]; ok && p.Score >= memories.SimilarThreshold && of[p.B] == k {
+			best[k] = max(best[k], p.Score)
+		}
+	}
+	out := make([]Candidate, 0, len(clusters))
+	for k, c := range clusters {
+		cand := Candidate{Kind: KindDuplicate, Score: best[k]}
 		for _, id := range c.IDs {
 			cand.Entries = append(cand.Entries, entries[byID[id]])
-			in[id] = true
-		}
-		for _, p := range pairs {
-			if in[p.A] && in[p.B] && p.Score >= memories.SimilarThreshold {
-				cand.Score = max(cand.Score, p.Score)
-			}
 		}
 		cand.Reason = fmt.Sprintf("%d entries say nearly the same thing (similarity up to %.2f)", len(c.IDs), cand.Score)
 		out = append(out, cand)

@@ -5,17 +5,18 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 	"sync"
+
+	"github.com/mnemobank/mnemobank/internal/textsearch"
 )
 
 // Duplicates after the fact.
 //
-// The detector AddWith runs on a new text (Similar) is run here on every
-// memory against the others, so memories that pile up saying the same
-// thing are found once they are written. Each memory is compared as if it
-// were new (its own terms counted once more among the memories), so the
-// scores are those AddWith would have reported and SimilarThreshold keeps
-// its measured precision. Pairs at or above it are linked; a cluster is a
+// The measure AddWith applies to a new text (Similar) is applied here to
+// every pair of memories that share a rare term (see findDups), so
+// memories that pile up saying the same thing are found once they are
+// written. Pairs at or above SimilarThreshold are linked; a cluster is a
 // connected group of linked memories.
 
 // NumbersDifferThreshold is the similarity, numbers aside, at and above
@@ -65,14 +66,74 @@ func (ix *index) dups() *dupInfo {
 	return ix.dupsOf
 }
 
+// rareShare bounds the terms through which findDups looks for pairs:
+// those held by at most max(minRare, n/rareShare) of n memories.
+const (
+	rareShare = 50
+	minRare   = 64
+)
+
+// findDups compares every memory with the others by the measure Similar
+// uses (the cosine of IDF-weighted content terms, numberPenalty when the
+// numbers differ), in one pass: each memory's terms are analysed once,
+// and a pair is scored only when the two share a rare term (see
+// rareShare), so the cost grows with the pairs that share a name, a path
+// or an identifier, not with n squared. Unlike Similar's, the weights
+// count every memory once (the set as it is, not a new text against it),
+// so the score of a pair is the same both ways. Two memories made only of
+// common words are not compared: duplicates share the names and numbers
+// their fact is about.
 func (ix *index) findDups() *dupInfo {
 	n := len(ix.ms)
+	vocab := map[string]int32{}
+	var nterms int32
+	termsOf := make([][]int32, n)
+	numsOf := make([][]int32, n) // the ids of a memory's terms with digits, ascending
+	var buf []string
+	for i := range ix.ms {
+		buf = contentTermsInto(buf[:0], NormalizeContent(ix.ms[i].Content))
+		ids := make([]int32, len(buf))
+		for k, t := range buf {
+			id, ok := vocab[t]
+			if !ok {
+				id = nterms
+				vocab[t] = id
+				nterms++
+			}
+			ids[k] = id
+			if strings.ContainsAny(t, "0123456789") {
+				numsOf[i] = append(numsOf[i], id)
+			}
+		}
+		slices.Sort(numsOf[i])
+		termsOf[i] = ids
+	}
+	df := make([]int32, nterms)
+	for _, ids := range termsOf {
+		for _, t := range ids {
+			df[t]++
+		}
+	}
+	w2 := make([]float64, nterms) // squared weights
+	for t, d := range df {
+		w := textsearch.IDF(int(d), n)
+		w2[t] = w * w
+	}
+	norm := make([]float64, n)
+	for i, ids := range termsOf {
+		for _, t := range ids {
+			norm[i] += w2[t]
+		}
+	}
+	rare := int32(max(minRare, n/rareShare))
+	post := make([][]int32, nterms)
+	mark := make([]int32, n)     // mark[j] == i+1: j is a candidate of i
+	inI := make([]int32, nterms) // inI[t] == i+1: memory i holds t
 	parent := make([]int32, n)
 	for i := range parent {
 		parent[i] = int32(i)
 	}
-	var find func(i int32) int32
-	find = func(i int32) int32 {
+	find := func(i int32) int32 {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
@@ -80,25 +141,45 @@ func (ix *index) findDups() *dupInfo {
 		return i
 	}
 	info := &dupInfo{}
-	seen := map[[2]int]bool{}
-	for i := range ix.ms {
-		for _, c := range ix.similarities(NormalizeContent(ix.ms[i].Content)) {
-			if c.i == i {
+	var cands []int32
+	for i, ids := range termsOf {
+		stamp := int32(i + 1)
+		cands = cands[:0]
+		for _, t := range ids {
+			inI[t] = stamp
+			if df[t] > rare {
 				continue
 			}
-			a, b := min(i, c.i), max(i, c.i)
-			raw := c.score
-			if c.numbersDiffer {
-				raw = c.score / numberPenalty
+			for _, j := range post[t] {
+				if mark[j] != stamp {
+					mark[j] = stamp
+					cands = append(cands, j)
+				}
 			}
-			keep := c.score >= SimilarThreshold || c.numbersDiffer && raw >= NumbersDifferThreshold
-			if !keep || seen[[2]int{a, b}] {
+			post[t] = append(post[t], int32(i))
+		}
+		for _, j := range cands {
+			dot := 0.0
+			for _, t := range termsOf[j] {
+				if inI[t] == stamp {
+					dot += w2[t]
+				}
+			}
+			if norm[i] == 0 || norm[j] == 0 {
 				continue
 			}
-			seen[[2]int{a, b}] = true
+			raw := dot / math.Sqrt(norm[i]*norm[j])
+			score, differ := raw, numbersDiffer32(numsOf[i], numsOf[j])
+			if differ {
+				score *= numberPenalty
+			}
+			if score < SimilarThreshold && !(differ && raw >= NumbersDifferThreshold) {
+				continue
+			}
+			a, b := int(j), i // j < i: file order
 			info.pairs = append(info.pairs, Pair{A: ix.ms[a].ID, B: ix.ms[b].ID,
-				Score: round3(c.score), RawScore: round3(raw), NumbersDiffer: c.numbersDiffer})
-			if c.score >= SimilarThreshold {
+				Score: round3(score), RawScore: round3(raw), NumbersDiffer: differ})
+			if score >= SimilarThreshold {
 				parent[find(int32(a))] = find(int32(b))
 			}
 		}
@@ -107,7 +188,8 @@ func (ix *index) findDups() *dupInfo {
 		return cmp.Or(cmp.Compare(y.Score, x.Score), cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B))
 	})
 	members := map[int32][]int{}
-	for _, i := range newestFirst(ix.ms) {
+	order := newestFirst(ix.ms)
+	for _, i := range order {
 		r := find(int32(i))
 		members[r] = append(members[r], i)
 	}
@@ -115,7 +197,7 @@ func (ix *index) findDups() *dupInfo {
 	for i := range info.cluster {
 		info.cluster[i] = -1
 	}
-	for _, i := range newestFirst(ix.ms) {
+	for _, i := range order {
 		g := members[find(int32(i))]
 		if len(g) < 2 || info.cluster[i] >= 0 {
 			continue
@@ -127,6 +209,12 @@ func (ix *index) findDups() *dupInfo {
 		}
 	}
 	return info
+}
+
+// numbersDiffer32 is numbersDiffer over sorted term ids: both hold
+// numbers, and not the same ones.
+func numbersDiffer32(a, b []int32) bool {
+	return len(a) > 0 && len(b) > 0 && !slices.Equal(a, b)
 }
 
 func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
