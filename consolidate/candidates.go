@@ -142,14 +142,11 @@ func memoryEntry(m memories.Memory) Entry {
 }
 
 func gatherMemories(ctx context.Context, mm *memories.Manager, o Options, out *Candidates) error {
-	ms, err := mm.List(ctx)
+	d, err := mm.NearDuplicates(ctx)
 	if err != nil {
 		return err
 	}
-	pairs, clusters, err := mm.NearDuplicates(ctx)
-	if err != nil {
-		return err
-	}
+	ms, pairs, clusters := d.Memories, d.Pairs, d.Clusters
 	out.Memories = len(ms)
 	entries := make([]Entry, len(ms))
 	byID := make(map[string]int, len(ms))
@@ -333,7 +330,8 @@ func gatherDocuments(ctx context.Context, b *memorybank.Bank, o Options, out *Ca
 			ms[i] = memories.Memory{ID: e.Ref.Path, Title: e.Title, Tags: e.Tags, Date: e.Date, Content: e.Text}
 			byID[e.Ref.Path] = i
 		}
-		pairs, clusters := memories.NearDuplicates(ms)
+		d := memories.NearDuplicates(ms)
+		pairs, clusters := d.Pairs, d.Clusters
 		out.Items = append(out.Items, duplicates(clusters, pairs, byID, es)...)
 		out.Items = append(out.Items, conflicts(pairs, byID, es)...)
 	}

@@ -219,47 +219,56 @@ func numbersDiffer32(a, b []int32) bool {
 
 func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 
+// Duplicates is what the duplicate detector found among a set of
+// memories: the memories it read (file order), the pairs, most similar
+// first, and the clusters.
+type Duplicates struct {
+	Memories []Memory  `json:"memories"`
+	Pairs    []Pair    `json:"pairs"`
+	Clusters []Cluster `json:"clusters"`
+}
+
 // NearDuplicates returns the pairs of memories of ms that say nearly the
 // same thing (Score at least SimilarThreshold) or would but for a number
-// (NumbersDiffer, RawScore at least NumbersDifferThreshold), most similar first,
-// and the clusters the duplicates form. It is pure: documents or any other
-// texts can be compared by passing them as memories with an ID and a
-// Content.
-func NearDuplicates(ms []Memory) ([]Pair, []Cluster) {
+// (NumbersDiffer, RawScore at least NumbersDifferThreshold), and the
+// clusters the duplicates form. It is pure: documents or any other texts
+// can be compared by passing them as memories with an ID and a Content.
+func NearDuplicates(ms []Memory) Duplicates {
 	ix := newIndex("", ms)
 	return ix.dups().export(ix)
 }
 
-func (d *dupInfo) export(ix *index) ([]Pair, []Cluster) {
-	pairs := slices.Clone(d.pairs)
-	if pairs == nil {
-		pairs = []Pair{}
+func (d *dupInfo) export(ix *index) Duplicates {
+	out := Duplicates{Memories: slices.Clone(ix.ms), Pairs: slices.Clone(d.pairs), Clusters: make([]Cluster, 0, len(d.groups))}
+	if out.Pairs == nil {
+		out.Pairs = []Pair{}
 	}
-	cs := make([]Cluster, 0, len(d.groups))
+	if out.Memories == nil {
+		out.Memories = []Memory{}
+	}
 	for _, g := range d.groups {
 		c := Cluster{IDs: make([]string, len(g))}
 		for k, i := range g {
 			c.IDs[k] = ix.ms[i].ID
 		}
-		cs = append(cs, c)
+		out.Clusters = append(out.Clusters, c)
 	}
-	return pairs, cs
+	return out
 }
 
 // NearDuplicates is the package function over the Manager's memories,
-// computed once per version of the file (searches share the index).
-// Nothing is found when memories are disabled.
-func (m *Manager) NearDuplicates(ctx context.Context) ([]Pair, []Cluster, error) {
+// one version of the file, computed once per version (searches share the
+// index). Nothing is found when memories are disabled.
+func (m *Manager) NearDuplicates(ctx context.Context) (Duplicates, error) {
 	if !m.cfg.Enabled {
-		return []Pair{}, []Cluster{}, nil
+		return Duplicates{Memories: []Memory{}, Pairs: []Pair{}, Clusters: []Cluster{}}, nil
 	}
 	ix, done, err := m.indexed(ctx, "similar")
 	if err != nil {
-		return nil, nil, err
+		return Duplicates{}, err
 	}
 	defer done()
-	p, c := ix.dups().export(ix)
-	return p, c, nil
+	return ix.dups().export(ix), nil
 }
 
 // dupsState is the lazily computed duplicate information of an index.

@@ -32,8 +32,10 @@ func TestNearDuplicatesAfterTheFact(t *testing.T) {
 		"The connection pool size for the billing service is 50; the pgbouncer sidecar queues the rest and the ledger worker waits",
 		"Prefer table tests with testify require for preconditions",
 	)
-	pairs, clusters, err := m.NearDuplicates(t.Context())
+	d, err := m.NearDuplicates(t.Context())
 	require.NoError(t, err)
+	pairs, clusters := d.Pairs, d.Clusters
+	require.Len(t, d.Memories, len(ms))
 	require.Len(t, clusters, 1, "pairs: %+v", pairs)
 	assert.Equal(t, []string{ms[2].ID, ms[0].ID}, clusters[0].IDs)
 	var numbers []memories.Pair
