@@ -170,6 +170,9 @@ type Options struct {
 type Bank struct {
 	store Store
 	hist  Store // history entries: store, or its Lazy view (LazyWriter)
+	// ahead: what rides on the next durable write (a delete's tombstone):
+	// store, or its Ordered view (OrderedWriter).
+	ahead Store
 	opts  Options
 
 	locks *keyLocks // serialise this Bank's writers of one key
@@ -186,9 +189,12 @@ type Bank struct {
 // New returns a Bank over store. opts may be nil. A nil store gives a Bank
 // whose every method returns ErrNotInitialised.
 func New(store Store, opts *Options) *Bank {
-	b := &Bank{store: store, hist: store, locks: newKeyLocks(), branches: map[string]string{}, indexes: map[string]*bankIndex{}}
+	b := &Bank{store: store, hist: store, ahead: store, locks: newKeyLocks(), branches: map[string]string{}, indexes: map[string]*bankIndex{}}
 	if lw, ok := store.(LazyWriter); ok {
 		b.hist = lw.Lazy()
+	}
+	if ow, ok := store.(OrderedWriter); ok {
+		b.ahead = ow.Ordered()
 	}
 	if opts != nil {
 		b.opts = *opts

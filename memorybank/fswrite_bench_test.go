@@ -30,13 +30,17 @@ func populateDir(b testing.TB, dir string, n int) {
 }
 
 // BenchmarkFSWrite: on fsstore, in banks of 100, 1,000 and 10,000 documents
-// that this process has not listed, a create and a one-operation patch
-// write, timed alternately with their floor: one durable atomic replace of
-// a file of the same size (internal/atomicfile: write, fsync, rename, fsync
-// of the directory) plus decoding and encoding the document once with
-// encoding/json. It reports the median and p99 of each, and the medians'
-// ratios to the floor (x-floor); create and patch medians should not grow
-// with the bank. History is on, as by default.
+// that this process has not listed, every write pattern an agent uses,
+// timed alternately with their floor: one durable atomic replace of a file
+// of the same size (internal/atomicfile: write, fsync, rename, fsync of the
+// directory) plus decoding and encoding the document once with
+// encoding/json. Each iteration times, in this order: the floor; a create
+// of a new document c{i}; a patch of c{i}, just created (so creates and
+// patches alternate, as an agent's writes do); a patch of one hot document
+// written every iteration; a delete of c{i}. It reports the median and p99
+// of each pattern, "pair" (create plus patch of c{i}, per write), and the
+// medians' ratios to the floor (x-floor). Medians should not grow with the
+// bank. History is on, as by default.
 //
 //	go test -run '^$' -bench FSWrite -benchtime 300x ./memorybank/
 func BenchmarkFSWrite(b *testing.B) {
@@ -49,50 +53,63 @@ func BenchmarkFSWrite(b *testing.B) {
 			b.Cleanup(func() { _ = s.Close() })
 			bank := memorybank.New(s, nil)
 			g := memorybank.ScopeGlobal
-			res, err := bank.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "patched.json", Content: json.RawMessage(`{"items":[],"note":"a document patched over and over"}`)})
+			_, err = bank.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "patched.json", Content: json.RawMessage(`{"items":[],"note":"a document patched over and over"}`)})
 			require.NoError(b, err)
 			doc, err := os.ReadFile(filepath.Join(dir, "global-memory-bank", "patched.json"))
 			require.NoError(b, err)
-			_ = res
 			root, err := os.OpenRoot(b.TempDir())
 			require.NoError(b, err)
 			b.Cleanup(func() { _ = root.Close() })
 			patch := jsonpatch.Patch{{Op: "replace", Path: "/content/items", Value: json.RawMessage(`[1,2,3]`)}}
-			var floor, create, patchW []time.Duration
+			var floor, create, patchNew, patchHot, pair, del []time.Duration
 			i := 0
+			timed := func(into *[]time.Duration, f func() error) time.Duration {
+				t := time.Now()
+				if err := f(); err != nil {
+					b.Fatal(err)
+				}
+				d := time.Since(t)
+				*into = append(*into, d)
+				return d
+			}
 			for b.Loop() {
 				i++
-				t := time.Now()
-				var v any
-				if err := json.Unmarshal(doc, &v); err != nil {
-					b.Fatal(err)
-				}
-				out, err := json.Marshal(v)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := atomicfile.Write(root, "floor.json", out, nil); err != nil {
-					b.Fatal(err)
-				}
-				floor = append(floor, time.Since(t))
-
-				t = time.Now()
-				if _, err := bank.Write(ctx, memorybank.WriteRequest{Scope: g, Path: fmt.Sprintf("created/c%d-%d.json", b.N, i), Content: json.RawMessage(`{"n":1}`), Mode: memorybank.ModeCreate}); err != nil {
-					b.Fatal(err)
-				}
-				create = append(create, time.Since(t))
-
-				t = time.Now()
-				if _, err := bank.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "patched.json", Patches: patch}); err != nil {
-					b.Fatal(err)
-				}
-				patchW = append(patchW, time.Since(t))
+				timed(&floor, func() error {
+					var v any
+					if err := json.Unmarshal(doc, &v); err != nil {
+						return err
+					}
+					out, err := json.Marshal(v)
+					if err != nil {
+						return err
+					}
+					return atomicfile.Write(root, "floor.json", out, nil)
+				})
+				p := fmt.Sprintf("created/c%d-%d.json", b.N, i)
+				c := timed(&create, func() error {
+					_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: g, Path: p, Content: json.RawMessage(`{"items":[],"note":"a document created, then patched"}`), Mode: memorybank.ModeCreate})
+					return err
+				})
+				pn := timed(&patchNew, func() error {
+					_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: g, Path: p, Patches: patch})
+					return err
+				})
+				pair = append(pair, (c+pn)/2)
+				timed(&patchHot, func() error {
+					_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "patched.json", Patches: patch})
+					return err
+				})
+				timed(&del, func() error {
+					return bank.Delete(ctx, memorybank.DeleteRequest{Scope: g, Path: p})
+				})
 			}
 			fm := reportPercentiles(b, "floor", floor)
-			cm := reportPercentiles(b, "create", create)
-			pm := reportPercentiles(b, "patch", patchW)
-			b.ReportMetric(cm/fm, "create-x-floor")
-			b.ReportMetric(pm/fm, "patch-x-floor")
+			for _, m := range []struct {
+				name string
+				ds   []time.Duration
+			}{{"create", create}, {"patch-new", patchNew}, {"patch-hot", patchHot}, {"pair", pair}, {"delete", del}} {
+				b.ReportMetric(reportPercentiles(b, m.name, m.ds)/fm, m.name+"-x-floor")
+			}
 			b.ReportMetric(0, "ns/op")
 		})
 	}

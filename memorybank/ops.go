@@ -182,7 +182,9 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 		numbered := cur < math.MaxInt64
 		if numbered {
 			ts, _ := json.Marshal(tombstone{Version: cur + 1})
-			if _, err := b.store.Put(ctx, tombstoneKey(l), ts, Condition{}); err != nil {
+			// Through the Ordered view when the store has one: the
+			// Delete below makes it durable with itself.
+			if _, err := b.ahead.Put(ctx, tombstoneKey(l), ts, Condition{}); err != nil {
 				return err
 			}
 			b.own.Add(1)

@@ -148,6 +148,23 @@ type BatchPutter interface {
 	PutBatch(ctx context.Context, objs []Object, cond Condition) ([]error, error)
 }
 
+// OrderedWriter is the optional interface of a Store whose durable writes
+// can carry an earlier write with them. A Bank writes a delete's tombstone
+// (the version the delete consumes) through the Ordered view just before
+// the durable Delete of the document: the delete then waits for the disk
+// once, and a crash never keeps the delete without its tombstone.
+type OrderedWriter interface {
+	Store
+	// Ordered returns a Store on the same data, with the same keys,
+	// compare-and-swap, lock and change count, whose Put and Delete become
+	// durable no later than the next durable Put or Delete of the Store
+	// returns (fsstore: they are journalled without their own sync). After
+	// a crash of the machine a key it wrote holds the new value or the
+	// earlier one, whole. Closing the view, if it has a Close, does
+	// nothing.
+	Ordered() Store
+}
+
 // ChangeCount is a reading of a ChangeCounter.
 type ChangeCount struct {
 	Epoch string

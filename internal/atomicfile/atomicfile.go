@@ -163,6 +163,15 @@ func createTemp(root *os.Root, dir string, perm fs.FileMode) (*os.File, string, 
 	return nil, "", &fs.PathError{Op: "atomicfile.Write", Path: dir, Err: errors.New("cannot create a unique temporary file")}
 }
 
+// MkdirAll creates dir in root and its missing parents, with mode perm
+// (before the umask), calling created with each directory it creates,
+// outermost first; an error from created stops it. Write makes its
+// directories this way; created is where a caller syncs (or notes) the
+// parent of each new directory.
+func MkdirAll(root *os.Root, dir string, perm fs.FileMode, created func(dir string) error) error {
+	return mkdirAll(root, dir, perm, created)
+}
+
 // mkdirAll creates dir and its missing parents, calling created with each
 // directory it creates (Write's syncs its parent, so the new entries
 // survive a crash).

@@ -56,6 +56,8 @@ func (e *TimeoutError) Unwrap() error { return ErrTimeout }
 // Lock is a held lock. Release it with Unlock.
 type Lock struct {
 	f *os.File
+	// keep: the caller owns f (AcquireFile); Unlock leaves it open.
+	keep bool
 }
 
 // Unlock releases the lock. Calling it more than once is a no-op.
@@ -66,7 +68,10 @@ func (l *Lock) Unlock() error {
 	f := l.f
 	l.f = nil
 	uerr := unlock(f)
-	cerr := f.Close() // closing also releases the lock
+	var cerr error
+	if !l.keep {
+		cerr = f.Close() // closing also releases the lock
+	}
 	if uerr != nil {
 		return fmt.Errorf("lockfile: unlock %s: %w", f.Name(), uerr)
 	}
@@ -78,7 +83,17 @@ func (l *Lock) Unlock() error {
 func Acquire(ctx context.Context, path string, timeout time.Duration) (*Lock, error) {
 	return acquire(ctx, path, timeout, func() (*os.File, error) {
 		return os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	})
+	}, false)
+}
+
+// AcquireFile takes the lock on f, a lock file the caller opened and keeps
+// open between acquisitions (saving an open and a close per lock); Unlock
+// releases the lock and leaves f open. Acquisitions through two open files
+// of one lock file still exclude each other; two through the same f do not
+// (the caller serialises its own users of f). The caller checks that f is
+// still the file at its name if others may replace it.
+func AcquireFile(ctx context.Context, f *os.File, timeout time.Duration) (*Lock, error) {
+	return acquire(ctx, f.Name(), timeout, func() (*os.File, error) { return f, nil }, true)
 }
 
 // AcquireIn is Acquire for the file name inside root, so the lock file
@@ -86,7 +101,7 @@ func Acquire(ctx context.Context, path string, timeout time.Duration) (*Lock, er
 func AcquireIn(ctx context.Context, root *os.Root, name string, timeout time.Duration) (*Lock, error) {
 	return acquire(ctx, name, timeout, func() (*os.File, error) {
 		return root.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
-	})
+	}, false)
 }
 
 const (
@@ -94,7 +109,7 @@ const (
 	maxBackoff   = 10 * time.Millisecond
 )
 
-func acquire(ctx context.Context, name string, timeout time.Duration, open func() (*os.File, error)) (*Lock, error) {
+func acquire(ctx context.Context, name string, timeout time.Duration, open func() (*os.File, error), keep bool) (*Lock, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -104,6 +119,11 @@ func acquire(ctx context.Context, name string, timeout time.Duration, open func(
 	f, err := open()
 	if err != nil {
 		return nil, fmt.Errorf("lockfile: open lock file: %w", err)
+	}
+	closeF := func() {
+		if !keep {
+			f.Close()
+		}
 	}
 	start := time.Now()
 	var deadline <-chan time.Time
@@ -117,11 +137,11 @@ func acquire(ctx context.Context, name string, timeout time.Duration, open func(
 	for {
 		ok, err := tryLock(f)
 		if err != nil {
-			f.Close()
+			closeF()
 			return nil, fmt.Errorf("lockfile: lock %s: %w", name, err)
 		}
 		if ok {
-			return &Lock{f: f}, nil
+			return &Lock{f: f, keep: keep}, nil
 		}
 		if wait == nil {
 			wait = time.NewTimer(backoff)
@@ -131,10 +151,10 @@ func acquire(ctx context.Context, name string, timeout time.Duration, open func(
 		}
 		select {
 		case <-ctx.Done():
-			f.Close()
+			closeF()
 			return nil, fmt.Errorf("lockfile: waiting for %s: %w", name, ctx.Err())
 		case <-deadline:
-			f.Close()
+			closeF()
 			return nil, &TimeoutError{Path: name, Waited: time.Since(start)}
 		case <-wait.C:
 		}

@@ -120,3 +120,32 @@ func TestAcquireInStaysInRoot(t *testing.T) {
 	_, statErr := os.Stat(filepath.Join(outside, "x.lock"))
 	assert.ErrorIs(t, statErr, os.ErrNotExist, "no lock file was created outside the root")
 }
+
+// A lock taken on a kept file excludes a lock taken through another open
+// of the same file, and Unlock leaves the kept file open for the next one.
+func TestAcquireFileKeepsTheFileOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	ctx := context.Background()
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	require.NoError(t, err)
+	defer f.Close()
+
+	held, err := lockfile.AcquireFile(ctx, f, time.Second)
+	require.NoError(t, err)
+	_, err = lockfile.Acquire(ctx, path, 20*time.Millisecond)
+	require.ErrorIs(t, err, lockfile.ErrTimeout, "another open of the file is excluded")
+	require.NoError(t, held.Unlock())
+
+	_, err = f.Stat()
+	require.NoError(t, err, "Unlock leaves the kept file open")
+	other, err := lockfile.Acquire(ctx, path, time.Second)
+	require.NoError(t, err)
+	_, err = lockfile.AcquireFile(ctx, f, 20*time.Millisecond)
+	require.ErrorIs(t, err, lockfile.ErrTimeout, "the kept file waits for the other holder")
+	_, err = f.Stat()
+	require.NoError(t, err, "a failed acquisition leaves the kept file open")
+	require.NoError(t, other.Unlock())
+	again, err := lockfile.AcquireFile(ctx, f, time.Second)
+	require.NoError(t, err, "the kept file locks again")
+	require.NoError(t, again.Unlock())
+}

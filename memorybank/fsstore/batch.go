@@ -214,7 +214,7 @@ func (s *Store) writeTemp(key string, data []byte, prev fs.FileInfo, sync, dirEx
 		if prev != nil {
 			pt = prev.ModTime()
 		}
-		err = setModTimeAfter(s.root, tmp, pt)
+		_, err = setModTimeAfter(s.root, tmp, pt)
 	}
 	if err == nil && sync {
 		err = f.Sync()

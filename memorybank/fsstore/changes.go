@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/mnemobank/mnemobank/memorybank"
@@ -52,14 +51,13 @@ func (s *Store) countChange() (done func(), err error) { return s.countChanges(1
 // countChanges adds n to the change count and marks a write in flight until
 // done is called. The caller holds the store lock.
 func (s *Store) countChanges(n uint64) (done func(), err error) {
-	f, err := s.root.OpenFile(ChangesFileName, os.O_RDWR|os.O_CREATE, s.opts.FileMode)
+	f, err := s.changesFile()
 	if err != nil {
 		return nil, fmt.Errorf("fsstore: count the change in %s: %w", ChangesFileName, err)
 	}
 	var buf [changesSize + 1]byte
 	if n, err := f.ReadAt(buf[:changesSize], 0); n < changesSize {
 		if err != nil && !errors.Is(err, io.EOF) {
-			f.Close()
 			return nil, fmt.Errorf("fsstore: count the change in %s: %w", ChangesFileName, err)
 		}
 		_, _ = rand.Read(buf[:8]) // crypto/rand.Read never fails
@@ -68,13 +66,11 @@ func (s *Store) countChanges(n uint64) (done func(), err error) {
 	binary.LittleEndian.PutUint64(buf[8:], binary.LittleEndian.Uint64(buf[8:])+n)
 	buf[inFlight] = 1
 	if _, err := f.WriteAt(buf[:], 0); err != nil {
-		f.Close()
 		return nil, fmt.Errorf("fsstore: count the change in %s: %w", ChangesFileName, err)
 	}
 	return func() {
 		// Best effort: a byte left set only makes readers look again.
 		_, _ = f.WriteAt([]byte{0}, inFlight)
-		f.Close()
 	}, nil
 }
 

@@ -14,10 +14,26 @@
 //
 // # Durability
 //
-// Put writes to a temporary file in the target's directory, fsyncs it,
-// renames it over the target and fsyncs the directory (see
-// internal/atomicfile). A process killed at any instant leaves the old file
-// or the new one, never a torn one. A killed writer may leave a temporary
+// On Linux a durable Put or Delete costs one append to a write-ahead
+// journal, the file ".memorybank.journal" in the directory, and one
+// fdatasync of it: Put writes a temporary file in the target's directory,
+// appends a record of the write (key, mode, modification time, data) to
+// the journal, syncs the journal, and renames the temporary file over the
+// target without syncing the file or its directory. A Delete journals the
+// removal before it removes the file. Files stay plain files, readable and
+// editable by other tools, and a process killed at any instant leaves the
+// old file or the new one, never a torn one. After a crash of the machine
+// some renames may be lost: the next Open notices records of an earlier
+// boot (each carries the kernel's boot id), replays each key's last record
+// unless the key was changed after it by another program, syncs the file
+// system once and empties the journal. An Open in the same boot reads the
+// journal only. When the journal passes 1 MiB, the writer that passed it
+// syncs the file system (syncfs(2)) and empties it, so it stays small.
+// Data over 1 MiB, and every write on other systems, is not journalled:
+// the temporary file is fsynced, renamed, and the directory fsynced (see
+// internal/atomicfile).
+//
+// A killed writer may leave a temporary
 // file named ".atomicfile-<hex>.tmp"; such names are not keys, List skips
 // them, and Open removes those older than a minute (under the store lock,
 // spending at most about a second walking the directory; what it does not
@@ -25,12 +41,14 @@
 // Directories are created as needed; Delete removes the parent directories
 // it leaves empty.
 //
-// [Store.Lazy] is a view whose Put and Delete skip the fsyncs, even of the
-// directories it creates (the next durable Put into one syncs it), while
-// the rename stays atomic for readers: a [memorybank.Bank] writes a
-// document's history entry through it after the document's durable Put,
-// so a write, a first one included, waits for the disk once (one fsync of
-// the file, one of its directory). The change count is never fsynced (see
+// [Store.Lazy] is a view whose Put and Delete skip the journal and the
+// fsyncs, even of the directories it creates (the next durable Put into one
+// syncs it, unless journalled), while the rename stays atomic for readers:
+// a [memorybank.Bank] writes a document's history entry through it after
+// the document's durable Put, so a write waits for the disk once.
+// [Store.Ordered] is a view whose writes are journalled without syncing the
+// journal: the next durable write syncs them with its own record (a Bank's
+// delete writes its tombstone so). The change count is never fsynced (see
 // [Store.Changes]).
 //
 // # Compare-and-swap across processes
@@ -44,7 +62,7 @@
 // [ErrLockTimeout] and changes nothing. The kernel drops the lock of a killed
 // process, so a crash never leaves a stale lock. One lock for the whole
 // store (rather than one per key) keeps the scheme simple and correct for
-// the write rates of a memory bank: a write costs two fsyncs anyway. Get and
+// the write rates of a memory bank: a write waits for the disk anyway. Get and
 // List take no lock: renames are atomic, so readers never see a partial
 // file. flock is advisory and unreliable on some network file systems; keep
 // the directory on a local disk.

@@ -43,3 +43,23 @@ func SweepAtOnce(t interface{ Cleanup(func()) }) {
 
 // SweepDone returns a channel closed when s's sweep has returned.
 func SweepDone(s *Store) <-chan struct{} { return s.sweep.done }
+
+// SimulateReboot makes the stores opened until the test ends believe the
+// machine rebooted since every journal record written so far, as after a
+// power failure.
+func SimulateReboot(t interface{ Cleanup(func()) }) {
+	prev := bootID
+	bootID = func() (id [16]byte) {
+		id[0] = 0xbe
+		return id
+	}
+	t.Cleanup(func() { bootID = prev })
+}
+
+// SetAfterJournal makes f run after each of s's journal appends (before the
+// file is renamed into place).
+func SetAfterJournal(s *Store, f func()) { s.afterJournal = f }
+
+// JournalSupported reports whether durable writes go through the journal
+// on this system.
+const JournalSupported = journalSupported

@@ -65,6 +65,9 @@ type Store struct {
 	sem chan struct{}
 	// lazy: a view made by Lazy, whose writes skip the fsyncs.
 	lazy bool
+	// ordered: a view made by Ordered, whose journalled writes skip the
+	// journal's sync.
+	ordered bool
 	// watch: the listeners of WatchChanges, shared with the Lazy views.
 	watch *watchers
 	// unsynced: the directories lazy Puts created (lazy.go).
@@ -73,6 +76,13 @@ type Store struct {
 	syncHook func(dir string)
 	// sweep: the background removal of stale temporary files (cleanup.go).
 	sweep *sweeper
+	// jnl: the write-ahead journal (journal.go), shared with the Lazy
+	// views; nil where it is not supported.
+	jnl *journal
+	// afterJournal, when set (by tests), runs after each journal append.
+	afterJournal func()
+	// fds: the lock file and the change counter, kept open (handles.go).
+	fds *handles
 }
 
 var _ memorybank.Store = (*Store)(nil)
@@ -102,18 +112,30 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fsstore: open %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, root: root, opts: o, sem: make(chan struct{}, 1), watch: newWatchers(), unsynced: &lazyDirs{}}
+	s := &Store{dir: dir, root: root, opts: o, sem: make(chan struct{}, 1), watch: newWatchers(), unsynced: &lazyDirs{}, fds: &handles{}}
+	if journalSupported {
+		s.jnl = &journal{boot: bootID()}
+		if err := s.recoverJournal(); err != nil {
+			root.Close()
+			return nil, fmt.Errorf("fsstore: open %s: %w", dir, err)
+		}
+	}
 	s.startSweep()
 	return s, nil
 }
 
 // Close releases the directory. Methods called after Close return errors.
 func (s *Store) Close() error {
-	if s.lazy {
+	if s.lazy || s.ordered {
 		return nil
 	}
 	s.stopSweep()
-	return s.root.Close()
+	s.fds.close()
+	jerr := s.jnl.close()
+	if err := s.root.Close(); err != nil {
+		return err
+	}
+	return jerr
 }
 
 // Dir returns the directory the Store was opened on.
@@ -141,6 +163,9 @@ func validateKey(key string) error {
 func reservedProblem(key string) string {
 	if key == LockFileName {
 		return fmt.Sprintf("%q is the lock file of the directory store", LockFileName)
+	}
+	if key == JournalFileName {
+		return fmt.Sprintf("%q is the write-ahead journal of the directory store", JournalFileName)
 	}
 	if key == ChangesFileName {
 		return fmt.Sprintf("%q is the change counter of the directory store", ChangesFileName)
@@ -231,30 +256,20 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, cond memoryban
 	}
 	defer done()
 	var createdErr error
-	err = atomicfile.Write(s.root, file, data, &atomicfile.Options{
-		Perm:    s.opts.FileMode,
-		DirPerm: s.opts.DirMode,
-		NoSync:  s.lazy,
-		Created: func(dir string) {
-			if err := s.created(dir); createdErr == nil {
-				createdErr = err
-			}
-		},
-		BeforeCommit: func(tmp string) error {
-			if createdErr != nil {
-				return createdErr
-			}
-			var prev time.Time
-			if exists {
-				prev = cur.ModTime()
-			}
-			return setModTimeAfter(s.root, tmp, prev)
-		},
-	})
+	var prev time.Time
+	if exists {
+		prev = cur.ModTime()
+	}
+	created := func(dir string) {
+		if err := s.created(dir); createdErr == nil {
+			createdErr = err
+		}
+	}
+	jsize, err := s.writeFile(s.root, file, file, data, prev, created, func() error { return createdErr })
 	if err != nil {
 		return memorybank.Object{}, fmt.Errorf("fsstore: put %q: %w", key, err)
 	}
-	if err := s.durableDirs(file); err != nil {
+	if err := s.afterWrite(file, len(data), jsize); err != nil {
 		return memorybank.Object{}, fmt.Errorf("fsstore: put %q: written, but: %w", key, err)
 	}
 	fi, err := s.root.Stat(key)
@@ -268,16 +283,30 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, cond memoryban
 // exists and it is not a symbolic link. Every step works in the directory
 // opened once, so each is one system call rather than a walk from the
 // store's root, and the directory's existence answers the path-conflict
-// checks. done is false, with nothing changed, when the key needs Put's
-// general path (a missing directory to create, a parent that is a file, a
-// link to follow), which also reports those cases' errors.
+// checks; a missing directory is made here. done is false, with nothing
+// changed, when the key needs Put's general path (a parent that is a file,
+// a link to follow), which also reports those cases' errors.
 func (s *Store) putInDir(key string, data []byte, cond memorybank.Condition) (obj memorybank.Object, done bool, err error) {
 	d := s.root
 	dir, base := path.Split(key)
 	if dir != "" {
-		sub, err := s.root.OpenRoot(dir[:len(dir)-1])
+		dir = dir[:len(dir)-1]
+		sub, err := s.root.OpenRoot(dir)
 		if err != nil {
-			return memorybank.Object{}, false, nil
+			// A missing directory is made here, after the condition, unless
+			// a parent is a file (Put reports the conflict).
+			if !isNotExist(err) || s.fileParent(key) != "" {
+				return memorybank.Object{}, false, nil
+			}
+			if err := cond.Check(key, false, ""); err != nil {
+				return memorybank.Object{}, true, err
+			}
+			if atomicfile.MkdirAll(s.root, dir, s.opts.DirMode, s.madeDir(len(data))) != nil {
+				return memorybank.Object{}, false, nil
+			}
+			if sub, err = s.root.OpenRoot(dir); err != nil {
+				return memorybank.Object{}, false, nil
+			}
 		}
 		defer sub.Close()
 		d = sub
@@ -304,16 +333,11 @@ func (s *Store) putInDir(key string, data []byte, cond memorybank.Condition) (ob
 		return memorybank.Object{}, true, err
 	}
 	defer counted()
-	err = atomicfile.Write(d, base, data, &atomicfile.Options{
-		Perm:         s.opts.FileMode,
-		DirPerm:      s.opts.DirMode,
-		NoSync:       s.lazy,
-		BeforeCommit: func(tmp string) error { return setModTimeAfter(d, tmp, prev) },
-	})
+	jsize, err := s.writeFile(d, base, key, data, prev, nil, nil)
 	if err != nil {
 		return memorybank.Object{}, true, fmt.Errorf("fsstore: put %q: %w", key, err)
 	}
-	if err := s.durableDirs(key); err != nil {
+	if err := s.afterWrite(key, len(data), jsize); err != nil {
 		return memorybank.Object{}, true, fmt.Errorf("fsstore: put %q: written, but: %w", key, err)
 	}
 	fi, err := d.Stat(base)
@@ -323,6 +347,16 @@ func (s *Store) putInDir(key string, data []byte, cond memorybank.Condition) (ob
 	return memorybank.Object{Key: key, Version: version(fi), ModTime: fi.ModTime()}, true, nil
 }
 
+// madeDir returns what a Put of n bytes does with each directory it
+// creates: a lazy or journalled one notes it (see Store.created), another
+// syncs its parent.
+func (s *Store) madeDir(n int) func(dir string) error {
+	if s.lazy || s.journalled(n) {
+		return s.created
+	}
+	return func(dir string) error { return s.syncDir(s.root, path.Dir(dir)) }
+}
+
 // setModTimeAfter gives the temporary file tmp in root the current time, to the
 // nanosecond, as modification time, and one later than prev (the replaced
 // file's), so that the version changes even when a rewrite of identical
@@ -330,7 +364,7 @@ func (s *Store) putInDir(key string, data []byte, cond memorybank.Condition) (ob
 // other programs' writes with a coarse clock, which almost never matches a
 // nanosecond time, so their edits change the version too. File systems with
 // coarse timestamps get a bigger step.
-func setModTimeAfter(root *os.Root, tmp string, prev time.Time) error {
+func setModTimeAfter(root *os.Root, tmp string, prev time.Time) (fs.FileInfo, error) {
 	now := time.Now()
 	for _, step := range []time.Duration{time.Nanosecond, time.Microsecond, time.Millisecond, time.Second, 2 * time.Second} {
 		t := now
@@ -338,18 +372,62 @@ func setModTimeAfter(root *os.Root, tmp string, prev time.Time) error {
 			t = prev.Add(step)
 		}
 		if err := root.Chtimes(tmp, t, t); err != nil {
-			return err
+			return nil, err
 		}
 		fi, err := root.Stat(tmp)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if fi.ModTime().After(prev) {
-			return nil
+			return fi, nil
 		}
 		now = prev // the clock was not enough: step past prev
 	}
-	return fmt.Errorf("cannot give %s a modification time after %v", tmp, prev)
+	return nil, fmt.Errorf("cannot give %s a modification time after %v", tmp, prev)
+}
+
+// writeFile replaces name in d, which is file in the store's root, with
+// data, giving it a modification time after prev. A journalled write
+// appends its record, with that time, and syncs the journal before the
+// rename and syncs nothing else; it returns the journal's size. Otherwise
+// atomicfile syncs the file and its directory (a lazy view: nothing).
+// created sees the directories a lazy or journalled write creates; check,
+// when set, can refuse the write before it is committed.
+func (s *Store) writeFile(d *os.Root, name, file string, data []byte, prev time.Time, created func(string), check func() error) (jsize int64, err error) {
+	journalled := s.journalled(len(data))
+	if journalled && created == nil {
+		created = func(dir string) { _ = s.created(dir) } // the journal's replay makes them again
+	}
+	err = atomicfile.Write(d, name, data, &atomicfile.Options{
+		Perm:    s.opts.FileMode,
+		DirPerm: s.opts.DirMode,
+		NoSync:  s.lazy || journalled,
+		Created: created,
+		BeforeCommit: func(tmp string) error {
+			if check != nil {
+				if err := check(); err != nil {
+					return err
+				}
+			}
+			fi, err := setModTimeAfter(d, tmp, prev)
+			if err != nil || !journalled {
+				return err
+			}
+			jsize, err = s.appendSync(record{op: opPut, perm: fi.Mode().Perm(), mtime: fi.ModTime().UnixNano(), key: file, data: data})
+			return err
+		},
+	})
+	return jsize, err
+}
+
+// afterWrite finishes a Put of n bytes to file: a journalled one
+// checkpoints the journal when it is due (jsize is its size), another
+// makes durable the directories lazy writes created above file.
+func (s *Store) afterWrite(file string, n int, jsize int64) error {
+	if s.journalled(n) {
+		return s.maybeCheckpoint(jsize)
+	}
+	return s.durableDirs(file)
 }
 
 // Delete removes key's file under the store lock, if it exists and cond
@@ -382,18 +460,24 @@ func (s *Store) Delete(ctx context.Context, key string, cond memorybank.Conditio
 		return err
 	}
 	defer done()
+	journalled := s.journalled(0)
+	var jsize int64
+	if journalled {
+		if jsize, err = s.appendSync(record{op: opDelete, mtime: cur.ModTime().UnixNano(), key: key}); err != nil {
+			return fmt.Errorf("fsstore: delete %q: %w", key, err)
+		}
+	}
 	if err := s.root.Remove(key); err != nil {
 		return fmt.Errorf("fsstore: delete %q: %w", key, err)
 	}
-	dir := path.Dir(key)
 	// Remove emptied parents (real directories only, never a symlink to
 	// one); Remove fails on the first one that is not empty.
-	for dir != "." {
-		fi, err := s.root.Lstat(dir)
-		if err != nil || !fi.IsDir() || s.root.Remove(dir) != nil {
-			break
+	dir := s.removeEmptyParents(path.Dir(key))
+	if journalled {
+		if err := s.maybeCheckpoint(jsize); err != nil {
+			return fmt.Errorf("fsstore: delete %q: removed, but: %w", key, err)
 		}
-		dir = path.Dir(dir)
+		return nil
 	}
 	if s.lazy {
 		return nil
@@ -428,7 +512,7 @@ func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
 	if s.opts.LockTimeout > 0 {
 		remaining = max(s.opts.LockTimeout-time.Since(start), time.Millisecond)
 	}
-	l, err := lockfile.AcquireIn(ctx, s.root, LockFileName, remaining)
+	l, err := s.lockFile(ctx, remaining)
 	if err != nil {
 		<-s.sem
 		if errors.Is(err, lockfile.ErrTimeout) {

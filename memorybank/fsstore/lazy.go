@@ -34,6 +34,23 @@ func (s *Store) Lazy() memorybank.Store {
 	return &v
 }
 
+var _ memorybank.OrderedWriter = (*Store)(nil)
+
+// Ordered returns a view of the Store whose Put and Delete are journalled
+// but do not sync the journal (see [memorybank.OrderedWriter]): the next
+// durable write of any Store on the directory syncs the journal, and with
+// it their records, before it returns. Where writes are not journalled
+// (data over 1 MiB, systems without the journal) they are durable
+// themselves. Closing the view does nothing; close the Store.
+func (s *Store) Ordered() memorybank.Store {
+	if s == nil {
+		return s
+	}
+	v := *s
+	v.ordered = true
+	return &v
+}
+
 // maxLazyDirs bounds the directories a Store remembers as created without
 // a sync; past it, a lazy Put syncs the directories it creates.
 const maxLazyDirs = 4096

@@ -41,6 +41,8 @@ func TestMain(m *testing.M) {
 		os.Exit(childIncrement(os.Getenv(envDir)))
 	case "crashwriter":
 		os.Exit(childCrashWriter(os.Getenv(envDir)))
+	case "journalkill":
+		os.Exit(childJournalKill(os.Getenv(envDir)))
 	default:
 		fmt.Fprintln(os.Stderr, "unknown child role", os.Getenv(envRole))
 		os.Exit(2)
@@ -195,7 +197,7 @@ func TestCrashSafety(t *testing.T) {
 	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		require.NoError(t, err)
 		switch {
-		case d.IsDir() || d.Name() == fsstore.LockFileName || d.Name() == fsstore.ChangesFileName:
+		case d.IsDir() || d.Name() == fsstore.LockFileName || d.Name() == fsstore.ChangesFileName || d.Name() == fsstore.JournalFileName:
 		case atomicfile.IsTemp(d.Name()):
 			temps++
 		default:

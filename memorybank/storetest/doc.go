@@ -19,7 +19,8 @@
 // store lacks it): [memorybank.ChangeCounter] counts exactly,
 // [memorybank.ChangeNotifier] signals every watcher and closes its channel,
 // [memorybank.KeyLocker] excludes the other holders of a name,
-// [memorybank.LazyWriter]'s view shares keys, versions and counts, and
+// [memorybank.LazyWriter]'s and [memorybank.OrderedWriter]'s views share
+// keys, versions and counts, and
 // [memorybank.BatchPutter] gives each object its own error.
 //
 // The package does no I/O of its own beyond calling the store. Subtests run

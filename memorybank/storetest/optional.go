@@ -150,9 +150,25 @@ func testLazyWriter(t *testing.T, s memorybank.Store) {
 	if !ok {
 		t.Skip("the store does not implement memorybank.LazyWriter (optional)")
 	}
+	testView(t, s, lw.Lazy())
+}
+
+// testOrderedWriter checks the optional OrderedWriter's view as
+// testLazyWriter checks the Lazy one: durability aside, it is the store.
+func testOrderedWriter(t *testing.T, s memorybank.Store) {
+	ow, ok := s.(memorybank.OrderedWriter)
+	if !ok {
+		t.Skip("the store does not implement memorybank.OrderedWriter (optional)")
+	}
+	testView(t, s, ow.Ordered())
+}
+
+// testView checks that a view of s (Lazy, Ordered) has the same keys,
+// versions and compare-and-swap, and that its writes are seen through s at
+// once and counted.
+func testView(t *testing.T, s, lazy memorybank.Store) {
 	ctx := context.Background()
-	lazy := lw.Lazy()
-	require.NotNil(t, lazy, "Lazy returned nil")
+	require.NotNil(t, lazy, "the view is nil")
 
 	a := put(t, s, "lazy/a", "durable")
 	got := requireContent(t, lazy, "lazy/a", "durable", a.Version)

@@ -22,6 +22,7 @@ var (
 	_ memorybank.KeyLocker      = (*fullStore)(nil)
 	_ memorybank.LazyWriter     = (*fullStore)(nil)
 	_ memorybank.BatchPutter    = (*fullStore)(nil)
+	_ memorybank.OrderedWriter  = (*fullStore)(nil)
 )
 
 func newFullStore() *fullStore {
@@ -92,6 +93,8 @@ func (s *fullStore) LockKey(ctx context.Context, name string) (func(), error) {
 
 func (s *fullStore) Lazy() memorybank.Store { return s }
 
+func (s *fullStore) Ordered() memorybank.Store { return s }
+
 func (s *fullStore) PutBatch(ctx context.Context, objs []memorybank.Object, cond memorybank.Condition) ([]error, error) {
 	if err := cond.Validate(); err != nil {
 		return nil, err
@@ -115,6 +118,11 @@ func (lockDoesNotExclude) LockKey(context.Context, string) (func(), error) { ret
 type lazyIsAnotherStore struct{ *fullStore }
 
 func (lazyIsAnotherStore) Lazy() memorybank.Store { return new(memorybank.MemStore) }
+
+// orderedIsAnotherStore returns a view on other data.
+type orderedIsAnotherStore struct{ *fullStore }
+
+func (orderedIsAnotherStore) Ordered() memorybank.Store { return new(memorybank.MemStore) }
 
 // batchIgnoresCondition writes every object whatever the condition.
 type batchIgnoresCondition struct{ *fullStore }

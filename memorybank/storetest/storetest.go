@@ -47,6 +47,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) memorybank.Store) {
 		{"ChangeNotifier", testChangeNotifier},
 		{"KeyLocker", testKeyLocker},
 		{"LazyWriter", testLazyWriter},
+		{"OrderedWriter", testOrderedWriter},
 		{"BatchPutter", testBatchPutter},
 		{"PathConflict", testPathConflict},
 	}

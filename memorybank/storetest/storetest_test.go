@@ -44,6 +44,7 @@ var brokenStores = map[string]struct {
 
 	"lockDoesNotExclude":    {"KeyLocker", func() memorybank.Store { return lockDoesNotExclude{newFullStore()} }},
 	"lazyIsAnotherStore":    {"LazyWriter", func() memorybank.Store { return lazyIsAnotherStore{newFullStore()} }},
+	"orderedIsAnotherStore": {"OrderedWriter", func() memorybank.Store { return orderedIsAnotherStore{newFullStore()} }},
 	"batchIgnoresCondition": {"BatchPutter", func() memorybank.Store { return batchIgnoresCondition{newFullStore()} }},
 	"watchNeverSignals":     {"ChangeNotifier", func() memorybank.Store { return watchNeverSignals{newFullStore()} }},
 }
@@ -88,7 +89,7 @@ func TestSuiteChecksEveryOptionalInterface(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "the suite failed a correct store:\n%s", out)
 	assert.NotContains(t, string(out), "--- SKIP")
-	for _, name := range []string{"ChangeCounter", "ChangeNotifier", "KeyLocker", "LazyWriter", "BatchPutter"} {
+	for _, name := range []string{"ChangeCounter", "ChangeNotifier", "KeyLocker", "LazyWriter", "OrderedWriter", "BatchPutter"} {
 		assert.Contains(t, string(out), "--- PASS: TestSuiteCatchesBrokenStores/"+name+" ")
 	}
 }

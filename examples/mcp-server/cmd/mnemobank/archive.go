@@ -14,7 +14,6 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/archive"
 	"github.com/mnemobank/mnemobank/memorybank/archive/foreign"
-	"github.com/mnemobank/mnemobank/memorybank/fsstore"
 	"github.com/mnemobank/mnemobank/memorybank/pgstore"
 )
 
@@ -50,51 +49,14 @@ type bankSide struct {
 	close  func()
 }
 
-// openSide opens a bank directory (with its memories file and trash) or,
-// for a postgres:// DSN, a namespace of a database.
-func openSide(ctx context.Context, where, namespace, memoriesFile string) (*bankSide, error) {
-	if strings.HasPrefix(where, "postgres://") || strings.HasPrefix(where, "postgresql://") {
-		pg, err := pgstore.Open(ctx, where, &pgstore.Options{Namespace: namespace})
-		if err != nil {
-			return nil, err
-		}
-		ms, err := pg.Memories(filestore.FileName)
-		if err != nil {
-			pg.Close()
-			return nil, err
-		}
-		tr, err := pg.Memories(trashFileName)
-		if err != nil {
-			pg.Close()
-			return nil, err
-		}
-		return &bankSide{bank: memorybank.New(pg, nil), mem: archive.Memories{File: ms, Trash: tr},
-			source: "postgres namespace " + pg.Namespace(), label: "postgres namespace " + pg.Namespace(), close: pg.Close}, nil
-	}
-	s, err := fsstore.Open(where, nil)
+// openSide opens the bank c names, with its memories, for moving.
+func openSide(ctx context.Context, c storeConfig) (*bankSide, error) {
+	st, err := openStores(ctx, c, nil)
 	if err != nil {
 		return nil, err
 	}
-	abs, _ := filepath.Abs(where)
-	return &bankSide{bank: memorybank.New(s, nil), source: "directory " + abs, label: "directory " + filepath.Base(abs), close: func() { s.Close() },
-		mem: archive.Memories{File: filestore.New(memoriesFile, nil), Trash: filestore.New(filepath.Join(filepath.Dir(memoriesFile), trashFileName), nil)}}, nil
-}
-
-// storeFlags adds the usual store flags to fs and returns the opener.
-func storeFlags(fs *flag.FlagSet) func(ctx context.Context) (*bankSide, error) {
-	root := fs.String("root", "./docs", "directory of the memory bank")
-	memoriesFile := fs.String("memories", filepath.Join(filestore.AgentDir, filestore.FileName), "file of the learned memories (its trash beside it)")
-	postgres := fs.String("postgres", "", "PostgreSQL DSN: the bank and memories are there instead of --root and --memories")
-	namespace := fs.String("namespace", pgstore.DefaultNamespace, "with --postgres: the project's namespace")
-	return func(ctx context.Context) (*bankSide, error) {
-		if *postgres != "" {
-			if !strings.HasPrefix(*postgres, "postgres://") && !strings.HasPrefix(*postgres, "postgresql://") {
-				*postgres = "postgres://" + strings.TrimPrefix(*postgres, "//")
-			}
-			return openSide(ctx, *postgres, *namespace, "")
-		}
-		return openSide(ctx, *root, "", *memoriesFile)
-	}
+	return &bankSide{bank: memorybank.New(st.bank, nil), mem: archive.Memories{File: st.mem, Trash: st.trash},
+		source: st.source, label: st.label, close: st.close}, nil
 }
 
 // parseFlags parses args into fs; --help is an answer, not an error: usage
@@ -133,7 +95,7 @@ Flags:
 func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mnemobank export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	open := storeFlags(fs)
+	where := storeFlags(fs)
 	out := fs.String("o", "", "write the archive to FILE (written beside it, then renamed) instead of standard output")
 	format := fs.String("format", "archive", "archive, or anthropic-memory-store (the memory tool's files as a memory store listing)")
 	if err := parseFlags(fs, args, exportUsage, stdout); err != nil {
@@ -145,7 +107,7 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if *format != "archive" && *format != "anthropic-memory-store" {
 		return fmt.Errorf("%w: --format %q: use archive or anthropic-memory-store", errUsage, *format)
 	}
-	side, err := open(ctx)
+	side, err := openSide(ctx, *where)
 	if err != nil {
 		return err
 	}
@@ -222,7 +184,7 @@ Flags:
 func runImport(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mnemobank import", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	open := storeFlags(fs)
+	where := storeFlags(fs)
 	apply := fs.Bool("apply", false, "write (without it: a dry run that prints the plan)")
 	onConflict := fs.String("on-conflict", string(archive.KeepOurs), "a document both hold with different bytes: ours (keep ours), theirs (the archive's becomes the next version of ours), both (theirs beside ours as NAME.imported.EXT)")
 	from := fs.String("from", "archive", "what FILE or PATH is: "+importSourceNames)
@@ -244,7 +206,7 @@ func runImport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		if err != nil {
 			return fmt.Errorf("%w: --on-conflict: %v", errUsage, err)
 		}
-		return importForeign(ctx, *from, *prefix, fs.Args(), stdin, open, foreign.Options{Apply: *apply, OnConflict: policy}, stdout, stderr)
+		return importForeign(ctx, *from, *prefix, fs.Args(), stdin, *where, foreign.Options{Apply: *apply, OnConflict: policy}, stdout, stderr)
 	}
 	if *prefix != "" {
 		return fmt.Errorf("%w: --prefix applies to --from sources, not to an archive", errUsage)
@@ -265,7 +227,7 @@ func runImport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		defer f.Close()
 		r = f
 	}
-	side, err := open(ctx)
+	side, err := openSide(ctx, *where)
 	if err != nil {
 		return err
 	}
@@ -300,6 +262,15 @@ func importArchive(ctx context.Context, side *bankSide, r io.Reader, o archive.I
 	fmt.Fprintf(stderr, "mnemobank: plan: %d to create, %d unchanged, %d conflicts (on-conflict %s), %d refused; %d history entries to write. Dry run: nothing was written; run again with --apply.\n",
 		res.Created, res.Skipped, res.Conflicts, o.OnConflict, res.Refused, res.HistoryWritten)
 	return nil
+}
+
+// sideConfig is the bank copy's --from or --to names: a postgres:// DSN
+// (in namespace), or else a directory with memoriesFile.
+func sideConfig(where, namespace, memoriesFile string) storeConfig {
+	if isPostgresURL(where) {
+		return storeConfig{Postgres: where, Namespace: namespace}
+	}
+	return storeConfig{Root: where, Memories: memoriesFile}
 }
 
 const copyUsage = `Usage: mnemobank copy --from SRC --to DST [--from-namespace N] [--to-namespace N] [--on-conflict theirs|ours|both]
@@ -339,12 +310,12 @@ func runCopy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		}
 		return filepath.Join(filepath.Dir(filepath.Clean(dir)), filestore.AgentDir, filestore.FileName)
 	}
-	src, err := openSide(ctx, *from, *fromNS, memOf(*from, *fromMem))
+	src, err := openSide(ctx, sideConfig(*from, *fromNS, memOf(*from, *fromMem)))
 	if err != nil {
 		return fmt.Errorf("--from: %w", err)
 	}
 	defer src.close()
-	dst, err := openSide(ctx, *to, *toNS, memOf(*to, *toMem))
+	dst, err := openSide(ctx, sideConfig(*to, *toNS, memOf(*to, *toMem)))
 	if err != nil {
 		return fmt.Errorf("--to: %w", err)
 	}

@@ -60,7 +60,7 @@ func readFileArg(arg string, stdin io.Reader, read func(io.Reader) ([]foreign.Do
 
 // importForeign reads every source argument first (a bad one is refused
 // before anything is written), then imports all their documents.
-func importForeign(ctx context.Context, from, prefix string, args []string, stdin io.Reader, open func(context.Context) (*bankSide, error), o foreign.Options, stdout, stderr io.Writer) error {
+func importForeign(ctx context.Context, from, prefix string, args []string, stdin io.Reader, where storeConfig, o foreign.Options, stdout, stderr io.Writer) error {
 	read := importSources[from]
 	var docs []foreign.Doc
 	for _, a := range args {
@@ -70,7 +70,7 @@ func importForeign(ctx context.Context, from, prefix string, args []string, stdi
 		}
 		docs = append(docs, d...)
 	}
-	side, err := open(ctx)
+	side, err := openSide(ctx, where)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mnemobank/mnemobank/examples/mcp-server/mcphttp"
 )
 
 // The team-mode load test: two server processes on one PostgreSQL
@@ -141,7 +143,7 @@ var listening = regexp.MustCompile(`listening on (http://\S+/mcp)`)
 func startTeamServer(t testing.TB, bin, dsn, ns, token string) string {
 	t.Helper()
 	cmd := exec.Command(bin, "--postgres", dsn, "--namespace", ns, "--http", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), tokenEnv+"="+token)
+	cmd.Env = append(os.Environ(), mcphttp.TokenEnv+"="+token)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())

@@ -29,7 +29,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -37,15 +36,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/mcphttp"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/mcpserver"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/stdio"
 	"github.com/mnemobank/mnemobank/memories"
-	"github.com/mnemobank/mnemobank/memories/filestore"
 	"github.com/mnemobank/mnemobank/memorybank"
-	"github.com/mnemobank/mnemobank/memorybank/fsstore"
-	"github.com/mnemobank/mnemobank/memorybank/pgstore"
 )
-
-// version is reported by --version and in the initialize handshake.
-const version = "0.2.0"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -57,7 +53,7 @@ func main() {
 // runMain runs the command line args (a subcommand, or the server) and
 // returns the exit status.
 func runMain(ctx context.Context, args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
-	t := &lineTransport{r: stdin, w: nopCloser{stdout}}
+	t := stdio.NewTransport(stdin, nopCloser{stdout}, nil)
 	ok, err := runSubcommand(ctx, args, stdin, stdout, stderr) // export, import, copy
 	if !ok {
 		err = run(ctx, args, t, stdout, stderr)
@@ -121,7 +117,11 @@ request must carry "Authorization: Bearer <token>" (at least 32 characters, e.g.
 openssl rand -hex 32), and without it only a loopback address is served. Over
 HTTP the client's roots are not read (they name the client's machine): pass
 branch. Limits over HTTP: 1,000 MCP sessions, each closed after 30 minutes
-without a request; request headers within 10 s, a body within 30 s; an idle
+without a request, and 1,000 event streams (session GET streams and
+subscriptions/listen); one client (its address and token) holds at most 100
+of each, and a request of protocol 2026-07-28, which holds no session, is
+never refused for lack of one; an event stream whose client stops reading is
+closed once 1 MiB waits for it; request headers within 10 s, a body within 30 s; an idle
 connection is closed after 2 minutes, and one that failed authentication at
 once. Each session may subscribe to 100 documents (10,000 over all sessions).
 On SIGTERM the server closes event streams, lets requests in flight finish
@@ -147,13 +147,10 @@ Flags:
 func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mnemobank", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	root := fs.String("root", "./docs", "directory of the memory bank (created if missing); holds global-memory-bank/ and branch-memory-bank/")
+	where := storeFlags(fs)
 	language := fs.String("language", string(memorybank.Japanese), "default language of read_context, read_rules and plan confirmations: en, ja or zh")
-	memoriesFile := fs.String("memories", filepath.Join(filestore.AgentDir, filestore.FileName), "file of the learned memories (add_memory, search_memories, ...), relative to the working directory")
 	showVersion := fs.Bool("version", false, "print the version and exit")
-	postgres := fs.String("postgres", "", "PostgreSQL DSN (postgres://user:pass@host/db): keep the bank and the memories there instead of --root and --memories")
-	namespace := fs.String("namespace", pgstore.DefaultNamespace, "with --postgres: the project's namespace; servers of one namespace share one bank")
-	confirmPlansFlag := fs.String("confirm-plans", string(confirmAlways), "which memory_ops write plans the user confirms: always (every plan, whatever the model's requiresConfirmation says), "+
+	confirmPlansFlag := fs.String("confirm-plans", string(mcpserver.ConfirmAlways), "which memory_ops write plans the user confirms: always (every plan, whatever the model's requiresConfirmation says), "+
 		"or never (only plans whose requiresConfirmation is true: the model writes without asking)")
 	httpAddr := fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080), and the viewer at http://ADDR/ui/; see MNEMOBANK_TOKEN")
 	uiAddr := fs.String("ui", "", "also serve the browser viewer at http://ADDR/ui/ (e.g. 127.0.0.1:7777) while the server runs; see MNEMOBANK_TOKEN")
@@ -168,7 +165,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --language, --memories, --postgres, --namespace, --http, --ui, --ui-read-only, --confirm-plans, --help and --version; subcommands are ui, export, import and copy", errUsage, fs.Arg(0))
 	}
-	confirmPlans, err := parseConfirmPolicy(*confirmPlansFlag)
+	confirmPlans, err := mcpserver.ParseConfirmPolicy(*confirmPlansFlag)
 	if err != nil {
 		return err
 	}
@@ -177,50 +174,25 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		return fmt.Errorf("--language %q is not one of en, ja, zh", *language)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	var store memorybank.Store
-	var memStore, trash memories.Store
-	if *postgres != "" {
-		pg, err := pgstore.Open(ctx, *postgres, &pgstore.Options{Namespace: *namespace, Logger: logger})
-		if err != nil {
-			return err
-		}
-		defer pg.Close()
-		ms, err := pg.Memories(filestore.FileName)
-		if err != nil {
-			return err
-		}
-		tr, err := pg.Memories(trashFileName)
-		if err != nil {
-			return err
-		}
-		store, memStore, trash = pg, ms, tr
-	} else {
-		_, statErr := os.Stat(*root)
-		fsStore, err := fsstore.Open(*root, nil)
-		if err != nil {
-			return err
-		}
-		defer fsStore.Close()
-		if errors.Is(statErr, os.ErrNotExist) {
-			// Said once, at start-up: a mistyped --root otherwise looks like
-			// a bank that forgot everything.
-			abs, _ := filepath.Abs(*root)
-			logger.Warn("--root did not exist: created a NEW, EMPTY memory bank there. If you meant an existing bank, fix --root.",
-				"root", abs)
-		}
-		store = fsStore
-		memStore = filestore.New(*memoriesFile, nil)
-		trash = filestore.New(filepath.Join(filepath.Dir(*memoriesFile), trashFileName), nil)
-	}
-	bank := memorybank.New(store, &memorybank.Options{Language: lang, Logger: logger})
-	mem, err := memories.New(memStore, &memories.Options{Logger: logger, Trash: trash})
+	st, err := openStores(ctx, *where, logger)
 	if err != nil {
 		return err
 	}
-	srv := newServer(bank, mem, logger)
+	defer st.close()
+	if st.createdRoot {
+		// Said once, at start-up: a mistyped --root otherwise looks like
+		// a bank that forgot everything.
+		logger.Warn("--root did not exist: created a NEW, EMPTY memory bank there. If you meant an existing bank, fix --root.",
+			"root", st.root)
+	}
+	bank := memorybank.New(st.bank, &memorybank.Options{Language: lang, Logger: logger})
+	mem, err := memories.New(st.mem, &memories.Options{Logger: logger, Trash: st.trash})
+	if err != nil {
+		return err
+	}
+	srv := mcpserver.New(bank, mem, &mcpserver.Options{Logger: logger, ConfirmPlans: confirmPlans})
 	defer srv.Close()
-	srv.confirmPlans = confirmPlans
-	token := trimToken(os.Getenv)
+	token := mcphttp.TrimToken(os.Getenv)
 	if *uiAddr != "" {
 		viewer, err := newViewer(bank, mem, *uiAddr, token, *uiReadOnly, logger)
 		if err != nil {
@@ -233,24 +205,20 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		defer stopUI()
 	}
 	if *httpAddr != "" {
-		h := newHTTPHandler(srv, defaultHTTPLimits())
+		h := mcphttp.NewHandler(srv, mcphttp.DefaultLimits())
 		viewer, err := newViewer(bank, mem, *httpAddr, token, *uiReadOnly, logger)
 		if err != nil {
 			return err
 		}
-		return serveHTTP(ctx, *httpAddr, token, h, viewer, logger, func(a net.Addr) {
-			fmt.Fprintf(stderr, "mnemobank: listening on http://%s%s\n", a, mcpPath)
+		return mcphttp.Serve(ctx, *httpAddr, token, h, viewer, logger, func(a net.Addr) {
+			fmt.Fprintf(stderr, "mnemobank: listening on http://%s%s\n", a, mcphttp.Path)
 		})
 	}
 	return srv.Run(ctx, t)
 }
 
-// trashFileName is the file, beside the memories file, that keeps deleted
-// memories for restore_memory.
-const trashFileName = "memories.trash.md"
-
 func versionString() string {
-	v := "mnemobank " + version + " (" + runtime.Version()
+	v := "mnemobank " + mcpserver.Version + " (" + runtime.Version()
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			if s.Key == "vcs.revision" && len(s.Value) >= 12 {

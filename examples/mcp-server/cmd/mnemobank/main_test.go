@@ -10,77 +10,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/mcpserver"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
-
-// allTools are the names clients see, in sorted order.
-var allTools = []string{
-	"add_memory", "apply_memory_ops", "apply_skill_graph_operations", "check_file_selection",
-	"delete_document", "delete_memory", "document_history", "list_documents", "list_memories",
-	"read_branch_memory_bank", "read_context", "read_global_memory_bank", "read_rules", "read_skill_graph",
-	"restore_memory", "revert_document", "search_documents", "search_documents_by_tags", "search_memories",
-	"write_branch_memory_bank", "write_global_memory_bank", "write_skill_graph",
-}
-
-func TestToolList(t *testing.T) {
-	s := newTestServer(t).connect(t, nil, "")
-	res, err := s.ListTools(t.Context(), nil)
-	require.NoError(t, err)
-	var names []string
-	for _, tool := range res.Tools {
-		names = append(names, tool.Name)
-		schema, isMap := tool.InputSchema.(map[string]any)
-		require.True(t, isMap, "%s: schema is an object", tool.Name)
-		assert.Equal(t, "object", schema["type"], tool.Name)
-		assert.NotEmpty(t, tool.Description, tool.Name)
-		require.NotNil(t, tool.Annotations, tool.Name)
-		require.NotNil(t, tool.Annotations.OpenWorldHint, tool.Name)
-		assert.False(t, *tool.Annotations.OpenWorldHint, tool.Name)
-		if req, has := schema["required"].([]any); has {
-			assert.NotContains(t, req, "branch", "%s: branch may come from the client's roots", tool.Name)
-		}
-	}
-	slices.Sort(names)
-	assert.Equal(t, allTools, names)
-	for _, bt := range tools.For(memorybank.New(&memorybank.MemStore{}, nil)) {
-		assert.Contains(t, names, bt.Name, "every memory bank tool keeps its name")
-	}
-
-	byName := map[string]*mcp.Tool{}
-	for _, tool := range res.Tools {
-		byName[tool.Name] = tool
-	}
-	for _, name := range []string{"read_global_memory_bank", "read_branch_memory_bank", "list_documents", "search_documents_by_tags",
-		"read_rules", "search_memories", "list_memories", "read_skill_graph", "check_file_selection"} {
-		assert.True(t, byName[name].Annotations.ReadOnlyHint, "%s is read-only", name)
-	}
-	for _, name := range []string{"delete_document", "delete_memory"} {
-		a := byName[name].Annotations
-		assert.False(t, a.ReadOnlyHint, name)
-		require.NotNil(t, a.DestructiveHint, name)
-		assert.True(t, *a.DestructiveHint, "%s is destructive", name)
-		assert.True(t, a.IdempotentHint, "deleting twice leaves the same state: %s", name)
-	}
-	assert.True(t, byName["write_skill_graph"].Annotations.IdempotentHint, "write_skill_graph replaces the graph")
-	assert.False(t, byName["add_memory"].Annotations.IdempotentHint)
-	assert.False(t, *byName["add_memory"].Annotations.DestructiveHint)
-	for _, name := range allTools {
-		out, isMap := byName[name].OutputSchema.(map[string]any)
-		require.True(t, isMap, "%s has an output schema", name)
-		assert.Equal(t, "object", out["type"], name)
-		assert.NotContains(t, out, "required", "%s: a failed call's {code, message, details} fits the output schema too", name)
-	}
-}
 
 func TestBankToolsOverStdio(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "docs")
@@ -184,6 +126,49 @@ func TestBankToolsOverStdio(t *testing.T) {
 	}
 }
 
+// Plans are refused on a bad --confirm-plans, before anything is opened.
+func TestConfirmPlansFlagIsChecked(t *testing.T) {
+	err := run(t.Context(), []string{"--root", t.TempDir(), "--confirm-plans", "sometimes"}, nil, &strings.Builder{}, &strings.Builder{})
+	require.ErrorIs(t, err, mcpserver.ErrBadConfirmPolicy)
+}
+
+// A subscriber hears of a write to its document from its own server and
+// from another server process on the same bank, and of nothing else.
+func TestSubscriptionsAcrossProcesses(t *testing.T) {
+	for _, protocol := range []string{"", legacyProtocol} {
+		t.Run("protocol "+protocol, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "docs")
+			updated := make(chan string, 16)
+			client := newClient(&mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+				updated <- req.Params.URI
+			}})
+			watcherCmd := connectStdioVersion(t, client, root, protocol)
+			writer := connectStdio(t, nil, root)
+
+			const uri = "memorybank://branch/feature%2Flogin/progress.json"
+			ok(t, writer, "write_branch_memory_bank", `{"branch":"feature/login","path":"progress.json","content":{"done":[]}}`)
+			require.NoError(t, watcherCmd.Subscribe(t.Context(), &mcp.SubscribeParams{URI: uri}))
+
+			ok(t, writer, "write_global_memory_bank", `{"path":"other.json","content":{"x":1}}`)
+			ok(t, writer, "write_branch_memory_bank", `{"branch":"feature/login","path":"progress.json","patches":[{"op":"add","path":"/content/done/-","value":"form"}]}`)
+			select {
+			case got := <-updated:
+				assert.Equal(t, uri, got, "only the subscribed document")
+			case <-time.After(10 * time.Second):
+				t.Fatal("no notifications/resources/updated for a write by another process")
+			}
+
+			ok(t, watcherCmd, "write_branch_memory_bank", `{"branch":"feature/login","path":"progress.json","patches":[{"op":"add","path":"/content/done/-","value":"tests"}]}`)
+			select {
+			case got := <-updated:
+				assert.Equal(t, uri, got)
+			case <-time.After(10 * time.Second):
+				t.Fatal("no notifications/resources/updated for a write by the same process")
+			}
+		})
+	}
+}
+
 func TestHelpAndVersion(t *testing.T) {
 	bin := serverBinary(t)
 	for _, arg := range []string{"--help", "-h", "-help"} {
@@ -198,7 +183,7 @@ func TestHelpAndVersion(t *testing.T) {
 	}
 	out, err := exec.Command(bin, "--version").Output()
 	require.NoError(t, err)
-	assert.True(t, strings.HasPrefix(string(out), "mnemobank "+version), "%s", out)
+	assert.True(t, strings.HasPrefix(string(out), "mnemobank "+mcpserver.Version), "%s", out)
 
 	err = exec.Command(bin, "--colour").Run()
 	var ee *exec.ExitError
@@ -251,7 +236,7 @@ func TestUsageErrorsSayWhy(t *testing.T) {
 	stdout.Reset()
 	stderr.Reset()
 	assert.Equal(t, 0, runMain(t.Context(), []string{"--version"}, io.NopCloser(strings.NewReader("")), &stdout, &stderr))
-	assert.Contains(t, stdout.String(), version)
+	assert.Contains(t, stdout.String(), mcpserver.Version)
 	assert.Empty(t, stderr.String())
 
 	stderr.Reset()

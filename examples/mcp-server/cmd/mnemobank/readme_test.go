@@ -12,6 +12,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/mcptest"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/mcpserver"
 )
 
 // The client configurations in the README start the server: each argument
@@ -69,6 +72,12 @@ func TestReadmeConfigsStartTheServer(t *testing.T) {
 		argLists = append(argLists, args)
 	}
 
+	b := mcptest.NewBank(t)
+	srv := mcpserver.New(b.Bank, b.Memories, nil)
+	t.Cleanup(srv.Close)
+	all, err := mcptest.Connect(t, srv.Server, nil, "").ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	allTools := all.Tools
 	for _, args := range argLists {
 		cmd := exec.Command(serverBinary(t), args...)
 		cmd.Dir = t.TempDir() // not the project: the configuration must not depend on it

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/mcpserver"
 	"github.com/mnemobank/mnemobank/memorybank"
 )
 
@@ -153,7 +154,7 @@ func BenchmarkTeamSubscriberLatency(b *testing.B) {
 	urls := teamServers(b)
 	writer := teamConnect(b, urls[0], teamBenchToken, "writer")
 	const path = "sub/progress.json"
-	uri := docURI(memorybank.ScopeGlobal, "", path)
+	uri := mcpserver.ResourceURI(memorybank.ScopeGlobal, "", path)
 	updated := make(chan string, 64)
 	client := mcp.NewClient(&mcp.Implementation{Name: "subscriber", Version: "test"}, &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/mcptest"
 )
 
 // tsSDKVersion is the TypeScript SDK the tests install from npm.
@@ -82,8 +84,8 @@ func runTSScript(t *testing.T, node, sdk, name string, args ...string) string {
 func TestTypeScriptClient(t *testing.T) {
 	node, sdk := tsSDK(t)
 	project := t.TempDir()
-	git(t, project, "init")
-	git(t, project, "checkout", "-b", "feature/ts")
+	mcptest.Git(t, project, "init")
+	mcptest.Git(t, project, "checkout", "-b", "feature/ts")
 	out := runTSScript(t, node, sdk, "check.mjs", serverBinary(t), project, "feature/ts")
 	require.Contains(t, out, "ok")
 }

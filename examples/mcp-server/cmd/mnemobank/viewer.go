@@ -7,9 +7,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/mcphttp"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
@@ -21,7 +21,7 @@ import (
 // newViewer makes the viewer of bank and mem for a server listening on
 // addr: only loopback host names are accepted in requests, and the host
 // of addr; any host when addr is unspecified (0.0.0.0, which
-// checkHTTPAddr allows only with a token).
+// mcphttp.CheckAddr allows only with a token).
 func newViewer(bank *memorybank.Bank, mem *memories.Manager, addr, token string, readOnly bool, logger *slog.Logger) (*ui.Handler, error) {
 	var hosts []string
 	if host, _, err := net.SplitHostPort(addr); err == nil {
@@ -37,36 +37,11 @@ func newViewer(bank *memorybank.Bank, mem *memories.Manager, addr, token string,
 	return ui.New(ui.Options{Bank: bank, Memories: mem, ReadOnly: readOnly, Token: token, Hosts: hosts, Logger: logger})
 }
 
-// listenUI checks addr (loopback only without a token) and listens on it.
-func listenUI(flagName, addr, token string) (net.Listener, error) {
-	if err := checkHTTPAddr(flagName, addr, token); err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("%s %q: %w", flagName, addr, err)
-	}
-	return ln, nil
-}
-
-// serveUI serves the viewer on ln until ctx is done, then shuts down as
-// serveHTTP does: event streams end at once, pages in flight finish.
-func serveUI(ctx context.Context, ln net.Listener, viewer *ui.Handler) error {
-	mux := http.NewServeMux()
-	mux.Handle(ui.Prefix, viewer)
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, ui.Prefix, http.StatusSeeOther)
-	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleConnTimeout}
-	srv.RegisterOnShutdown(viewer.Close)
-	return serveUntilDone(ctx, srv, ln, "the viewer")
-}
-
 // startUI serves the viewer on addr in the background and returns the
 // function that stops it. The address is checked and listened on before
 // startUI returns, so a port in use is an error at start-up.
 func startUI(ctx context.Context, addr, token string, viewer *ui.Handler, logger *slog.Logger, stderr io.Writer) (stop func(), err error) {
-	ln, err := listenUI("--ui", addr, token)
+	ln, err := mcphttp.Listen("--ui", addr, token)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +50,7 @@ func startUI(ctx context.Context, addr, token string, viewer *ui.Handler, logger
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := serveUI(ctx, ln, viewer); err != nil {
+		if err := mcphttp.ServeViewer(ctx, ln, viewer); err != nil {
 			logger.Error("mnemobank: the viewer stopped", "err", err)
 		}
 	}()
@@ -101,7 +76,7 @@ Flags:
 func runUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mnemobank ui", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	open := storeFlags(fs)
+	where := storeFlags(fs)
 	addr := fs.String("addr", "127.0.0.1:7777", "address to serve the viewer on, host:port")
 	readOnly := fs.Bool("ui-read-only", false, "hide and refuse every change (revert, delete, restore)")
 	language := fs.String("language", string(memorybank.Japanese), "language of the SKILL.md shown beside a skill graph: en, ja or zh")
@@ -115,28 +90,28 @@ func runUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 	if !validLanguage(lang) {
 		return fmt.Errorf("--language %q is not one of en, ja, zh", *language)
 	}
-	token := trimToken(os.Getenv)
-	ln, err := listenUI("--addr", *addr, token)
+	token := mcphttp.TrimToken(os.Getenv)
+	ln, err := mcphttp.Listen("--addr", *addr, token)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	side, err := open(ctx)
-	if err != nil {
-		return err
-	}
-	defer side.close()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	side.bank = memorybank.New(side.bank.Store(), &memorybank.Options{Language: lang, Logger: logger})
-	mem, err := memories.New(side.mem.File, &memories.Options{Logger: logger, Trash: side.mem.Trash})
+	st, err := openStores(ctx, *where, logger)
 	if err != nil {
 		return err
 	}
-	viewer, err := newViewer(side.bank, mem, *addr, token, *readOnly, logger)
+	defer st.close()
+	bank := memorybank.New(st.bank, &memorybank.Options{Language: lang, Logger: logger})
+	mem, err := memories.New(st.mem, &memories.Options{Logger: logger, Trash: st.trash})
 	if err != nil {
 		return err
 	}
-	logger.Info("mnemobank: viewer", "bank", side.source)
+	viewer, err := newViewer(bank, mem, *addr, token, *readOnly, logger)
+	if err != nil {
+		return err
+	}
+	logger.Info("mnemobank: viewer", "bank", st.source)
 	fmt.Fprintf(stderr, "mnemobank: ui on http://%s%s\n", ln.Addr(), ui.Prefix)
-	return serveUI(ctx, ln, viewer)
+	return mcphttp.ServeViewer(ctx, ln, viewer)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/skilldoc"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/mcphttp"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
@@ -137,27 +138,27 @@ func TestViewerSubcommand(t *testing.T) {
 }
 
 func TestViewerRefusesOpenAddressWithoutToken(t *testing.T) {
-	t.Setenv(tokenEnv, "")
+	t.Setenv(mcphttp.TokenEnv, "")
 	dir := t.TempDir()
 	err := run(t.Context(), []string{"--root", dir, "--ui", "0.0.0.0:0"}, nil, io.Discard, io.Discard)
-	require.ErrorIs(t, err, errInsecure)
+	require.ErrorIs(t, err, mcphttp.ErrInsecure)
 	assert.Contains(t, err.Error(), "--ui")
 	_, err = runSubcommand(t.Context(), []string{"ui", "--root", dir, "--addr", ":0"}, nil, io.Discard, io.Discard)
-	require.ErrorIs(t, err, errInsecure)
+	require.ErrorIs(t, err, mcphttp.ErrInsecure)
 	assert.Contains(t, err.Error(), "--addr")
 }
 
 // Under --http the viewer is at /ui/ of the same server, under the same
 // token, which a browser presents once in the address.
 func TestViewerOnHTTPServerNeedsTheToken(t *testing.T) {
-	t.Setenv(tokenEnv, testToken)
+	t.Setenv(mcphttp.TokenEnv, testToken)
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	addrc := make(chan string, 1)
 	stderr := &lineFunc{f: func(line string) {
 		if u, ok := strings.CutPrefix(line, "mnemobank: listening on "); ok {
-			addrc <- strings.TrimSuffix(u, mcpPath)
+			addrc <- strings.TrimSuffix(u, mcphttp.Path)
 		}
 	}}
 	done := make(chan error, 1)
@@ -176,7 +177,7 @@ func TestViewerOnHTTPServerNeedsTheToken(t *testing.T) {
 	code, _, body := fetch(t, base+"/ui/", "Cookie", strings.Split(cookie, ";")[0])
 	assert.Equal(t, http.StatusOK, code)
 	assert.Contains(t, body, `id="banks"`)
-	code, _, _ = fetch(t, base+mcpPath, "Cookie", strings.Split(cookie, ";")[0])
+	code, _, _ = fetch(t, base+mcphttp.Path, "Cookie", strings.Split(cookie, ";")[0])
 	assert.Equal(t, http.StatusUnauthorized, code, "the viewer's cookie is not the MCP endpoint's token")
 	cancel()
 	require.NoError(t, <-done)

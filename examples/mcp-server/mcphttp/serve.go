@@ -1,0 +1,178 @@
+package mcphttp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
+)
+
+// Path is where the streamable HTTP transport is served.
+const Path = "/mcp"
+
+// ShutdownGrace bounds how long in-flight HTTP requests may finish after a
+// SIGTERM before the server closes their connections.
+const ShutdownGrace = 10 * time.Second
+
+// Serve serves h at http://addr/mcp, and viewer (if not nil) at
+// http://addr/ui/, until ctx is done, then shuts down gracefully: it stops
+// accepting, lets in-flight requests finish (at most ShutdownGrace), and
+// returns. ready, if set, is told the address listened on (useful with
+// port 0). The viewer checks the token itself: it also accepts it once as
+// ?token= and then from a cookie, as a browser cannot send a bearer.
+func Serve(ctx context.Context, addr, token string, h http.Handler, viewer *ui.Handler, logger *slog.Logger, ready func(net.Addr)) error {
+	if err := CheckAddr("--http", addr, token); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--http %q: %w", addr, err)
+	}
+	return serveListener(ctx, ln, token, h, viewer, logger, ready)
+}
+
+// serveListener is Serve on a listener.
+func serveListener(ctx context.Context, ln net.Listener, token string, h http.Handler, viewer *ui.Handler, logger *slog.Logger, ready func(net.Addr)) error {
+	mux := http.NewServeMux()
+	mux.Handle(Path, requireToken(token, h))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "404: the MCP endpoint is "+Path, http.StatusNotFound)
+	})
+	if viewer != nil {
+		mux.Handle(ui.Prefix, viewer)
+	}
+	streams := &eventStreams{cancel: map[*http.Request]context.CancelFunc{}, posts: map[*http.Request]context.CancelFunc{}}
+	srv := &http.Server{Handler: streams.wrap(mux), ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleConnTimeout}
+	// Event streams (GET) never finish by themselves: Shutdown ends them
+	// first, then waits for the requests in flight.
+	srv.RegisterOnShutdown(streams.closeAll)
+	if viewer != nil {
+		srv.RegisterOnShutdown(viewer.Close)
+	}
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	logger.Info("mnemobank: serving MCP over streamable HTTP", "url", "http://"+ln.Addr().String()+Path, "token", token != "")
+	return ServeUntilDone(ctx, srv, ln, "the HTTP server")
+}
+
+// ServeUntilDone serves srv on ln until ctx ends, then shuts it down within
+// ShutdownGrace; what names the server in a shutdown error.
+func ServeUntilDone(ctx context.Context, srv *http.Server, ln net.Listener, what string) error {
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutting down %s: %w", what, err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// eventStreams are the requests that last until the client leaves: GET
+// event streams, and the POSTs of the protocol without sessions, among
+// which subscriptions/listen never ends by itself. closeAll ends the GET
+// streams at once and those POSTs after statelessDrain, so an ordinary
+// request in flight still finishes, and a listen stream does not hold
+// the shutdown for its whole grace period.
+type eventStreams struct {
+	mu     sync.Mutex
+	closed bool
+	cancel map[*http.Request]context.CancelFunc
+	posts  map[*http.Request]context.CancelFunc
+}
+
+// statelessDrain is how long a stateless request may go on after
+// shutdown began; far longer than any tool call, far shorter than
+// ShutdownGrace.
+const statelessDrain = 2 * time.Second
+
+func (e *eventStreams) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var reqs map[*http.Request]context.CancelFunc
+		switch {
+		case r.Method == http.MethodGet:
+			reqs = e.cancel
+		case r.Method == http.MethodPost && usesStatelessProtocol(r):
+			reqs = e.posts
+		default:
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		r = r.WithContext(ctx)
+		e.mu.Lock()
+		if e.closed {
+			e.mu.Unlock()
+			http.Error(w, "503: the server is shutting down", http.StatusServiceUnavailable)
+			return
+		}
+		reqs[r] = cancel
+		e.mu.Unlock()
+		defer func() {
+			e.mu.Lock()
+			delete(reqs, r)
+			e.mu.Unlock()
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (e *eventStreams) closeAll() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed = true
+	for _, cancel := range e.cancel {
+		cancel()
+	}
+	posts := make([]context.CancelFunc, 0, len(e.posts))
+	for _, cancel := range e.posts {
+		posts = append(posts, cancel)
+	}
+	time.AfterFunc(statelessDrain, func() {
+		for _, cancel := range posts {
+			cancel()
+		}
+	})
+}
+
+// Listen checks addr (loopback only without a token) and listens on it;
+// flag names the option that gave addr, for the error.
+func Listen(flag, addr, token string) (net.Listener, error) {
+	if err := CheckAddr(flag, addr, token); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s %q: %w", flag, addr, err)
+	}
+	return ln, nil
+}
+
+// ServeViewer serves the viewer alone on ln until ctx is done, then shuts
+// down as Serve does: event streams end at once, pages in flight finish.
+func ServeViewer(ctx context.Context, ln net.Listener, viewer *ui.Handler) error {
+	mux := http.NewServeMux()
+	mux.Handle(ui.Prefix, viewer)
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, ui.Prefix, http.StatusSeeOther)
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleConnTimeout}
+	srv.RegisterOnShutdown(viewer.Close)
+	return ServeUntilDone(ctx, srv, ln, "the viewer")
+}

@@ -1,0 +1,52 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/tools"
+)
+
+// bankTool runs the memory bank tool name of memorybank/tools, as it is
+// declared there, with an omitted branch filled from the client's roots
+// and the client's name as the actor.
+func (s *Server) bankTool(name string) toolDef {
+	return toolDef{name: name,
+		run: func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (any, error) {
+			ctx = tools.WithBranchResolver(ctx, func(ctx context.Context) (string, error) { return s.rootsBranch(ctx, req) })
+			return tools.Call(tools.WithActor(ctx, clientName(req)), s.bank, name, args)
+		},
+	}
+}
+
+// clientName is the name the MCP client gave in its handshake (such as
+// "claude-code"), recorded as the actor of every change to the bank.
+func clientName(req *mcp.CallToolRequest) string {
+	if req == nil || req.Session == nil {
+		return ""
+	}
+	if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
+		return actorName(p.ClientInfo.Name)
+	}
+	return ""
+}
+
+// actorName makes a client's name an actor the bank records: as it is when
+// the bank accepts it, else its first bytes quoted in Go syntax (control
+// characters and invalid UTF-8 escaped), so a client with an odd name can
+// still write, and its history still says who it was.
+func actorName(name string) string {
+	if memorybank.ValidateActor(name) == nil {
+		return name
+	}
+	const keep = 48 // a quoted byte is at most 4 characters: 2 + 4*48 < MaxActorBytes
+	if len(name) > keep {
+		name = strings.ToValidUTF8(name[:keep], "") + "..."
+	}
+	return strconv.QuoteToASCII(name)
+}
