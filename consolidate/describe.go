@@ -4,15 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
+	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
 )
 
 // Describe renders p for a person to confirm: each step with the entries
 // it changes as a line diff ("-" removed, "+" added, "  " kept), read now
-// from t. An entry gone since the plan was built is reported as such
-// (Apply would refuse the plan).
+// from t. An entry changed or gone since the plan was built is a
+// *ChangedError, as Apply would report it.
 func Describe(ctx context.Context, t Targets, p *Plan) (string, error) {
 	if err := p.validate(t); err != nil {
 		return "", err
@@ -21,7 +23,7 @@ func Describe(ctx context.Context, t Targets, p *Plan) (string, error) {
 	for i, mg := range p.Merge {
 		fmt.Fprintf(&b, "merge %d: %d entries into one\n", i+1, len(mg.Members))
 		for _, m := range mg.Members {
-			text, err := current(ctx, t, m.Ref)
+			text, err := member(ctx, t, m)
 			if err != nil {
 				return "", err
 			}
@@ -30,7 +32,7 @@ func Describe(ctx context.Context, t Targets, p *Plan) (string, error) {
 		}
 	}
 	for i, m := range p.Retire {
-		text, err := current(ctx, t, m.Ref)
+		text, err := member(ctx, t, m)
 		if err != nil {
 			return "", err
 		}
@@ -39,7 +41,7 @@ func Describe(ctx context.Context, t Targets, p *Plan) (string, error) {
 	}
 	for i, pr := range p.Promote {
 		m := pr.Member
-		text, err := current(ctx, t, m.Ref)
+		text, err := member(ctx, t, m)
 		if err != nil {
 			return "", err
 		}
@@ -56,21 +58,44 @@ func Describe(ctx context.Context, t Targets, p *Plan) (string, error) {
 
 // current is an entry's text now; "" when it does not exist.
 func current(ctx context.Context, t Targets, r Ref) (string, error) {
+	text, _, err := currentAt(ctx, t, r)
+	return text, err
+}
+
+// currentAt is an entry's text and version now; "", "" when it does not
+// exist.
+func currentAt(ctx context.Context, t Targets, r Ref) (text, version string, err error) {
 	if r.IsMemory() {
 		m, err := t.Memories.Get(ctx, r.Memory)
-		if err != nil {
-			return "", err
+		if errors.Is(err, memories.ErrNotFound) {
+			return "", "", nil
 		}
-		return m.Content, nil
+		if err != nil {
+			return "", "", err
+		}
+		return m.Content, memories.Fingerprint(m), nil
 	}
 	d, err := t.Bank.Read(ctx, memorybank.ReadRequest{Scope: r.Scope, Branch: r.Branch, Path: r.Path})
 	if errors.Is(err, memorybank.ErrNotFound) {
-		return "", nil
+		return "", "", nil
 	}
+	if err != nil {
+		return "", "", err
+	}
+	return docText(d), strconv.FormatInt(d.Version, 10), nil
+}
+
+// member is a plan member's text now, or a *ChangedError when it is no
+// longer at the plan's version.
+func member(ctx context.Context, t Targets, m Member) (string, error) {
+	text, v, err := currentAt(ctx, t, m.Ref)
 	if err != nil {
 		return "", err
 	}
-	return docText(d), nil
+	if v != m.Version {
+		return "", &ChangedError{Ref: m.Ref, Want: m.Version, Got: v}
+	}
+	return text, nil
 }
 
 // maxDiffLines bounds the lines a diff compares (LCS is quadratic); past
