@@ -26,6 +26,8 @@ var subcommands = map[string]func(ctx context.Context, args []string, stdin io.R
 	"import": runImport,
 	"copy":   runCopy,
 	"ui":     runUI,
+
+	"consolidate": runConsolidate,
 }
 
 // runSubcommand runs the subcommand args[0] names, if it is one.

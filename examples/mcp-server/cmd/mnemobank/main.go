@@ -97,6 +97,7 @@ Usage:
   mnemobank ... [--ui ADDR] [--ui-read-only]
   mnemobank ui [--root DIR | --postgres DSN --namespace N] [--memories FILE] [--addr 127.0.0.1:7777] [--ui-read-only]
   mnemobank export | import | copy ...
+  mnemobank consolidate [--merged BRANCH,...] [--apply]
   mnemobank --help | --version
 
 With --ui ADDR a browser viewer of the bank is served at http://ADDR/ui/
@@ -163,7 +164,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		return nil
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --language, --memories, --postgres, --namespace, --http, --ui, --ui-read-only, --confirm-plans, --help and --version; subcommands are ui, export, import and copy", errUsage, fs.Arg(0))
+		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --language, --memories, --postgres, --namespace, --http, --ui, --ui-read-only, --confirm-plans, --help and --version; subcommands are ui, export, import, copy and consolidate", errUsage, fs.Arg(0))
 	}
 	confirmPlans, err := mcpserver.ParseConfirmPolicy(*confirmPlansFlag)
 	if err != nil {
