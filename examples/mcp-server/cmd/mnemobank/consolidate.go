@@ -55,7 +55,7 @@ func runConsolidate(ctx context.Context, args []string, _ io.Reader, stdout, std
 	}
 	defer st.close()
 	bank := memorybank.New(st.bank, &memorybank.Options{Logger: logger})
-	mem, err := memories.New(st.mem, &memories.Options{Logger: logger, Trash: st.trash,
+	mem, err := memories.New(st.mem, &memories.Options{Logger: logger, Trash: st.trash, Usage: st.usage,
 		TrashEntries: consolidate.MaxSteps})
 	if err != nil {
 		return err

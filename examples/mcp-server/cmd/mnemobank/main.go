@@ -187,10 +187,17 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 			"root", st.root)
 	}
 	bank := memorybank.New(st.bank, &memorybank.Options{Language: lang, Logger: logger})
-	mem, err := memories.New(st.mem, &memories.Options{Logger: logger, Trash: st.trash})
+	mem, err := memories.New(st.mem, &memories.Options{Logger: logger, Trash: st.trash, Usage: st.usage})
 	if err != nil {
 		return err
 	}
+	// The use counted since the last batch is written when the server
+	// stops, so stale candidates see it.
+	defer func() {
+		if err := mem.FlushUsage(context.WithoutCancel(ctx)); err != nil {
+			logger.Warn("mnemobank: cannot record memory use", "error", err)
+		}
+	}()
 	srv := mcpserver.New(bank, mem, &mcpserver.Options{Logger: logger, ConfirmPlans: confirmPlans})
 	defer srv.Close()
 	token := mcphttp.TrimToken(os.Getenv)
