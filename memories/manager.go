@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/mnemobank/mnemobank/screen"
 	"io"
 	"log/slog"
 	"slices"
@@ -89,6 +90,17 @@ type Options struct {
 	// Japanese, Chinese, code and JSON. memorybank.EstimateTokens and any
 	// other memorybank.TokenCounter fit.
 	Tokens interface{ CountTokens(text string) int }
+	// Secrets screens the content and tags of every memory Add would store
+	// for credentials: it refuses (an error wrapping screen.ErrSecret) or
+	// redacts. Nil: no check.
+	Secrets screen.Screen
+	// Flagger flags memories whose text addresses the agent: Add stores
+	// the tag FlaggedTag and one FlagTagPrefix+kind tag per kind. Nil: no
+	// flags.
+	Flagger screen.Flagger
+	// ExcludeFlagged leaves memories tagged FlaggedTag out of
+	// InjectionContent and InjectionFor (Search and List still show them).
+	ExcludeFlagged bool
 }
 
 // Manager is the MemoryManager over a Store. It holds no state of the file
@@ -118,6 +130,10 @@ type Manager struct {
 	tokens      func(string) int
 	tokenBudget int
 
+	secrets        screen.Screen
+	flagger        screen.Flagger
+	excludeFlagged bool
+
 	mu sync.RWMutex // guards ix, and its contents (see extendIndex)
 	ix *index       // the last file version searched (see indexed)
 }
@@ -133,7 +149,8 @@ func New(store Store, opts *Options) (*Manager, error) {
 	}
 	m := &Manager{store: store, cfg: DefaultConfig(), log: o.Logger, now: o.Now, loc: o.Location,
 		rand: o.Rand, budget: o.InjectBudget, warn: o.WarnBytes, max: o.MaxBytes, tries: o.Retries,
-		trash: o.Trash, trashMax: o.TrashEntries, usage: o.Usage, tokens: tokens.Estimate, tokenBudget: o.InjectTokens}
+		trash: o.Trash, trashMax: o.TrashEntries, usage: o.Usage, tokens: tokens.Estimate, tokenBudget: o.InjectTokens,
+		secrets: o.Secrets, flagger: o.Flagger, excludeFlagged: o.ExcludeFlagged}
 	if o.Tokens != nil {
 		m.tokens = o.Tokens.CountTokens
 	}
@@ -274,6 +291,10 @@ func (m *Manager) Add(ctx context.Context, content string, tags ...string) (Memo
 	}
 	if !m.cfg.Enabled {
 		return Memory{}, &OpError{Op: "add", Err: ErrDisabled, Detail: "Config.Enabled is false; nothing was written"}
+	}
+	content, tags, err := m.screenAdd(content, tags)
+	if err != nil {
+		return Memory{}, err
 	}
 	mem, err := m.newMemory(content, tags)
 	if err != nil {
@@ -658,6 +679,9 @@ func (m *Manager) InjectionFor(ctx context.Context, prompt string) (string, erro
 	}
 	defer done()
 	order, ranked := ix.relevantFirst(prompt)
+	if m.excludeFlagged {
+		order = slices.DeleteFunc(order, func(i int) bool { return Flagged(ix.ms[i]) })
+	}
 	order = ix.oneOfEachCluster(order)
 	out, take := renderTaken(ix.ms, order, !ranked, m.budget, m.tokenBudget, m.tokens)
 	m.used(ctx, ix, order[:take])

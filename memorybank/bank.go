@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemobank/mnemobank/jsonpatch"
 	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
+	"github.com/mnemobank/mnemobank/screen"
 )
 
 // Scope selects a memory bank: the branch bank of one git branch, the global
@@ -161,6 +162,23 @@ type Options struct {
 	// TokenCounter counts tokens for ReadContext's budget. Default
 	// EstimateTokens; a host may pass its model's tokenizer.
 	TokenCounter TokenCounter
+	// Secrets screens every document a write would store (its content,
+	// metadata and extra members, after patches) for credentials before
+	// anything is written: it refuses the write (an error wrapping
+	// screen.ErrSecret, a *screen.SecretError naming each kind and its
+	// line) or redacts them. Nil: no check. Package screen/gitleaks
+	// provides the maintained rule set.
+	Secrets screen.Screen
+	// Flagger, when set, flags text that addresses the agent (memory
+	// poisoning) on every write: the flags are stored in the document's
+	// metadata (FlagsMember), shown by Read (Document.Flags) and
+	// ReadContext (ContextFile.Flags), which can leave flagged documents
+	// out (ReadContextRequest.ExcludeFlagged). A flag never refuses a
+	// write. Nil: no flags.
+	Flagger screen.Flagger
+	// ExcludeFlagged makes every ReadContext leave flagged documents out,
+	// as ReadContextRequest.ExcludeFlagged does for one call.
+	ExcludeFlagged bool
 }
 
 // Bank is a memory bank over a Store: branch and global banks of JSON and

@@ -15,10 +15,14 @@ import (
 // ReadContext returns the same few core files on every call, and decoding
 // one (its front matter is YAML), encoding it and counting its tokens cost
 // far more than reading it. So the Bank keeps what ReadContext made of each
-// document it included, by store key and stored version: a warm call still
-// reads every document (the Get tells its version, and sees any change,
-// through a Bank or not) but decodes, encodes and counts only the ones that
-// changed. The cache is bounded; past a bound it starts again empty.
+// document it included, by store key and stored version. The bank's index
+// already knows each document's store version, as current as the listing
+// ReadContext returns beside it (every change through a Store at once,
+// changes behind every Store's back within Options.IndexMaxAge): when the
+// cached version is the index's, a warm call reads nothing; otherwise it
+// reads the document (the Get tells its version) and decodes, encodes and
+// counts only what changed. The cache is bounded; past a bound it starts
+// again empty.
 const (
 	ctxCacheMaxEntries = 1024
 	ctxCacheMaxBytes   = 8 << 20 // of cached content
@@ -39,12 +43,24 @@ type ctxEntry struct {
 }
 
 // contextFile returns the ContextFile of the document at path p of a
-// section and, when counted is true, the tokens of its entry in a
+// section and, when the budget is limited, the tokens of its entry in a
 // ReadContext result ("path":{...}); ErrNotFound and ErrCorrupt as Read.
-func (b *Bank) contextFile(ctx context.Context, scope Scope, branch, p string, tb *tokenBudget) (ContextFile, int, error) {
+// indexed is the document's store version as the bank's index knows it
+// ("" when unknown): a cached entry of that version is used without
+// reading the store.
+func (b *Bank) contextFile(ctx context.Context, scope Scope, branch, p, indexed string, tb *tokenBudget) (ContextFile, int, error) {
 	l, err := b.locate(ctx, scope, branch, p, false)
 	if err != nil {
 		return ContextFile{}, 0, err
+	}
+	c := &b.ctxFiles
+	if indexed != "" {
+		c.mu.Lock()
+		e, ok := c.m[l.key]
+		c.mu.Unlock()
+		if ok && e.version == indexed && (e.tokens >= 0 || !tb.limited()) {
+			return e.handOut(), e.tokens, nil
+		}
 	}
 	obj, err := b.store.Get(ctx, l.key)
 	if errors.Is(err, ErrNotFound) {
@@ -53,7 +69,6 @@ func (b *Bank) contextFile(ctx context.Context, scope Scope, branch, p string, t
 	if err != nil {
 		return ContextFile{}, 0, err
 	}
-	c := &b.ctxFiles
 	c.mu.Lock()
 	e, ok := c.m[l.key]
 	c.mu.Unlock()
@@ -66,7 +81,7 @@ func (b *Bank) contextFile(ctx context.Context, scope Scope, branch, p string, t
 		if err != nil {
 			return ContextFile{}, 0, err
 		}
-		e = ctxEntry{version: obj.Version, cf: ContextFile{Path: p, Content: doc.Content, Tags: doc.Tags, LastModified: doc.LastModified}, tokens: -1}
+		e = ctxEntry{version: obj.Version, cf: ContextFile{Path: p, Content: doc.Content, Tags: doc.Tags, LastModified: doc.LastModified, Flags: doc.Flags}, tokens: -1}
 	}
 	if tb.limited() && e.tokens < 0 {
 		enc, _ := json.Marshal(e.cf)
@@ -75,9 +90,15 @@ func (b *Bank) contextFile(ctx context.Context, scope Scope, branch, p string, t
 	if obj.Version != "" {
 		c.put(l.key, e)
 	}
+	return e.handOut(), e.tokens, nil
+}
+
+// handOut returns a copy of the entry's ContextFile that the caller may
+// keep and modify.
+func (e ctxEntry) handOut() ContextFile {
 	cf := e.cf
-	cf.Content, cf.Tags = bytes.Clone(cf.Content), slices.Clone(cf.Tags)
-	return cf, e.tokens, nil
+	cf.Content, cf.Tags, cf.Flags = bytes.Clone(cf.Content), slices.Clone(cf.Tags), slices.Clone(cf.Flags)
+	return cf
 }
 
 func (c *ctxCache) put(key string, e ctxEntry) {

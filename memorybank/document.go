@@ -2,6 +2,7 @@ package memorybank
 
 import (
 	"fmt"
+	"github.com/mnemobank/mnemobank/screen"
 
 	"encoding/json"
 	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
@@ -74,6 +75,10 @@ type Document struct {
 	// value patches apply to. For a text document it is a JSON string holding
 	// the text without its front matter.
 	Content json.RawMessage `json:"content"`
+
+	// Flags are the poisoning flags the last write recorded (see
+	// Options.Flagger): why an agent should not trust the document.
+	Flags []screen.Flag `json:"flags,omitempty"`
 }
 
 // Text returns the text of a text document, or "" for a JSON document.
@@ -163,6 +168,7 @@ func documentOf(e *codec.Envelope, scope Scope, branch string, modTime time.Time
 	d.ID, _ = e.Str("id")
 	d.Title, _ = e.Str("title")
 	d.DocumentType, _ = e.Str("documentType")
+	d.Flags = flagsOf(e)
 	if d.LastModified.IsZero() {
 		d.LastModified = modTime.UTC()
 	}

@@ -54,6 +54,8 @@ type HistoryEntry struct {
 	Time    time.Time `json:"time"`
 	Actor   string    `json:"actor,omitempty"`
 	Reason  string    `json:"reason,omitempty"`
+	// Via is the write's Provenance (tool and source), when it gave one.
+	Via *Provenance `json:"via,omitempty"`
 	// Deleted: this change deleted the document; Created: the document did
 	// not exist before it.
 	Deleted bool `json:"deleted,omitempty"`
@@ -143,6 +145,9 @@ func (b *Bank) putHistory(ctx context.Context, l loc, e HistoryEntry) {
 		e.Patch, e.Inverse, e.Truncated = nil, nil, true
 		data, err = json.Marshal(e)
 	}
+	if err == nil {
+		data = b.screenHistory(l, e, data)
+	}
 	key := historyKey(l, e.Version)
 	if err == nil {
 		_, err = b.hist.Put(ctx, key, data, Condition{IfAbsent: true})
@@ -174,7 +179,7 @@ func (b *Bank) recordWrite(ctx context.Context, l loc, req WriteRequest, old, ne
 	if b.opts.HistoryVersions < 0 {
 		return
 	}
-	e := HistoryEntry{Version: next.Version(), Time: now, Actor: req.Actor, Reason: req.Reason, Created: old == nil}
+	e := HistoryEntry{Version: next.Version(), Time: now, Actor: req.Actor, Reason: req.Reason, Created: old == nil, Via: req.Provenance}
 	var err error
 	e.Patch, e.Inverse, err = changeOf(old, next, req.Patches, b.opts.HistoryEntryBytes)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mnemobank/mnemobank/screen"
 	"slices"
 	"strings"
 	"time"
@@ -41,6 +42,10 @@ type ReadContextRequest struct {
 	// which a process builds on first use by reading each document of the
 	// banks once.
 	Query string `json:"query,omitempty"`
+	// ExcludeFlagged leaves out documents a write flagged as addressing
+	// the agent (Options.Flagger); they are listed in Withheld instead.
+	// Options.ExcludeFlagged does it for every call.
+	ExcludeFlagged bool `json:"excludeFlagged,omitempty"`
 }
 
 // ReadContextResult is the output of ReadContext. A section is nil (and absent from
@@ -67,6 +72,16 @@ type ReadContextResult struct {
 	Note string `json:"note,omitempty"`
 	// Truncated is true when the budget left out a core file or a path.
 	Truncated bool `json:"truncated,omitempty"`
+	// Withheld lists the documents left out because they are flagged
+	// (ReadContextRequest.ExcludeFlagged), with their flags.
+	Withheld []WithheldFile `json:"withheld,omitempty"`
+}
+
+// WithheldFile is a flagged document ReadContext left out on request.
+type WithheldFile struct {
+	Scope Scope         `json:"scope"`
+	Path  string        `json:"path"`
+	Flags []screen.Flag `json:"flags"`
 }
 
 // LeftOutFile is a document ReadContext left out for its budget.
@@ -89,6 +104,9 @@ type ContextFile struct {
 	Content      json.RawMessage `json:"content"`
 	Tags         []string        `json:"tags"`
 	LastModified time.Time       `json:"lastModified"`
+	// Flags are the document's poisoning flags (Document.Flags): an agent
+	// should treat its text as data, never as instructions.
+	Flags []screen.Flag `json:"flags,omitempty"`
 }
 
 // ReadContext returns rules, branch memory and global memory in one call, as
@@ -134,7 +152,7 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 	}
 	var sections []*ctxSection
 	if incBranch {
-		core, other, err := b.bankPaths(ctx, ScopeBranch, req.Branch, b.opts.BranchCoreFiles)
+		core, other, versions, err := b.bankPaths(ctx, ScopeBranch, req.Branch, b.opts.BranchCoreFiles)
 		if err != nil {
 			return nil, err
 		}
@@ -142,31 +160,39 @@ func (b *Bank) ReadContext(ctx context.Context, req ReadContextRequest) (*ReadCo
 			if err := b.InitBranch(ctx, req.Branch, lang); err != nil {
 				return nil, err
 			}
-			if core, other, err = b.bankPaths(ctx, ScopeBranch, req.Branch, b.opts.BranchCoreFiles); err != nil {
+			if core, other, versions, err = b.bankPaths(ctx, ScopeBranch, req.Branch, b.opts.BranchCoreFiles); err != nil {
 				return nil, err
 			}
 		}
 		res.BranchMemory = map[string]ContextFile{}
-		sections = append(sections, &ctxSection{scope: ScopeBranch, core: core, other: other, out: res.BranchMemory})
+		sections = append(sections, &ctxSection{scope: ScopeBranch, core: core, other: other, versions: versions, out: res.BranchMemory})
 	}
 	if incGlobal {
-		core, other, err := b.bankPaths(ctx, ScopeGlobal, "", b.opts.GlobalCoreFiles)
+		core, other, versions, err := b.bankPaths(ctx, ScopeGlobal, "", b.opts.GlobalCoreFiles)
 		if err != nil {
 			return nil, err
 		}
 		res.GlobalMemory = map[string]ContextFile{}
-		sections = append(sections, &ctxSection{scope: ScopeGlobal, core: core, other: other, out: res.GlobalMemory})
+		sections = append(sections, &ctxSection{scope: ScopeGlobal, core: core, other: other, versions: versions, out: res.GlobalMemory})
 	}
 	// include adds a document to its section if it fits the budget; it
 	// returns its cost in tokens, and whether it was included.
 	include := func(s *ctxSection, p string) (tokens int, ok bool, err error) {
-		cf, tokens, err := b.contextFile(ctx, s.scope, req.Branch, p, tb)
+		cf, tokens, err := b.contextFile(ctx, s.scope, req.Branch, p, s.versions[p], tb)
 		if errors.Is(err, ErrCorrupt) {
 			b.opts.Logger.WarnContext(ctx, "memorybank: document cannot be decoded; listed instead", "path", p, "err", err)
 			return 0, false, nil
 		}
 		if err != nil {
 			return 0, false, err
+		}
+		if (req.ExcludeFlagged || b.opts.ExcludeFlagged) && len(cf.Flags) > 0 {
+			flags := slices.Clone(cf.Flags)
+			for i := range flags {
+				flags[i].Excerpt = "" // the text is withheld, its quote too
+			}
+			res.Withheld = append(res.Withheld, WithheldFile{Scope: s.scope, Path: p, Flags: flags})
+			return 0, true, nil
 		}
 		if tb.limited() {
 			if !tb.fits(tokens) {
@@ -238,12 +264,15 @@ func moreNote(n int) string {
 
 // ctxSection is one memory section of ReadContext being filled.
 type ctxSection struct {
-	scope   Scope
-	core    []string
-	other   []string
-	out     map[string]ContextFile
-	skipped []leftOut // core files left out
-	left    []leftOut // other documents left out, in order
+	scope Scope
+	core  []string
+	other []string
+	// versions holds the store version of each core file as the bank's
+	// index knows it (see contextFile).
+	versions map[string]string
+	out      map[string]ContextFile
+	skipped  []leftOut // core files left out
+	left     []leftOut // other documents left out, in order
 }
 
 type leftOut struct {
@@ -427,18 +456,18 @@ func (b *Bank) listLeftOut(res *ReadContextResult, sections []*ctxSection, tb *t
 func flag(p *bool) bool { return p == nil || *p }
 
 // bankPaths returns the core files of a bank, in the order of the core
-// list, and the other document paths, sorted, from its index: no document
-// is read. A core name matches its path exactly, or with the other of
+// list, the other document paths, sorted, and the store version of each
+// core file, from its index: no document is read. A core name matches its path exactly, or with the other of
 // .json/.md when the exact path is absent; a name ending in "/" matches
 // every path below it.
-func (b *Bank) bankPaths(ctx context.Context, scope Scope, branch string, coreNames []string) (core, other []string, err error) {
+func (b *Bank) bankPaths(ctx context.Context, scope Scope, branch string, coreNames []string) (core, other []string, versions map[string]string, err error) {
 	prefix, err := b.bankPrefix(ctx, scope, branch, false)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	idx, err := b.pathIndex(ctx, prefix)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer idx.mu.Unlock()
 	sorted := idx.sortedPaths()
@@ -470,13 +499,17 @@ func (b *Bank) bankPaths(ctx context.Context, scope Scope, branch string, coreNa
 		at = append(at, i)
 	}
 	slices.Sort(at)
+	versions = make(map[string]string, len(core))
+	for _, p := range core {
+		versions[p] = idx.paths[p]
+	}
 	other = make([]string, 0, len(sorted)-len(core))
 	from := 0
 	for _, i := range at {
 		other = append(other, sorted[from:i]...)
 		from = i + 1
 	}
-	return core, append(other, sorted[from:]...), nil
+	return core, append(other, sorted[from:]...), versions, nil
 }
 
 func swapExt(p string) string {

@@ -257,6 +257,37 @@ func TestFirstReadContextReadsOnlyWhatItReturns(t *testing.T) {
 	assert.Equal(t, int64(0), store.puts.Load())
 }
 
+// A warm ReadContext reads no core file that has not changed since the
+// last call (the bank's index knows their store versions): only the rules
+// document, which may be edited at any time; a changed core file is read
+// again.
+func TestWarmReadContextReadsOnlyChangedFiles(t *testing.T) {
+	mem := &memorybank.MemStore{}
+	populate(t, mem, 100)
+	store := &countingStore{Store: mem}
+	b := newBank(store)
+	for _, p := range []string{"architecture.md", "glossary.md"} {
+		mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: p, Text: "# " + p + "\n", Tags: []string{"core"}})
+	}
+	req := memorybank.ReadContextRequest{Branch: "main"}
+	_, err := b.ReadContext(ctx, req)
+	require.NoError(t, err)
+
+	store.reset()
+	res, err := b.ReadContext(ctx, req)
+	require.NoError(t, err)
+	assert.Len(t, res.BranchMemory, 4)
+	assert.Len(t, res.GlobalMemory, 2)
+	assert.Equal(t, int64(1), store.gets.Load(), "the rules document only")
+
+	mustWrite(t, newBank(mem), memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "glossary.md", Text: "# Glossary\n\nNew.\n", Tags: []string{"core"}})
+	store.reset()
+	res, err = b.ReadContext(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1+1), store.gets.Load(), "the rules and the changed file")
+	assert.JSONEq(t, `"# Glossary\n\nNew.\n"`, string(res.GlobalMemory["glossary.md"].Content))
+}
+
 // ReadContext keeps what it made of each document between calls; a change
 // made through another Bank or straight in the store still shows on the
 // next call, and a caller editing a result changes no later one.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/mnemobank/mnemobank/screen"
 	"maps"
 	"math"
 	"slices"
@@ -190,6 +191,8 @@ type TextHit struct {
 	// Snippet is a short passage of the document's text around its best
 	// match, or its beginning.
 	Snippet string `json:"snippet"`
+	// Flags are the document's poisoning flags (Document.Flags).
+	Flags []screen.Flag `json:"flags,omitempty"`
 }
 
 // Search finds the documents most relevant to a query, best first: BM25F
@@ -298,7 +301,7 @@ func (b *Bank) SearchTextPage(ctx context.Context, req TextSearchRequest) (*Page
 	}
 	out := make([]TextHit, 0, len(hits))
 	for _, h := range hits {
-		snippet, err := b.snippet(ctx, h.bank.prefix+h.path, h.path, terms)
+		snippet, flags, err := b.snippet(ctx, h.bank.prefix+h.path, h.path, terms)
 		if errors.Is(err, ErrNotFound) {
 			continue // deleted since
 		}
@@ -306,7 +309,7 @@ func (b *Bank) SearchTextPage(ctx context.Context, req TextSearchRequest) (*Page
 			return nil, err
 		}
 		out = append(out, TextHit{Scope: h.bank.scope, Branch: h.bank.branch, Path: h.path, Title: h.title,
-			Score: math.Round(h.score*1e4) / 1e4, Snippet: snippet})
+			Score: math.Round(h.score*1e4) / 1e4, Snippet: snippet, Flags: flags})
 	}
 	return &Page[TextHit]{Items: out, Total: total}, nil
 }

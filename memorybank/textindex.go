@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
+	"github.com/mnemobank/mnemobank/screen"
 	"runtime"
 	"strings"
 	"sync"
@@ -289,15 +290,15 @@ func (b *Bank) textIndexOf(ctx context.Context, prefix string) (*bankIndex, erro
 const snippetBytes = 160
 
 // snippet reads a document and returns the passage of its text with the
-// most distinct query terms, or its beginning.
-func (b *Bank) snippet(ctx context.Context, key, p string, terms []string) (string, error) {
+// most distinct query terms, or its beginning, and the document's flags.
+func (b *Bank) snippet(ctx context.Context, key, p string, terms []string) (string, []screen.Flag, error) {
 	obj, err := b.store.Get(ctx, key)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	e, err := decodeStored(codec.FormatOf(p), p, obj.Data)
 	if err != nil {
-		return "", nil
+		return "", nil, nil
 	}
-	return textsearch.Snippet(bodyText(e), terms, snippetBytes, -1), nil
+	return textsearch.Snippet(bodyText(e), terms, snippetBytes, -1), flagsOf(e), nil
 }

@@ -50,6 +50,10 @@ type WriteRequest struct {
 	// history records them.
 	Actor  string `json:"actor,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// Provenance, when given, is recorded in the document's metadata
+	// (ProvenanceMember) and in its history entry: the tool and the source
+	// of the write, with Actor.
+	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
 // WriteResult describes the document a Write stored.
@@ -309,6 +313,8 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 	if err != nil {
 		return nil, err
 	}
+	b.flagDocument(next)
+	stampProvenance(next, old, req)
 	now := b.now()
 	next.Stamp(old, oldVersion, codec.FormatTime(now), b.opts.NewID, req.Tags, req.Patches == nil)
 	if n := len(next.Tags()); n > b.opts.MaxTags {
@@ -323,6 +329,9 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 		return nil, limitOf(l.path, err)
 	}
 	problems := problemsOf(kept)
+	if data, next, err = b.screenSecrets(l, data, next); err != nil {
+		return nil, err
+	}
 	if len(data) > b.opts.MaxDocumentBytes {
 		return nil, &LimitError{Limit: "document size", Max: b.opts.MaxDocumentBytes, Got: len(data), Path: l.path}
 	}

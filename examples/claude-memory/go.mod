@@ -3,8 +3,9 @@ module github.com/mnemobank/mnemobank/examples/claude-memory
 go 1.25.0
 
 require (
+	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
+	github.com/google/jsonschema-go v0.4.3
 	github.com/mnemobank/mnemobank v0.0.0
-	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/stretchr/testify v1.12.1
 )
 
@@ -33,4 +34,3 @@ require (
 	golang.org/x/sys v0.38.0 // indirect
 	golang.org/x/text v0.36.0 // indirect
 )
-

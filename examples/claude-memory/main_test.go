@@ -12,9 +12,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
 type transcript struct {
@@ -107,7 +110,10 @@ func TestConversationReplay(t *testing.T) {
 	require.NoError(t, err)
 
 	require.Len(t, requests, len(tr.Exchanges))
-	assert.Equal(t, []map[string]any{{"type": "memory_20250818", "name": "memory"}}, requests[0].Tools)
+	// The memory tool first, then the bank's tools.
+	require.Len(t, requests[0].Tools, 1+len(tools.For(memorybank.New(&memorybank.MemStore{}, nil))))
+	assert.Equal(t, map[string]any{"type": "memory_20250818", "name": "memory"}, requests[0].Tools[0])
+	assert.Equal(t, "read_context", requests[0].Tools[1+4]["name"])
 	for i, ex := range tr.Exchanges {
 		if len(ex.ToolResults) == 0 {
 			continue

@@ -183,7 +183,7 @@ func Import(ctx context.Context, bank *memorybank.Bank, mem Memories, r io.Reade
 
 	// 1. Verify everything before the first write, every key by the
 	// target store's rules too.
-	m, err := walk(ctx, src, im.lim, func(e entry) error {
+	m, err := walk(ctx, src, im.lim, im.screened(func(e entry) error {
 		if e.key == "" {
 			return nil
 		}
@@ -208,7 +208,7 @@ func Import(ctx context.Context, bank *memorybank.Bank, mem Memories, r io.Reade
 			}
 		}
 		return nil
-	})
+	}))
 	if err != nil {
 		return nil, err
 	}
@@ -365,7 +365,7 @@ func (im *importer) apply(ctx context.Context, src *io.SectionReader) error {
 		return nil
 	}
 	lastDir := ""
-	_, err := walk(ctx, src, im.lim, func(e entry) error {
+	_, err := walk(ctx, src, im.lim, im.screened(func(e entry) error {
 		if im.o.Progress != nil {
 			im.o.Progress(e.index, total)
 		}
@@ -397,7 +397,7 @@ func (im *importer) apply(ctx context.Context, src *io.SectionReader) error {
 				// The tombstone first: a writer that creates this path
 				// meanwhile then continues after the archive's versions.
 				lastDir = dir
-				data, err := tomb.read(src)
+				data, err := im.readRef(tomb, src)
 				if err != nil {
 					return err
 				}
@@ -444,7 +444,7 @@ func (im *importer) apply(ctx context.Context, src *io.SectionReader) error {
 			im.finish(ctx, e, a)
 			return nil
 		}
-	})
+	}))
 	if err == nil {
 		err = flush()
 	}

@@ -34,7 +34,7 @@ func (im *importer) plan(ctx context.Context, src *io.SectionReader) error {
 		return err
 	}
 	prevDir, tombEntries := "", 0
-	_, err := walk(ctx, src, im.lim, func(e entry) error {
+	_, err := walk(ctx, src, im.lim, im.screened(func(e entry) error {
 		if e.key == "" {
 			return im.planMemories(ctx, e)
 		}
@@ -173,7 +173,7 @@ func (im *importer) plan(ctx context.Context, src *io.SectionReader) error {
 			im.report(it)
 		}
 		return nil
-	})
+	}))
 	// Documents of a history directory found conflicting after them cannot
 	// occur: every history key sorts before every document key.
 	return err

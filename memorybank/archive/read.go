@@ -32,6 +32,7 @@ type entry struct {
 	key   string // store key, for store/ entries
 	kind  kind   // of the store key; kindSkip for memories entries
 	data  []byte
+	size  int64 // of the data as archived (data may be redacted since)
 	off   int64 // where data starts in the archive
 	sum   [sha256.Size]byte
 }
@@ -121,7 +122,7 @@ func walk(ctx context.Context, src *io.SectionReader, lim limits, fn func(entry)
 		if got != want {
 			return nil, fail(name, fmt.Sprintf("its bytes have SHA-256 %s, its header says %s (damaged)", got, want), ErrCorrupt)
 		}
-		e := entry{name: name, index: index, data: data, off: off, sum: sum}
+		e := entry{name: name, index: index, data: data, size: int64(len(data)), off: off, sum: sum}
 		switch {
 		case index == 0:
 		case strings.HasPrefix(name, storeDir):

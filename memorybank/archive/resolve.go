@@ -108,7 +108,7 @@ func (im *importer) readTheirs(ctx context.Context, e entry) (*memorybank.Docume
 // writeOf is the write of theirs' content and metadata at req.
 func writeOf(theirs *memorybank.Document, req memorybank.ReadRequest, mode memorybank.Mode, ifVersion int64, actor, reason string) memorybank.WriteRequest {
 	w := memorybank.WriteRequest{Scope: req.Scope, Branch: req.Branch, Path: req.Path, Mode: mode, IfVersion: ifVersion,
-		Tags: append([]string{}, theirs.Tags...), Actor: actor, Reason: reason}
+		Tags: append([]string{}, theirs.Tags...), Actor: actor, Reason: reason, Provenance: &memorybank.Provenance{Tool: "import", Source: "archive"}}
 	if theirs.Format == memorybank.FormatJSON {
 		w.Content = theirs.Content
 	} else {

@@ -32,7 +32,7 @@ type ref struct {
 	sum  [sha256.Size]byte
 }
 
-func refOf(e entry) ref { return ref{key: e.key, off: e.off, size: int64(len(e.data)), sum: e.sum} }
+func refOf(e entry) ref { return ref{key: e.key, off: e.off, size: e.size, sum: e.sum} }
 
 // read returns the bytes of r, checked again: the archive is read in place
 // and could have changed since it was verified.
@@ -67,7 +67,7 @@ func (im *importer) writeUnit(ctx context.Context, src *io.SectionReader, e entr
 	}
 	objs := make([]memorybank.Object, 0, len(refs))
 	for _, r := range refs {
-		data, err := r.read(src)
+		data, err := im.readRef(r, src)
 		if err != nil {
 			return "", err
 		}

@@ -54,6 +54,9 @@ type ApplyRequest struct {
 	// Confirmed says the user confirmed the plan (see ParseAnswer). A plan
 	// with requiresConfirmation is refused without it.
 	Confirmed bool `json:"confirmed"`
+	// Actor, optional, is who applies the plan, recorded in the history
+	// of every file it writes or deletes (see memorybank.WriteRequest).
+	Actor string `json:"actor,omitempty"`
 }
 
 // ApplyResult lists the files a plan changed, in the order of their first
@@ -124,6 +127,9 @@ func Apply(ctx context.Context, b *memorybank.Bank, req ApplyRequest) (*ApplyRes
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
+	if err := memorybank.ValidateActor(req.Actor); err != nil {
+		return nil, err
+	}
 	if p.RequiresConfirmation && !req.Confirmed {
 		return nil, fmt.Errorf("%w: show WritePlan.Confirmation to the user and apply with Confirmed set once ParseAnswer says yes", ErrNotConfirmed)
 	}
@@ -180,7 +186,7 @@ func Apply(ctx context.Context, b *memorybank.Bank, req ApplyRequest) (*ApplyRes
 	for i, f := range files {
 		pr := preps[i]
 		for attempt := 0; ; attempt++ {
-			af, err := writeFile(ctx, b, req.Root, f, pr.orig, pr.next, pr.version)
+			af, err := writeFile(ctx, b, req.Root, req.Actor, f, pr.orig, pr.next, pr.version)
 			if err == nil {
 				if af != nil {
 					res.Files = append(res.Files, *af)
@@ -408,12 +414,12 @@ func planHasUserBlock(st *planFileState) bool {
 }
 
 // writeFile stores the folded state of one file with compare-and-swap.
-func writeFile(ctx context.Context, b *memorybank.Bank, root Root, f *planFileOps, orig, next planFileState, version int64) (*AppliedFile, error) {
+func writeFile(ctx context.Context, b *memorybank.Bank, root Root, actor string, f *planFileOps, orig, next planFileState, version int64) (*AppliedFile, error) {
 	af := &AppliedFile{Path: f.path, Operations: f.ops}
 	switch {
 	case orig.exists && !next.exists:
 		af.Type = OpDelete
-		return af, b.Delete(ctx, memorybank.DeleteRequest{Scope: root.Scope, Branch: root.Branch, Path: f.path, IfVersion: version})
+		return af, b.Delete(ctx, memorybank.DeleteRequest{Scope: root.Scope, Branch: root.Branch, Path: f.path, IfVersion: version, Actor: actor})
 	case !orig.exists && !next.exists:
 		return nil, nil // created and deleted by the same plan
 	case orig.exists && next.text == orig.text:
@@ -421,6 +427,7 @@ func writeFile(ctx context.Context, b *memorybank.Bank, root Root, f *planFileOp
 		return af, nil
 	}
 	req, typ, _ := fileRequest(root, f, orig, next, version)
+	req.Actor = actor
 	af.Type = typ
 	res, err := b.Write(ctx, req)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mnemobank/mnemobank/screen"
 	"strings"
 
 	"github.com/mnemobank/mnemobank/jsonpatch"
@@ -87,8 +88,14 @@ func AsError(err error) *Error {
 		invalid   *memorybank.ValidationError
 		limit     *memorybank.LimitError
 		branchErr *memorybank.BranchError
+		secret    *screen.SecretError
 	)
 	switch {
+	case errors.As(err, &secret):
+		te.Code = CodeInvalidArgument
+		te.Details = map[string]any{"where": secret.Where, "findings": secret.Findings}
+		te.hint("Nothing was written: the text holds a credential. Replace it with a placeholder such as " +
+			"[REDACTED:<kind>] or the name of the environment variable that holds it, and write again.")
 	case errors.As(err, &conflict):
 		te.Code = CodeConflict
 		te.Details = map[string]any{"path": conflict.Path, "ifVersion": conflict.IfVersion, "currentVersion": conflict.CurrentVersion}

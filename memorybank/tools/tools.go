@@ -247,8 +247,12 @@ type writeToolResult struct {
 }
 
 func runWrite(ctx context.Context, b *memorybank.Bank, scope memorybank.Scope, branch string, a *writeArgs) (*writeToolResult, error) {
+	tool := WriteGlobalMemoryBank
+	if scope == memorybank.ScopeBranch {
+		tool = WriteBranchMemoryBank
+	}
 	req := memorybank.WriteRequest{Scope: scope, Branch: branch, Path: a.Path, Patches: a.Patches, Actor: actorFrom(ctx),
-		Tags: a.Tags, Mode: a.Mode, IfVersion: a.IfVersion}
+		Tags: a.Tags, Mode: a.Mode, IfVersion: a.IfVersion, Provenance: &memorybank.Provenance{Tool: tool}}
 	if err := setContent(&req, a.Content); err != nil {
 		return nil, err
 	}

@@ -1,11 +1,9 @@
 package mcphttp
 
 import (
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"strings"
 )
 
@@ -56,27 +54,6 @@ func CheckAddr(flag, addr, token string) error {
 	}
 	return fmt.Errorf("%w: %s %q can be reached from other machines; set %s to a secret token (clients send it as \"Authorization: Bearer <token>\"), or listen on 127.0.0.1",
 		ErrInsecure, flag, addr, TokenEnv)
-}
-
-// requireToken answers 401 to every request that does not carry
-// "Authorization: Bearer <token>", compared in constant time. An empty
-// token lets every request through (loopback only, see CheckAddr).
-func requireToken(token string, next http.Handler) http.Handler {
-	if token == "" {
-		return next
-	}
-	want := []byte("Bearer " + token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="mnemobank"`)
-			// A connection that failed authentication is not kept.
-			w.Header().Set("Connection", "close")
-			http.Error(w, "401 unauthorized: send Authorization: Bearer <token> (the server's "+TokenEnv+")", http.StatusUnauthorized)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
 }
 
 // TrimToken reads the token from the environment, ignoring surrounding

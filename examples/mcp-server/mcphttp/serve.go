@@ -27,23 +27,42 @@ const ShutdownGrace = 10 * time.Second
 // port 0). The viewer checks the token itself: it also accepts it once as
 // ?token= and then from a cookie, as a browser cannot send a bearer.
 func Serve(ctx context.Context, addr, token string, h http.Handler, viewer *ui.Handler, logger *slog.Logger, ready func(net.Addr)) error {
-	if err := CheckAddr("--http", addr, token); err != nil {
+	return ServeAccess(ctx, addr, Access{Token: token, Logger: logger}, h, viewer, logger, ready)
+}
+
+// ServeAccess is Serve with the per-person tokens of acc.Store beside the
+// shared token: each request of /mcp runs with its token's identity (see
+// Access), and the protected resource metadata is served at MetadataPath.
+// The viewer accepts only the shared token.
+func ServeAccess(ctx context.Context, addr string, acc Access, h http.Handler, viewer *ui.Handler, logger *slog.Logger, ready func(net.Addr)) error {
+	on, err := acc.check(ctx, "--http", addr)
+	if err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("--http %q: %w", addr, err)
 	}
-	return serveListener(ctx, ln, token, h, viewer, logger, ready)
+	return serveListener(ctx, ln, acc, on, h, viewer, logger, ready)
 }
 
-// serveListener is Serve on a listener.
-func serveListener(ctx context.Context, ln net.Listener, token string, h http.Handler, viewer *ui.Handler, logger *slog.Logger, ready func(net.Addr)) error {
+// serveListener is ServeAccess on a listener; on says whether requests
+// must authenticate.
+func serveListener(ctx context.Context, ln net.Listener, acc Access, on bool, h http.Handler, viewer *ui.Handler, logger *slog.Logger, ready func(net.Addr)) error {
 	mux := http.NewServeMux()
-	mux.Handle(Path, requireToken(token, h))
+	mux.Handle(Path, requireAccess(acc, on, h))
+	if on {
+		mux.Handle(MetadataPath, metadataHandler())
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "404: the MCP endpoint is "+Path, http.StatusNotFound)
 	})
+	if viewer != nil && on && acc.Token == "" {
+		// The viewer knows only the shared token; without it, it would
+		// be open to anyone while the MCP endpoint is not.
+		logger.Warn("mnemobank: the viewer is not served: it needs " + TokenEnv + " when personal tokens are in use")
+		viewer = nil
+	}
 	if viewer != nil {
 		mux.Handle(ui.Prefix, viewer)
 	}
@@ -58,7 +77,7 @@ func serveListener(ctx context.Context, ln net.Listener, token string, h http.Ha
 	if ready != nil {
 		ready(ln.Addr())
 	}
-	logger.Info("mnemobank: serving MCP over streamable HTTP", "url", "http://"+ln.Addr().String()+Path, "token", token != "")
+	logger.Info("mnemobank: serving MCP over streamable HTTP", "url", "http://"+ln.Addr().String()+Path, "authentication", on, "personal tokens", acc.Store != nil)
 	return ServeUntilDone(ctx, srv, ln, "the HTTP server")
 }
 

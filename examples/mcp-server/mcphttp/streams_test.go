@@ -102,7 +102,7 @@ func streamClients(t *testing.T, ts *testServer, protocol, uri string) (stalled 
 	lim := DefaultLimits()
 	lim.StreamBuffer = 64 << 10
 	go func() {
-		serveDone <- serveListener(ctx, smallBuffers{ln}, "", NewHandler(ts.server, lim), nil, slog.New(slog.DiscardHandler), nil)
+		serveDone <- serveListener(ctx, smallBuffers{ln}, Access{}, false, NewHandler(ts.server, lim), nil, slog.New(slog.DiscardHandler), nil)
 	}()
 	url := "http://" + ln.Addr().String() + Path
 	t.Cleanup(func() {

@@ -14,18 +14,19 @@ import (
 
 // bankTool runs the memory bank tool name of memorybank/tools, as it is
 // declared there, with an omitted branch filled from the client's roots
-// and the client's name as the actor.
+// and the request's actor (see actor).
 func (s *Server) bankTool(name string) toolDef {
 	return toolDef{name: name,
 		run: func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (any, error) {
 			ctx = tools.WithBranchResolver(ctx, func(ctx context.Context) (string, error) { return s.rootsBranch(ctx, req) })
-			return tools.Call(tools.WithActor(ctx, clientName(req)), s.bank, name, args)
+			return tools.Call(tools.WithActor(ctx, actor(req)), s.bank, name, args)
 		},
 	}
 }
 
 // clientName is the name the MCP client gave in its handshake (such as
-// "claude-code"), recorded as the actor of every change to the bank.
+// "claude-code"), recorded as the actor of every change to the bank when
+// the request carries no token identity.
 func clientName(req *mcp.CallToolRequest) string {
 	if req == nil || req.Session == nil {
 		return ""

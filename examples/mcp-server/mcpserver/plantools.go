@@ -182,7 +182,7 @@ func (s *Server) applyOps(ctx context.Context, req *mcp.CallToolRequest, a apply
 		return nil, cancelled(err)
 	}
 	wp.RequiresConfirmation = mustConfirm
-	res, err := plan.Apply(ctx, s.bank, plan.ApplyRequest{Root: root, Plan: wp, Confirmed: confirmed})
+	res, err := plan.Apply(ctx, s.bank, plan.ApplyRequest{Root: root, Plan: wp, Confirmed: confirmed, Actor: actor(req)})
 	if err != nil {
 		return nil, planError(err)
 	}

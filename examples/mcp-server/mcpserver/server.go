@@ -23,6 +23,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	buildversion "github.com/mnemobank/mnemobank/examples/mcp-server/internal/version"
 	"log/slog"
 	"reflect"
 	"sync"
@@ -44,8 +45,11 @@ const instructions = `Agent memory that outlives the conversation: a memory bank
 	`(over stdio; over HTTP pass branch) and named in the result's branchFromRoots. ` + tools.Guide +
 	` A failed call is an isError result: text "CODE: message" and structured content {code, message, details}.`
 
-// Version is the server's version, reported in the initialize handshake.
-const Version = "0.2.0"
+// Version is the server's version, reported in the initialize handshake
+// and by mnemobank --version: the module version of a tagged build
+// (v1.2.3), the stamp of a release build, or the VCS revision of a build
+// from a checkout.
+func Version() string { return buildversion.Get() }
 
 // StatelessProtocol is the first MCP protocol version without sessions
 // (SEP-2575): each request carries its version, in _meta and in the
@@ -109,7 +113,7 @@ func New(bank *memorybank.Bank, mem memories.MemoryManager, opts *Options) *Serv
 	}
 	s := &Server{bank: bank, mem: mem, logger: logger, roots: newRootsCache(), states: newStateSealer(nil), confirmPlans: o.ConfirmPlans}
 	s.watcher = newWatcher(bank, logger)
-	s.Server = mcp.NewServer(&mcp.Implementation{Name: "mnemobank", Version: Version}, &mcp.ServerOptions{
+	s.Server = mcp.NewServer(&mcp.Implementation{Name: "mnemobank", Version: Version()}, &mcp.ServerOptions{
 		Logger:       logger,
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{
@@ -127,6 +131,7 @@ func New(bank *memorybank.Bank, mem memories.MemoryManager, opts *Options) *Serv
 		_ = s.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
 	}
 	s.addTools()
+	s.filterToolList()
 	s.addResources()
 	s.addPrompts()
 	return s
@@ -191,6 +196,9 @@ func (s *Server) handler(d toolDef) mcp.ToolHandler {
 		ctx = context.WithValue(context.WithValue(ctx, branchUsedKey{}, &used), serverKey{}, s)
 		if err := ctx.Err(); err != nil {
 			return errorResult(cancelled(err)), nil
+		}
+		if te := allowed(req, d.name); te != nil {
+			return errorResult(te), nil
 		}
 		res, err := d.run(ctx, req, req.Params.Arguments)
 		var ni *needInput

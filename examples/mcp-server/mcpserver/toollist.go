@@ -36,6 +36,7 @@ func (s *Server) addTools() {
 		defs[d.name] = d
 	}
 	for _, t := range generatedTools {
+		mustScope(t.Name)
 		d, ok := defs[t.Name]
 		if !ok {
 			d = s.bankTool(t.Name)

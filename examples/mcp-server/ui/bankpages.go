@@ -290,7 +290,8 @@ func (h *Handler) document(w http.ResponseWriter, r *http.Request) error {
 		Old       bool
 		Truncated bool
 		Content   template.HTML
-	}{doc, d, version > 0, truncated && version == 0, body})
+		Extra     template.HTML
+	}{doc, d, version > 0, truncated && version == 0, body, extraMembers(d)})
 }
 
 func parseVersion(name, s string) (int64, error) {

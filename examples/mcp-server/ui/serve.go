@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mnemobank/mnemobank/consolidate"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/render"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
 )
@@ -37,6 +38,7 @@ func (h *Handler) parseTemplates() error {
 			return t.UTC().Format("2006-01-02 15:04:05 UTC")
 		},
 		"prefix":   func() string { return Prefix },
+		"visible":  render.VisibleText,
 		"readonly": func() bool { return h.opts.ReadOnly },
 		"lineClass": func(op byte) string {
 			switch op {

@@ -34,36 +34,43 @@ func IsAutoMemoryDir(dir string) bool {
 // CLAUDE.local.md files at any depth (not inside dot-directories other
 // than .claude, nor node_modules), .claude/CLAUDE.md and
 // .claude/rules/**/*.md go under prefix ("" is ClaudeCodePrefix), the
-// .claude folder as "claude".
-func ReadClaudeCode(dir, prefix string, lim *Limits) ([]Doc, error) {
-	l := lim.withDefaults()
+// .claude folder as "claude". CLAUDE.local.md files, a person's own, are
+// read only with o.IncludeLocal; without it each is reported as not read.
+func ReadClaudeCode(dir, prefix string, o *DirOptions) ([]Doc, error) {
 	if IsAutoMemoryDir(dir) {
 		if prefix == "" {
 			prefix = ClaudeCodeMemoryPrefix
 		}
-		return readDir(dir, prefix, l, func(rel string, isDir bool) bool {
-			if strings.HasPrefix(path.Base(rel), ".") {
-				return false
+		return readDir(dir, prefix, o, func(rel string, isDir bool) string {
+			switch {
+			case strings.HasPrefix(path.Base(rel), "."):
+				return "-"
+			case isDir || isMarkdown(rel):
+				return ""
 			}
-			return isDir || isMarkdown(rel)
+			return "not Markdown"
 		}, nil)
 	}
 	if prefix == "" {
 		prefix = ClaudeCodePrefix
 	}
-	return readDir(dir, prefix, l, func(rel string, isDir bool) bool {
+	local := o != nil && o.IncludeLocal
+	return readDir(dir, prefix, o, func(rel string, isDir bool) string {
 		base := path.Base(rel)
 		inClaude := rel == ".claude" || strings.HasPrefix(rel, ".claude/")
 		if isDir {
 			if inClaude {
-				return rel == ".claude" || rel == ".claude/rules" || strings.HasPrefix(rel, ".claude/rules/")
+				return quiet(rel == ".claude" || rel == ".claude/rules" || strings.HasPrefix(rel, ".claude/rules/"))
 			}
-			return !strings.HasPrefix(base, ".") && base != "node_modules"
+			return quiet(!strings.HasPrefix(base, ".") && base != "node_modules")
 		}
 		if strings.HasPrefix(rel, ".claude/rules/") {
-			return isMarkdown(rel) && !strings.HasPrefix(base, ".")
+			return quiet(isMarkdown(rel) && !strings.HasPrefix(base, "."))
 		}
-		return base == "CLAUDE.md" || base == "CLAUDE.local.md"
+		if base == "CLAUDE.local.md" && !local {
+			return "a personal file (CLAUDE.local.md): read only with --include-local, since a bank may be shared"
+		}
+		return quiet(base == "CLAUDE.md" || base == "CLAUDE.local.md")
 	}, func(rel string) string {
 		if r, ok := strings.CutPrefix(rel, ".claude/"); ok {
 			return "claude/" + r
@@ -74,8 +81,13 @@ func ReadClaudeCode(dir, prefix string, lim *Limits) ([]Doc, error) {
 
 // readDir walks dir for the files keep accepts and reads them into Docs
 // at prefix + rename(rel). Every bound is checked on the listing first.
-func readDir(dir, prefix string, l Limits, keep func(string, bool) bool, rename func(string) string) ([]Doc, error) {
-	root, files, err := walkTree(dir, l, keep)
+func readDir(dir, prefix string, o *DirOptions, keep func(string, bool) string, rename func(string) string) ([]Doc, error) {
+	l := o.limits()
+	excluded, err := o.excludedPaths()
+	if err != nil {
+		return nil, err
+	}
+	root, files, notRead, err := walkTree(dir, l, excluded, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -104,5 +116,13 @@ func readDir(dir, prefix string, l Limits, keep func(string, bool) bool, rename 
 		}
 		docs[i].Text = text
 	}
-	return docs, nil
+	return append(docs, notRead...), nil
+}
+
+// quiet is a keep answer that leaves a name out without a word.
+func quiet(read bool) string {
+	if read {
+		return ""
+	}
+	return "-"
 }

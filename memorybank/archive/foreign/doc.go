@@ -6,7 +6,8 @@
 // [Doc]s, and [Import] writes Docs into a Bank:
 //
 //   - [ReadClaudeCode]: Claude Code's memory of a project: every CLAUDE.md
-//     and CLAUDE.local.md under the project directory, .claude/CLAUDE.md
+//     (CLAUDE.local.md, a person's own, only with
+//     DirOptions.IncludeLocal) under the project directory, .claude/CLAUDE.md
 //     and .claude/rules/**/*.md, into "claude-code/" (".claude" becomes
 //     "claude"); and a Claude Code auto-memory folder (the directory
 //     ~/.claude/projects/<project>/memory/ holding the MEMORY.md index and
@@ -22,12 +23,20 @@
 //     Claude memory tool backend (claudememory.BankFiles) uses, byte for
 //     byte. [ExportMemoryStore] writes that shape back.
 //   - [ReadMarkdownDir]: a folder of Markdown notes (basic-memory,
-//     Obsidian), into "notes/", front matter kept as the document's.
+//     Obsidian), into "notes/", each note byte for byte: its front matter
+//     stays where its author wrote it, and the bank reads title and tags
+//     from it.
 //
 // Readers never follow a symbolic link out of the directory they are
 // given (a link to a file inside it is read as that file; a link to a
 // directory is not descended into), refuse names that would not be valid
 // bank paths, and check every bound of [Limits] before reading what it
 // bounds: a violation is a *SourceError naming the entry, wrapping
-// ErrLimit, ErrUnsafePath or ErrFormat, and nothing is written.
+// ErrLimit, ErrUnsafePath or ErrFormat, and nothing is written. They never
+// read a bank: a memory-bank folder (global-memory-bank, branch-memory-bank)
+// and every directory of DirOptions.Exclude met in a walk are left out, and
+// a source inside an excluded directory is ErrExcluded. Every file left out
+// that a user could have expected (an attachment, a canvas, CLAUDE.local.md,
+// the bank) is returned as a Doc with NotRead set, and [Import] lists it in
+// the plan as [NotRead], with why.
 package foreign

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -23,6 +24,9 @@ var (
 	// ErrUnsafePath: a name would escape the source's directory (a symbolic
 	// link out of it, "..", an absolute path) or is not a valid bank path.
 	ErrUnsafePath = errors.New("foreign: unsafe path")
+	// ErrExcluded: the directory to read is, or is inside, one of
+	// DirOptions.Exclude (the bank being imported into).
+	ErrExcluded = errors.New("foreign: the source is the destination")
 )
 
 // SourceError says which entry of a source is wrong and how. It wraps
@@ -103,6 +107,28 @@ func (l *Limits) withDefaults() Limits {
 	return o
 }
 
+// DirOptions say what a directory reader reads. The zero value reads what
+// the format says, within the default Limits.
+type DirOptions struct {
+	Limits
+	// Exclude names directories never read (the bank's own directory, the
+	// destination of the import): one met in the walk is left out and
+	// reported, and a source that is one of them, or inside one, is
+	// ErrExcluded. Relative names are taken from the working directory.
+	Exclude []string
+	// IncludeLocal makes ReadClaudeCode read CLAUDE.local.md files, a
+	// person's own instructions, which are left out (and reported) unless
+	// asked for: a bank may be shared.
+	IncludeLocal bool
+}
+
+func (o *DirOptions) limits() Limits {
+	if o == nil {
+		return (*Limits)(nil).withDefaults()
+	}
+	return o.Limits.withDefaults()
+}
+
 // Doc is one document read from a source.
 type Doc struct {
 	// Path is the document's path in the global bank
@@ -118,7 +144,16 @@ type Doc struct {
 	// "memories/" and the text is kept byte for byte, front matter
 	// included, as claudememory.BankFiles keeps it.
 	MemoryFile bool `json:"memoryFile,omitempty"`
+	// NotRead, when set, says why the file Source was left out (not
+	// Markdown, a personal file, the bank's own directory): the Doc has no
+	// text, and Import only reports it, as NotRead.
+	NotRead string `json:"notRead,omitempty"`
 }
+
+// Memory banks are never a source: a directory of a bank (the
+// memory-bank layout's folders, mnemobank's own) is left out of every walk,
+// wherever it is, so an import never reads what an import wrote.
+var bankDirNames = map[string]bool{"global-memory-bank": true, "branch-memory-bank": true}
 
 // file is one regular file of a walked directory.
 type file struct {
@@ -131,10 +166,45 @@ type file struct {
 // is not descended into), checking the Limits as it goes. A symbolic link
 // to a file inside dir is listed as that file; one that leaves dir is
 // ErrUnsafePath; a link to a directory is not followed.
-func walkTree(dir string, lim Limits, keep func(rel string, isDir bool) bool) (*os.Root, []file, error) {
+// keep returns why a name is left out ("" to read it; "-" to leave it out
+// without a word: most of a project is not memory). A directory of a
+// bank, or one of excluded, is left out before keep is asked.
+func walkTree(dir string, lim Limits, excluded []string, keep func(rel string, isDir bool) string) (*os.Root, []file, []Doc, error) {
+	abs, err := absPath(dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, x := range excluded {
+		if abs == x || strings.HasPrefix(abs, x+string(os.PathSeparator)) {
+			return nil, nil, nil, &SourceError{Source: dir, Reason: "it is the bank's own directory " + x + " or inside it; an import never reads what it writes", Err: ErrExcluded}
+		}
+	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	var notRead []Doc
+	leftOut := func(rel, why string) bool {
+		if why == "" {
+			return false
+		}
+		if why != "-" {
+			notRead = append(notRead, Doc{Source: rel, NotRead: why})
+		}
+		return true
+	}
+	dirWhy := func(rel string) string {
+		if bankDirNames[path.Base(rel)] {
+			return "a memory bank's folder: never imported"
+		}
+		p := filepath.Join(abs, filepath.FromSlash(rel))
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		if slices.Contains(excluded, p) {
+			return "the bank's own directory: never imported"
+		}
+		return keep(rel, true)
 	}
 	var files []file
 	var total int64
@@ -169,7 +239,7 @@ func walkTree(dir string, lim Limits, keep func(rel string, isDir bool) bool) (*
 			name := path.Join(rel, e.Name())
 			t := e.Type()
 			if t&fs.ModeSymlink != 0 {
-				if !keep(name, false) {
+				if keep(name, false) != "" {
 					continue // not a name read: links to directories are not followed
 				}
 				fi, err := root.Stat(name) // resolved inside the root only
@@ -186,13 +256,13 @@ func walkTree(dir string, lim Limits, keep func(rel string, isDir bool) bool) (*
 			}
 			switch {
 			case t.IsDir():
-				if keep(name, true) {
+				if !leftOut(name, dirWhy(name)) {
 					if err := walk(name, depth+1); err != nil {
 						return err
 					}
 				}
 			case t.IsRegular():
-				if !keep(name, false) {
+				if leftOut(name, keep(name, false)) {
 					continue
 				}
 				fi, err := root.Stat(name)
@@ -216,9 +286,38 @@ func walkTree(dir string, lim Limits, keep func(rel string, isDir bool) bool) (*
 	}
 	if err := walk(".", 0); err != nil {
 		root.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return root, files, nil
+	return root, files, notRead, nil
+}
+
+// absPath is p absolute with its symbolic links resolved, as far as they
+// resolve, so one directory has one name.
+func absPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real, nil
+	}
+	return abs, nil
+}
+
+// excludedPaths are o's Exclude as absPath gives them.
+func (o *DirOptions) excludedPaths() ([]string, error) {
+	if o == nil {
+		return nil, nil
+	}
+	out := make([]string, 0, len(o.Exclude))
+	for _, x := range o.Exclude {
+		a, err := absPath(x)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 // readFile reads a listed file, at most its listed size (a file that grew

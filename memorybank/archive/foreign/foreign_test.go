@@ -20,12 +20,33 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank/claudememory"
 )
 
+// paths are the paths of the docs read (not those left out).
 func paths(docs []foreign.Doc) []string {
-	out := make([]string, len(docs))
-	for i, d := range docs {
-		out[i] = d.Path
+	out := []string{}
+	for _, d := range docs {
+		if d.NotRead == "" {
+			out = append(out, d.Path)
+		}
 	}
 	return out
+}
+
+// notRead maps each file left out to why.
+func notRead(docs []foreign.Doc) map[string]string {
+	out := map[string]string{}
+	for _, d := range docs {
+		if d.NotRead != "" {
+			out[d.Source] = d.NotRead
+		}
+	}
+	return out
+}
+
+func dirOpts(l *foreign.Limits) *foreign.DirOptions {
+	if l == nil {
+		return nil
+	}
+	return &foreign.DirOptions{Limits: *l}
 }
 
 func byPath(docs []foreign.Doc) map[string]foreign.Doc {
@@ -52,13 +73,14 @@ func TestReadClaudeCodeProject(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, d, "CLAUDE.md"), []byte("# not read\n"), 0o644))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte("{}"), 0o644))
-	docs, err := foreign.ReadClaudeCode(dir, "", nil)
+	docs, err := foreign.ReadClaudeCode(dir, "", &foreign.DirOptions{IncludeLocal: true})
 	require.NoError(t, err)
 	assert.Equal(t, []string{
 		"claude-code/claude/CLAUDE.md", "claude-code/claude/rules/testing.md",
 		"claude-code/CLAUDE.local.md", "claude-code/CLAUDE.md",
 		"claude-code/api/CLAUDE.md",
 	}, paths(docs))
+	assert.Empty(t, notRead(docs), "the rest of a project is left out without a word")
 	want, err := os.ReadFile("testdata/claude-code/project/.claude/rules/testing.md")
 	require.NoError(t, err)
 	assert.Equal(t, string(want), byPath(docs)["claude-code/claude/rules/testing.md"].Text)
@@ -292,7 +314,7 @@ func TestReadDirSafety(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "notes")
 			require.NoError(t, os.MkdirAll(dir, 0o755))
 			tt.setup(t, dir)
-			docs, err := foreign.ReadMarkdownDir(dir, "", tt.lim)
+			docs, err := foreign.ReadMarkdownDir(dir, "", dirOpts(tt.lim))
 			require.ErrorIs(t, err, tt.want, "docs %v", paths(docs))
 			var se *foreign.SourceError
 			require.ErrorAs(t, err, &se)

@@ -80,9 +80,9 @@ func FuzzReadMarkdownDir(f *testing.F) {
 		if os.MkdirAll(filepath.Dir(p), 0o755) != nil || os.WriteFile(p, text, 0o644) != nil {
 			return
 		}
-		docs, err := foreign.ReadMarkdownDir(dir, "", &foreign.Limits{MaxFileBytes: 4096})
+		docs, err := foreign.ReadMarkdownDir(dir, "", &foreign.DirOptions{Limits: foreign.Limits{MaxFileBytes: 4096}})
 		checkDocs(t, docs, err, foreign.MarkdownPrefix)
-		docs, err = foreign.ReadClaudeCode(dir, "", &foreign.Limits{MaxFileBytes: 4096})
+		docs, err = foreign.ReadClaudeCode(dir, "", &foreign.DirOptions{Limits: foreign.Limits{MaxFileBytes: 4096}})
 		checkDocs(t, docs, err, foreign.ClaudeCodePrefix)
 	})
 }

@@ -44,7 +44,14 @@ type Result struct {
 	// another's up to letter case): each is reported with the reason, and
 	// the rest is still imported.
 	Failed int `json:"failed"`
+	// NotRead counts the files a reader left out (Doc.NotRead), each
+	// reported with why.
+	NotRead int `json:"notRead"`
 }
+
+// NotRead is the Action of a file a reader left out: it is reported, with
+// why in the Item's Detail, and nothing is written.
+const NotRead archive.Action = "not-read"
 
 // Import writes docs into bank's global bank (a dry run without
 // opts.Apply): a document the bank does not hold is created, one it holds
@@ -81,6 +88,13 @@ func Import(ctx context.Context, bank *memorybank.Bank, docs []Doc, opts *Option
 		}
 		var it archive.Item
 		var err error
+		if d.NotRead != "" {
+			im.res.NotRead++
+			if o.Report != nil {
+				o.Report(archive.Item{Kind: "file", Key: d.Source, Action: NotRead, Detail: d.NotRead})
+			}
+			continue
+		}
 		if d.MemoryFile {
 			it, err = im.memoryFile(ctx, d)
 		} else {
@@ -125,7 +139,7 @@ func refused(err error) bool {
 // bank cannot read that front matter, the text kept whole.
 func (im *foreignImporter) theirs(ctx context.Context, d Doc) (memorybank.WriteRequest, *memorybank.Document, string, error) {
 	req := memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: d.Path, Text: d.Text, Actor: im.o.Actor,
-		Reason: im.o.Reason + ": " + d.Source}
+		Reason: im.o.Reason + ": " + d.Source, Provenance: &memorybank.Provenance{Tool: "import", Source: d.Source}}
 	scratch := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{MaxDocumentBytes: max(2*len(d.Text)+4096, memorybank.DefaultMaxDocumentBytes)})
 	note := ""
 	if _, err := scratch.Write(ctx, req); err != nil {
@@ -185,7 +199,7 @@ func (im *foreignImporter) document(ctx context.Context, d Doc) (archive.Item, e
 			}
 			return it, err
 		}
-		return it, nil
+		return it, im.asWritten(ctx, d, note)
 	}
 	switch im.o.OnConflict {
 	case archive.KeepOurs:
@@ -196,6 +210,9 @@ func (im *foreignImporter) document(ctx context.Context, d Doc) (archive.Item, e
 		if err != nil {
 			it.Resolution = "not written (kept ours): " + err.Error()
 			return it, nil
+		}
+		if err := im.asWritten(ctx, d, note); err != nil {
+			return it, err
 		}
 		it.Resolution = fmt.Sprintf("theirs written as version %d (ours stays in the history)", res.Version)
 	default:
@@ -212,6 +229,11 @@ func (im *foreignImporter) document(ctx context.Context, d Doc) (archive.Item, e
 			_, err = im.bank.Write(ctx, r)
 			if errors.Is(err, memorybank.ErrExists) {
 				return false, "", nil
+			}
+			if err == nil {
+				at := d
+				at.Path = alt
+				err = im.asWritten(ctx, at, note)
 			}
 			return false, "written", err
 		})
@@ -301,6 +323,32 @@ func (im *foreignImporter) memoryFile(ctx context.Context, d Doc) (archive.Item,
 		})
 	}
 	return it, nil
+}
+
+// asWritten puts d's text, byte for byte, in place of the document the
+// bank has just written at d.Path (the bank's write checked the name, the
+// size and the path's collisions, and recorded the history): the note's
+// front matter stays as its author wrote it, where other tools (Obsidian's
+// tags, basic-memory's permalink) read it, and the bank reads its title and
+// tags from it as from any Markdown file written by another tool. A text
+// whose front matter the bank cannot read (note is set) stays as the bank
+// wrote it, the block kept as text. A change made meanwhile is never
+// overwritten: the replacement is conditional on the bank's write.
+func (im *foreignImporter) asWritten(ctx context.Context, d Doc, note string) error {
+	if note != "" {
+		return nil
+	}
+	st := im.bank.Store()
+	key := memorybank.GlobalPrefix + d.Path
+	obj, err := st.Get(ctx, key)
+	if err != nil {
+		return err
+	}
+	_, err = st.Put(ctx, key, []byte(d.Text), memorybank.Condition{IfVersion: obj.Version})
+	if errors.Is(err, memorybank.ErrConflict) {
+		return nil // changed meanwhile: that write stands
+	}
+	return err
 }
 
 func joinDetail(a, b string) string {

@@ -8,16 +8,22 @@ import (
 // ReadMarkdownDir reads a folder of Markdown notes (a basic-memory
 // project, an Obsidian vault): every .md and .markdown file under dir, at
 // prefix + its path ("" is MarkdownPrefix). Dot-files and dot-directories
-// (.obsidian, .git, .trash) are not read. A note's front matter (title,
-// tags, type, permalink, aliases, ...) is kept as the document's metadata.
-func ReadMarkdownDir(dir, prefix string, lim *Limits) ([]Doc, error) {
+// (.obsidian, .git, .trash) are not read. Every other file (an
+// attachment, an Obsidian .canvas) is reported as not read. A note is
+// imported byte for byte: its front matter (title, tags, type, permalink,
+// aliases, ...) stays where it was written, and the bank reads its title
+// and tags from it.
+func ReadMarkdownDir(dir, prefix string, o *DirOptions) ([]Doc, error) {
 	if prefix == "" {
 		prefix = MarkdownPrefix
 	}
-	return readDir(dir, prefix, lim.withDefaults(), func(rel string, isDir bool) bool {
-		if strings.HasPrefix(path.Base(rel), ".") {
-			return false
+	return readDir(dir, prefix, o, func(rel string, isDir bool) string {
+		switch {
+		case strings.HasPrefix(path.Base(rel), "."):
+			return "-"
+		case isDir || isMarkdown(rel):
+			return ""
 		}
-		return isDir || isMarkdown(rel)
+		return "not Markdown: only .md and .markdown notes are imported"
 	}, nil)
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/trust"
+	"github.com/mnemobank/mnemobank/screen"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,6 +28,9 @@ var subcommands = map[string]func(ctx context.Context, args []string, stdin io.R
 	"import": runImport,
 	"copy":   runCopy,
 	"ui":     runUI,
+	"scrub":  runScrub,
+	"setup":  runSetup,
+	"token":  runToken,
 
 	"consolidate": runConsolidate,
 }
@@ -48,17 +53,22 @@ type bankSide struct {
 	mem    archive.Memories
 	source string // names the bank in messages
 	label  string // names it in an archive's manifest: no absolute path
+	root   string // the bank's directory, absolute; "" in PostgreSQL
 	close  func()
 }
 
 // openSide opens the bank c names, with its memories, for moving.
 func openSide(ctx context.Context, c storeConfig) (*bankSide, error) {
+	opts := &memorybank.Options{} // imports and copies refuse credentials as the server does
+	if err := trust.Apply(string(screen.Refuse), false, opts, nil); err != nil {
+		return nil, err
+	}
 	st, err := openStores(ctx, c, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &bankSide{bank: memorybank.New(st.bank, nil), mem: archive.Memories{File: st.mem, Trash: st.trash},
-		source: st.source, label: st.label, close: st.close}, nil
+	return &bankSide{bank: memorybank.New(st.bank, opts), mem: archive.Memories{File: st.mem, Trash: st.trash},
+		source: st.source, label: st.label, root: st.root, close: st.close}, nil
 }
 
 // parseFlags parses args into fs; --help is an answer, not an error: usage
@@ -76,10 +86,28 @@ func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout io.Writer)
 			return flag.ErrHelp
 		}
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsageShown, err) // fs has printed err and the usage
+	// Flags count wherever they stand ("import FILE --apply" is
+	// "import --apply FILE"): the flag package stops at the first
+	// argument, so parsing resumes after each one, until "--", after which
+	// everything is an argument. The arguments are then handed back to fs,
+	// in order, as its Args.
+	var positional []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			return fmt.Errorf("%w: %v", errUsageShown, err) // fs has printed err and the usage
+		}
+		left := fs.Args()
+		if len(left) == 0 {
+			break
+		}
+		if consumed := len(rest) - len(left); consumed > 0 && rest[consumed-1] == "--" {
+			positional = append(positional, left...)
+			break
+		}
+		positional = append(positional, left[0])
+		rest = left[1:]
 	}
-	return nil
+	return fs.Parse(append([]string{"--"}, positional...))
 }
 
 const exportUsage = `Usage: mnemobank export [--root DIR --memories FILE | --postgres DSN --namespace N] [--format archive|anthropic-memory-store] [-o FILE]
@@ -161,7 +189,8 @@ was interrupted can be run again and finishes.
 
 With --from, imports other tools' memories into the global bank instead:
 
-  --from claude-code DIR...   a project's CLAUDE.md, CLAUDE.local.md,
+  --from claude-code DIR...   a project's CLAUDE.md (CLAUDE.local.md, a
+                              personal file, only with --include-local),
                               .claude/CLAUDE.md and .claude/rules/*.md into
                               claude-code/; a Claude Code auto-memory folder
                               (~/.claude/projects/<project>/memory, holding
@@ -174,11 +203,15 @@ With --from, imports other tools' memories into the global bank instead:
                               (view=full): each memory into memories/, the
                               Claude memory tool's folder, byte for byte
   --from markdown DIR...      a folder of Markdown notes (basic-memory,
-                              Obsidian) into notes/, front matter kept
+                              Obsidian) into notes/, each note byte for
+                              byte, front matter as written
 
 Every source is read and checked (sizes, counts, names, links that leave
 the directory) before anything is written; the same --apply and
---on-conflict rules apply.
+--on-conflict rules apply. The bank's own directory and every memory-bank
+folder are never read (importing a project twice does not nest the bank
+in itself); each file left out (an attachment, a canvas, CLAUDE.local.md)
+is listed in the plan as not-read, with why. Flags may follow the paths.
 
 Flags:
 `
@@ -191,6 +224,7 @@ func runImport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	onConflict := fs.String("on-conflict", string(archive.KeepOurs), "a document both hold with different bytes: ours (keep ours), theirs (the archive's becomes the next version of ours), both (theirs beside ours as NAME.imported.EXT)")
 	from := fs.String("from", "archive", "what FILE or PATH is: "+importSourceNames)
 	prefix := fs.String("prefix", "", "with --from (not archive): the global bank folder to import into, ending in / (default: the source's own)")
+	includeLocal := fs.Bool("include-local", false, "with --from claude-code: also import CLAUDE.local.md files, a person's own instructions")
 	if err := parseFlags(fs, args, importUsage, stdout); err != nil {
 		return err
 	}
@@ -208,7 +242,10 @@ func runImport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		if err != nil {
 			return fmt.Errorf("%w: --on-conflict: %v", errUsage, err)
 		}
-		return importForeign(ctx, *from, *prefix, fs.Args(), stdin, *where, foreign.Options{Apply: *apply, OnConflict: policy}, stdout, stderr)
+		if *includeLocal && *from != "claude-code" {
+			return fmt.Errorf("%w: --include-local applies to --from claude-code only", errUsage)
+		}
+		return importForeign(ctx, *from, *prefix, *includeLocal, fs.Args(), stdin, *where, foreign.Options{Apply: *apply, OnConflict: policy}, stdout, stderr)
 	}
 	if *prefix != "" {
 		return fmt.Errorf("%w: --prefix applies to --from sources, not to an archive", errUsage)

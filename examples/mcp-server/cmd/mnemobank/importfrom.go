@@ -17,20 +17,21 @@ import (
 
 // importSources maps a --from value to its reader, which reads every
 // argument (a directory or a file, "-" for standard input where a file is
-// read) into documents under prefix ("" for the source's own folder).
-var importSources = map[string]func(arg, prefix string, stdin io.Reader) ([]foreign.Doc, error){
-	"claude-code": func(arg, prefix string, _ io.Reader) ([]foreign.Doc, error) {
-		return foreign.ReadClaudeCode(arg, prefix, nil)
+// read) into documents under prefix ("" for the source's own folder); a
+// directory reader leaves out what dir says (the bank's own directory).
+var importSources = map[string]func(arg, prefix string, dir *foreign.DirOptions, stdin io.Reader) ([]foreign.Doc, error){
+	"claude-code": func(arg, prefix string, dir *foreign.DirOptions, _ io.Reader) ([]foreign.Doc, error) {
+		return foreign.ReadClaudeCode(arg, prefix, dir)
 	},
-	"markdown": func(arg, prefix string, _ io.Reader) ([]foreign.Doc, error) {
-		return foreign.ReadMarkdownDir(arg, prefix, nil)
+	"markdown": func(arg, prefix string, dir *foreign.DirOptions, _ io.Reader) ([]foreign.Doc, error) {
+		return foreign.ReadMarkdownDir(arg, prefix, dir)
 	},
-	"mcp-memory": func(arg, prefix string, stdin io.Reader) ([]foreign.Doc, error) {
+	"mcp-memory": func(arg, prefix string, _ *foreign.DirOptions, stdin io.Reader) ([]foreign.Doc, error) {
 		return readFileArg(arg, stdin, func(r io.Reader) ([]foreign.Doc, error) {
 			return foreign.ReadMCPMemory(r, arg, prefix, nil)
 		})
 	},
-	"anthropic-memory-store": func(arg, prefix string, stdin io.Reader) ([]foreign.Doc, error) {
+	"anthropic-memory-store": func(arg, prefix string, _ *foreign.DirOptions, stdin io.Reader) ([]foreign.Doc, error) {
 		if prefix != "" {
 			return nil, fmt.Errorf("%w: --prefix does not apply to anthropic-memory-store: its memories go to memories/, the Claude memory tool's folder", errUsage)
 		}
@@ -60,21 +61,27 @@ func readFileArg(arg string, stdin io.Reader, read func(io.Reader) ([]foreign.Do
 
 // importForeign reads every source argument first (a bad one is refused
 // before anything is written), then imports all their documents.
-func importForeign(ctx context.Context, from, prefix string, args []string, stdin io.Reader, where storeConfig, o foreign.Options, stdout, stderr io.Writer) error {
-	read := importSources[from]
-	var docs []foreign.Doc
-	for _, a := range args {
-		d, err := read(a, prefix, stdin)
-		if err != nil {
-			return err
-		}
-		docs = append(docs, d...)
-	}
+// The bank is opened first, to know its directory: a source never reads
+// it (a project's import would otherwise find the last import's copies).
+func importForeign(ctx context.Context, from, prefix string, includeLocal bool, args []string, stdin io.Reader, where storeConfig, o foreign.Options, stdout, stderr io.Writer) error {
 	side, err := openSide(ctx, where)
 	if err != nil {
 		return err
 	}
 	defer side.close()
+	dir := &foreign.DirOptions{IncludeLocal: includeLocal}
+	if side.root != "" {
+		dir.Exclude = []string{side.root}
+	}
+	read := importSources[from]
+	var docs []foreign.Doc
+	for _, a := range args {
+		d, err := read(a, prefix, dir, stdin)
+		if err != nil {
+			return err
+		}
+		docs = append(docs, d...)
+	}
 	o.Source = from + " " + strings.Join(args, " ")
 	o.Report = func(it archive.Item) {
 		line := fmt.Sprintf("%-8s %s", it.Action, it.Key)
@@ -90,12 +97,12 @@ func importForeign(ctx context.Context, from, prefix string, args []string, stdi
 		return err
 	}
 	if o.Apply {
-		fmt.Fprintf(stderr, "mnemobank: imported from %s: %d created, %d unchanged, %d conflicts (on-conflict %s), %d refused\n",
-			from, res.Created, res.Skipped, res.Conflicts, o.OnConflict, res.Failed)
+		fmt.Fprintf(stderr, "mnemobank: imported from %s: %d created, %d unchanged, %d conflicts (on-conflict %s), %d refused, %d files not read\n",
+			from, res.Created, res.Skipped, res.Conflicts, o.OnConflict, res.Failed, res.NotRead)
 		return nil
 	}
-	fmt.Fprintf(stderr, "mnemobank: plan from %s: %d to create, %d unchanged, %d conflicts (on-conflict %s). Dry run: nothing was written; run again with --apply.\n",
-		from, res.Created, res.Skipped, res.Conflicts, o.OnConflict)
+	fmt.Fprintf(stderr, "mnemobank: plan from %s: %d to create, %d unchanged, %d conflicts (on-conflict %s), %d files not read. Dry run: nothing was written; run again with --apply.\n",
+		from, res.Created, res.Skipped, res.Conflicts, o.OnConflict, res.NotRead)
 	return nil
 }
 

@@ -31,7 +31,7 @@ func TestImportFrom(t *testing.T) {
 		created int
 		first   string
 	}{
-		{"claude-code", []string{foreignTestdata + "claude-code/project", foreignTestdata + "claude-code/memory"}, 9, "create   claude-code/claude/CLAUDE.md"},
+		{"claude-code", []string{foreignTestdata + "claude-code/project", foreignTestdata + "claude-code/memory"}, 8, "create   claude-code/claude/CLAUDE.md"},
 		{"mcp-memory", []string{foreignTestdata + "mcp-memory/memory.jsonl"}, 6, "create   mcp-memory/mnemobank.md"},
 		{"anthropic-memory-store", []string{foreignTestdata + "memory-store/listing.json"}, 4, "create   memories/preferences.md"},
 		{"markdown", []string{foreignTestdata + "markdown/vault"}, 3, "create   notes/Coffee Brewing.md"},
@@ -111,4 +111,54 @@ func TestImportFromUsageErrors(t *testing.T) {
 	_, _, err := runCmd(t, "{\"type\":\"entity\"}\n", "import", "--from", "mcp-memory", "--root", root, "-")
 	require.ErrorIs(t, err, foreign.ErrFormat)
 	assert.Contains(t, err.Error(), "line 1")
+}
+
+// Flags count after the paths too, as the README writes them: before, Go's
+// flag package stopped at the first path and "--apply" was read as a file.
+func TestImportFlagsAfterArguments(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "bank")
+	mem := filepath.Join(dir, "m.md")
+	_, summary, err := runCmd(t, "", "import", "--from", "mcp-memory", foreignTestdata+"mcp-memory/memory.jsonl", "--root", root, "--memories", mem, "--apply")
+	require.NoError(t, err)
+	assert.Contains(t, summary, "imported from mcp-memory: 6 created")
+
+	archiveFile := filepath.Join(dir, "bank.tar")
+	_, _, err = runCmd(t, "", "export", "-o", archiveFile, "--root", root, "--memories", mem)
+	require.NoError(t, err)
+	_, summary, err = runCmd(t, "", "import", archiveFile, "--root", filepath.Join(dir, "copy"), "--memories", mem, "--apply", "--on-conflict", "both")
+	require.NoError(t, err)
+	assert.NotContains(t, summary, "Dry run", "--apply after the file applies")
+	assert.FileExists(t, filepath.Join(dir, "copy", "global-memory-bank", "mcp-memory", "mnemobank.md"))
+
+	// After "--" everything is a path, even what looks like a flag.
+	_, _, err = runCmd(t, "", "import", "--from", "markdown", "--root", root, "--memories", mem, "--", "--apply")
+	var pe *os.PathError
+	require.ErrorAs(t, err, &pe, "--apply after -- is a path")
+	assert.Equal(t, "--apply", pe.Path)
+}
+
+// Importing a project twice into its own docs/ bank does not nest the bank
+// in itself (the second run finds only what the first read, unchanged);
+// CLAUDE.local.md is left out, and listed, unless --include-local.
+func TestImportClaudeCodeTwiceDoesNotNest(t *testing.T) {
+	proj := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(proj, "CLAUDE.md"), []byte("# Project\nRun the tests.\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(proj, "CLAUDE.local.md"), []byte("# Mine\n"), 0o644))
+	root := filepath.Join(proj, "docs")
+	args := []string{"import", "--from", "claude-code", proj, "--root", root, "--memories", filepath.Join(t.TempDir(), "m.md"), "--apply"}
+	out, _, err := runCmd(t, "", args...)
+	require.NoError(t, err)
+	assert.Equal(t, "create   claude-code/CLAUDE.md\nnot-read CLAUDE.local.md: a personal file (CLAUDE.local.md): read only with --include-local, since a bank may be shared\n"+
+		"not-read docs: the bank's own directory: never imported\n", out)
+	out, _, err = runCmd(t, "", args...)
+	require.NoError(t, err)
+	assert.NotContains(t, out, "create", "nothing new the second time:\n%s", out)
+	assert.Contains(t, out, "skip     claude-code/CLAUDE.md")
+	assert.Contains(t, out, "not-read docs: the bank's own directory")
+	assert.NoDirExists(t, filepath.Join(root, "global-memory-bank", "claude-code", "docs"))
+
+	out, _, err = runCmd(t, "", append(args, "--include-local")...)
+	require.NoError(t, err)
+	assert.Contains(t, out, "create   claude-code/CLAUDE.local.md")
 }

@@ -8,7 +8,7 @@
 // mnemobank) and register it with an MCP client:
 //
 //	go -C examples/mcp-server install ./cmd/mnemobank
-//	claude mcp add mnemobank -- mnemobank --root ./docs --language en
+//	claude mcp add mnemobank -- mnemobank
 //
 // Every memory bank tool of memorybank/tools keeps its name and behaviour;
 // the server adds the memory, skill graph and plan tools, every document as
@@ -30,7 +30,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -39,6 +38,7 @@ import (
 	"github.com/mnemobank/mnemobank/examples/mcp-server/mcphttp"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/mcpserver"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/stdio"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/trust"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
 )
@@ -96,7 +96,10 @@ Usage:
   mnemobank --postgres DSN [--namespace NAME] [--http ADDR] [--language en|ja|zh] [--confirm-plans always|never]
   mnemobank ... [--ui ADDR] [--ui-read-only]
   mnemobank ui [--root DIR | --postgres DSN --namespace N] [--memories FILE] [--addr 127.0.0.1:7777] [--ui-read-only]
-  mnemobank export | import | copy ...
+  mnemobank ... [--secrets refuse|redact] [--exclude-flagged]
+  mnemobank export | import | copy | scrub ...
+  mnemobank setup claude-code|claude-desktop|cursor|vscode|codex [--root DIR] [--yes | --print]
+  mnemobank token create|list|revoke ...   (personal HTTP tokens; mnemobank token --help)
   mnemobank consolidate [--merged BRANCH,...] [--apply]
   mnemobank --help | --version
 
@@ -107,7 +110,9 @@ history with differences and revert, search, the learned memories (delete,
 restore) and the skill graphs, with a live feed of changes. The token and
 address rules of --http hold for it: with MNEMOBANK_TOKEN set, open
 http://ADDR/ui/?token=<token> once. --ui-read-only hides and refuses every
-change. "mnemobank ui" serves the viewer alone. Skill graphs are drawn by
+change. A --ui port in use does not stop the server: the viewer takes one
+of the next 10 ports (stderr names it) or is left out, with a warning.
+"mnemobank ui" serves the viewer alone. Skill graphs are drawn by
 mnemobank-dot (go install .../examples/mcp-server/cmd/mnemobank-dot, beside
 mnemobank or on PATH, or named by MNEMOBANK_DOT) or Graphviz's dot; without
 one the viewer shows their DOT source.
@@ -137,7 +142,7 @@ not ask for confirmation be applied without the user.
 
 An MCP client starts it and talks JSON-RPC on its stdin and stdout; logs go to
 stderr. Register it with your client, for example:
-  claude mcp add mnemobank -- mnemobank --root ./docs --language en
+  claude mcp add mnemobank -- mnemobank
 
 Flags:
 `
@@ -149,13 +154,15 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	fs := flag.NewFlagSet("mnemobank", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	where := storeFlags(fs)
-	language := fs.String("language", string(memorybank.Japanese), "default language of read_context, read_rules and plan confirmations: en, ja or zh")
+	language := fs.String("language", string(defaultLanguage(os.Getenv)), "default language of read_context, read_rules and plan confirmations: en, ja or zh (default: ja or zh when LC_ALL, LC_MESSAGES or LANG asks for it, else en)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	confirmPlansFlag := fs.String("confirm-plans", string(mcpserver.ConfirmAlways), "which memory_ops write plans the user confirms: always (every plan, whatever the model's requiresConfirmation says), "+
 		"or never (only plans whose requiresConfirmation is true: the model writes without asking)")
 	httpAddr := fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080), and the viewer at http://ADDR/ui/; see MNEMOBANK_TOKEN")
 	uiAddr := fs.String("ui", "", "also serve the browser viewer at http://ADDR/ui/ (e.g. 127.0.0.1:7777) while the server runs; see MNEMOBANK_TOKEN")
 	uiReadOnly := fs.Bool("ui-read-only", false, "the viewer hides and refuses every change (revert, delete, restore)")
+	secrets := fs.String("secrets", "refuse", "what a write holding a credential (gitleaks' rules) does: refuse (the tool fails, naming its kind and line) or redact (it is stored as [REDACTED:<kind>])")
+	excludeFlagged := fs.Bool("exclude-flagged", false, "leave documents and memories flagged as addressing the agent (possible poisoning) out of read_context and memory injection")
 	if err := parseFlags(fs, args, usageText, stdout); err != nil {
 		return err
 	}
@@ -164,7 +171,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		return nil
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --language, --memories, --postgres, --namespace, --http, --ui, --ui-read-only, --confirm-plans, --help and --version; subcommands are ui, export, import, copy and consolidate", errUsage, fs.Arg(0))
+		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --language, --memories, --postgres, --namespace, --http, --ui, --ui-read-only, --confirm-plans, --help and --version; subcommands are ui, export, import, copy, scrub, setup, token and consolidate", errUsage, fs.Arg(0))
 	}
 	confirmPlans, err := mcpserver.ParseConfirmPolicy(*confirmPlansFlag)
 	if err != nil {
@@ -180,14 +187,20 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		return err
 	}
 	defer st.close()
-	if st.createdRoot {
+	if st.rootWhy != "" {
+		fmt.Fprintf(stderr, "mnemobank: bank at %s: %s\n", st.root, st.rootWhy)
+	} else if st.createdRoot {
 		// Said once, at start-up: a mistyped --root otherwise looks like
 		// a bank that forgot everything.
 		logger.Warn("--root did not exist: created a NEW, EMPTY memory bank there. If you meant an existing bank, fix --root.",
 			"root", st.root)
 	}
-	bank := memorybank.New(st.bank, &memorybank.Options{Language: lang, Logger: logger})
-	mem, err := memories.New(st.mem, &memories.Options{Logger: logger, Trash: st.trash, Usage: st.usage})
+	bankOpts, memOpts := &memorybank.Options{Language: lang, Logger: logger}, &memories.Options{Logger: logger, Trash: st.trash, Usage: st.usage}
+	if err := trust.Apply(*secrets, *excludeFlagged, bankOpts, memOpts); err != nil {
+		return fmt.Errorf("%w: --secrets: %w", errUsage, err)
+	}
+	bank := memorybank.New(st.bank, bankOpts)
+	mem, err := memories.New(st.mem, memOpts)
 	if err != nil {
 		return err
 	}
@@ -218,7 +231,13 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		if err != nil {
 			return err
 		}
-		return mcphttp.Serve(ctx, *httpAddr, token, h, viewer, logger, func(a net.Addr) {
+		ts, closeTokens, err := openTokenStore(ctx, *where)
+		if err != nil {
+			return err
+		}
+		defer closeTokens()
+		acc := mcphttp.Access{Token: token, Store: ts, Logger: logger}
+		return mcphttp.ServeAccess(ctx, *httpAddr, acc, h, viewer, logger, func(a net.Addr) {
 			fmt.Fprintf(stderr, "mnemobank: listening on http://%s%s\n", a, mcphttp.Path)
 		})
 	}
@@ -226,15 +245,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 }
 
 func versionString() string {
-	v := "mnemobank " + mcpserver.Version + " (" + runtime.Version()
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += ", " + s.Value[:12]
-			}
-		}
-	}
-	return v + ")"
+	return "mnemobank " + mcpserver.Version() + " (" + runtime.Version() + ")"
 }
 
 func validLanguage(l memorybank.Language) bool {

@@ -134,6 +134,13 @@ func TestConfirmPlansFlagIsChecked(t *testing.T) {
 
 // A subscriber hears of a write to its document from its own server and
 // from another server process on the same bank, and of nothing else.
+//
+// Under protocol 2026-07-28 Subscribe sends subscriptions/listen and
+// returns at once; the subscription holds only once the server sends
+// notifications/subscriptions/acknowledged. The test waits for that
+// signal before writing: it once wrote first, now and then, so the server
+// took the written version as the one subscribed to and had nothing to
+// announce (a timeout in about one run of 30).
 func TestSubscriptionsAcrossProcesses(t *testing.T) {
 	for _, protocol := range []string{"", legacyProtocol} {
 		t.Run("protocol "+protocol, func(t *testing.T) {
@@ -142,12 +149,28 @@ func TestSubscriptionsAcrossProcesses(t *testing.T) {
 			client := newClient(&mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 				updated <- req.Params.URI
 			}})
+			acked := make(chan struct{}, 1)
+			client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+				return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+					if method == "notifications/subscriptions/acknowledged" {
+						acked <- struct{}{}
+					}
+					return next(ctx, method, req)
+				}
+			})
 			watcherCmd := connectStdioVersion(t, client, root, protocol)
 			writer := connectStdio(t, nil, root)
 
 			const uri = "memorybank://branch/feature%2Flogin/progress.json"
 			ok(t, writer, "write_branch_memory_bank", `{"branch":"feature/login","path":"progress.json","content":{"done":[]}}`)
 			require.NoError(t, watcherCmd.Subscribe(t.Context(), &mcp.SubscribeParams{URI: uri}))
+			if protocol == "" { // the legacy resources/subscribe answers once it holds
+				select {
+				case <-acked:
+				case <-time.After(10 * time.Second):
+					t.Fatal("the server never acknowledged the subscription")
+				}
+			}
 
 			ok(t, writer, "write_global_memory_bank", `{"path":"other.json","content":{"x":1}}`)
 			ok(t, writer, "write_branch_memory_bank", `{"branch":"feature/login","path":"progress.json","patches":[{"op":"add","path":"/content/done/-","value":"form"}]}`)
@@ -183,7 +206,7 @@ func TestHelpAndVersion(t *testing.T) {
 	}
 	out, err := exec.Command(bin, "--version").Output()
 	require.NoError(t, err)
-	assert.True(t, strings.HasPrefix(string(out), "mnemobank "+mcpserver.Version), "%s", out)
+	assert.True(t, strings.HasPrefix(string(out), "mnemobank "+mcpserver.Version()), "%s", out)
 
 	err = exec.Command(bin, "--colour").Run()
 	var ee *exec.ExitError
@@ -211,7 +234,7 @@ func TestUsageErrorsSayWhy(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"foo"}, []string{`mnemobank: unexpected argument "foo"`, "subcommands are ui, export, import, copy and consolidate", `"mnemobank --help"`}},
+		{[]string{"foo"}, []string{`mnemobank: unexpected argument "foo"`, "subcommands are ui, export, import, copy, scrub, setup, token and consolidate", `"mnemobank --help"`}},
 		{[]string{"--root", t.TempDir(), "foo", "bar"}, []string{`unexpected argument "foo"`, `"mnemobank --help"`}},
 		{[]string{"ui", "extra"}, []string{`mnemobank: unexpected argument "extra"`, "--addr", `"mnemobank ui --help"`}},
 		{[]string{"export", "extra"}, []string{`mnemobank: unexpected argument "extra"`, `"mnemobank export --help"`}},
@@ -236,7 +259,7 @@ func TestUsageErrorsSayWhy(t *testing.T) {
 	stdout.Reset()
 	stderr.Reset()
 	assert.Equal(t, 0, runMain(t.Context(), []string{"--version"}, io.NopCloser(strings.NewReader("")), &stdout, &stderr))
-	assert.Contains(t, stdout.String(), mcpserver.Version)
+	assert.Contains(t, stdout.String(), mcpserver.Version())
 	assert.Empty(t, stderr.String())
 
 	stderr.Reset()

@@ -43,7 +43,8 @@ type storeConfig struct {
 // is parsed.
 func storeFlags(fs *flag.FlagSet) *storeConfig {
 	c := &storeConfig{}
-	fs.StringVar(&c.Root, "root", "./docs", "directory of the memory bank (created if missing); holds global-memory-bank/ and branch-memory-bank/")
+	fs.StringVar(&c.Root, "root", "", "directory of the memory bank (created if missing); holds global-memory-bank/ and branch-memory-bank/. "+
+		"Default: "+DefaultBankDir+"/ at the git work tree's root (else the working directory), or docs/ there when it holds a memory-bank layout")
 	fs.StringVar(&c.Memories, "memories", filepath.Join(filestore.AgentDir, filestore.FileName), "file of the learned memories (add_memory, search_memories, ...), relative to the working directory; its trash beside it")
 	fs.StringVar(&c.Postgres, "postgres", "", "PostgreSQL DSN (postgres://user:pass@host/db): keep the bank and the memories there instead of --root and --memories")
 	fs.StringVar(&c.Namespace, "namespace", pgstore.DefaultNamespace, "with --postgres: the project's namespace; servers of one namespace share one bank")
@@ -75,6 +76,7 @@ type stores struct {
 	label       string         // what they are, for an archive's manifest: no absolute path
 	root        string         // the bank's directory, absolute; "" in PostgreSQL
 	createdRoot bool           // the bank's directory did not exist and was created
+	rootWhy     string         // why the bank is where it is, when --root was not given
 	close       func()
 }
 
@@ -103,14 +105,37 @@ func openStores(ctx context.Context, c storeConfig, logger *slog.Logger) (*store
 		}
 		return &stores{bank: pg, mem: ms, trash: tr, usage: us, source: "postgres namespace " + pg.Namespace(), label: "postgres namespace " + pg.Namespace(), close: pg.Close}, nil
 	}
+	why := ""
+	if c.Root == "" {
+		cwd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		c.Root, why = defaultRoot(cwd)
+	}
 	_, statErr := os.Stat(c.Root)
 	fsStore, err := fsstore.Open(c.Root, nil)
 	if err != nil {
 		return nil, err
 	}
 	abs, _ := filepath.Abs(c.Root)
+	if err := writeGitignore(abs, "the directory store's lock, journal, change counter and temporary files stay on this machine", bankIgnores); err != nil {
+		fsStore.Close()
+		return nil, err
+	}
+	// Only in the agents' own folder, and once it exists (the first
+	// memory creates it): a .gitignore is never added to a folder of the
+	// user's (the project root, for --memories memories.md), and opening a
+	// bank creates no folder for memories it may never hold.
+	if memDir := filepath.Dir(c.Memories); filepath.Base(memDir) == filestore.AgentDir && isDir(memDir) {
+		if err := writeGitignore(memDir, "deleted memories stay on this machine", []string{trashFileName}); err != nil {
+			fsStore.Close()
+			return nil, err
+		}
+	}
 	return &stores{bank: fsStore, source: "directory " + abs, label: "directory " + filepath.Base(abs), root: abs, createdRoot: errors.Is(statErr, os.ErrNotExist),
-		close: func() { fsStore.Close() },
-		mem:   filestore.New(c.Memories, nil), trash: filestore.New(filepath.Join(filepath.Dir(c.Memories), trashFileName), nil),
+		rootWhy: why,
+		close:   func() { fsStore.Close() },
+		mem:     filestore.New(c.Memories, nil), trash: filestore.New(filepath.Join(filepath.Dir(c.Memories), trashFileName), nil),
 		usage: filestore.New(filepath.Join(filepath.Dir(c.Memories), usageFileName), nil)}, nil
 }

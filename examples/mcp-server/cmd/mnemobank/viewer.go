@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
+	"strconv"
+	"syscall"
 
 	"github.com/mnemobank/mnemobank/examples/mcp-server/mcphttp"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
@@ -37,12 +40,26 @@ func newViewer(bank *memorybank.Bank, mem *memories.Manager, addr, token string,
 	return ui.New(ui.Options{Bank: bank, Memories: mem, ReadOnly: readOnly, Token: token, Hosts: hosts, Logger: logger})
 }
 
+// uiPortTries is how many ports after a --ui port in use are tried.
+var uiPortTries = 10
+
 // startUI serves the viewer on addr in the background and returns the
-// function that stops it. The address is checked and listened on before
-// startUI returns, so a port in use is an error at start-up.
+// function that stops it. The address is checked before startUI returns:
+// one the flags refuse (an open address without a token) is an error. A
+// port in use is not: the viewer is the lesser half of the server, and a
+// second agent window started with the same --ui must still get its
+// memory. The next free port of the next uiPortTries is taken instead, or,
+// with none free, the server runs without the viewer; stderr says which.
 func startUI(ctx context.Context, addr, token string, viewer *ui.Handler, logger *slog.Logger, stderr io.Writer) (stop func(), err error) {
 	ln, err := mcphttp.Listen("--ui", addr, token)
-	if err != nil {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		ln = nextFreePort(addr, token)
+		if ln == nil {
+			fmt.Fprintf(stderr, "mnemobank: warning: %v, and the next %d ports too: the viewer is not served; the MCP server runs without it\n", err, uiPortTries)
+			return func() {}, nil
+		}
+		fmt.Fprintf(stderr, "mnemobank: warning: %v: the viewer takes the next free port, %s\n", err, ln.Addr())
+	} else if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(stderr, "mnemobank: ui on http://%s%s\n", ln.Addr(), ui.Prefix)
@@ -55,6 +72,24 @@ func startUI(ctx context.Context, addr, token string, viewer *ui.Handler, logger
 		}
 	}()
 	return func() { cancel(); <-done }, nil
+}
+
+// nextFreePort listens on the first free port after addr's, or returns nil.
+func nextFreePort(addr, token string) net.Listener {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p == 0 {
+		return nil
+	}
+	for next := p + 1; next <= p+uiPortTries && next <= 65535; next++ {
+		if ln, err := mcphttp.Listen("--ui", net.JoinHostPort(host, strconv.Itoa(next)), token); err == nil {
+			return ln
+		}
+	}
+	return nil
 }
 
 const uiUsage = `Usage: mnemobank ui [--root DIR --memories FILE | --postgres DSN --namespace N] [--addr 127.0.0.1:7777] [--language en|ja|zh] [--ui-read-only]
@@ -79,7 +114,7 @@ func runUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 	where := storeFlags(fs)
 	addr := fs.String("addr", "127.0.0.1:7777", "address to serve the viewer on, host:port")
 	readOnly := fs.Bool("ui-read-only", false, "hide and refuse every change (revert, delete, restore)")
-	language := fs.String("language", string(memorybank.Japanese), "language of the SKILL.md shown beside a skill graph: en, ja or zh")
+	language := fs.String("language", string(defaultLanguage(os.Getenv)), "language of the SKILL.md shown beside a skill graph: en, ja or zh (default from LC_ALL, LC_MESSAGES, LANG; else en)")
 	if err := parseFlags(fs, args, uiUsage, stdout); err != nil {
 		return err
 	}
@@ -111,7 +146,9 @@ func runUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	logger.Info("mnemobank: viewer", "bank", st.source)
+	if st.rootWhy != "" {
+		fmt.Fprintf(stderr, "mnemobank: bank at %s: %s\n", st.root, st.rootWhy)
+	}
 	fmt.Fprintf(stderr, "mnemobank: ui on http://%s%s\n", ln.Addr(), ui.Prefix)
 	return mcphttp.ServeViewer(ctx, ln, viewer)
 }

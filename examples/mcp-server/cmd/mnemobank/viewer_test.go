@@ -205,8 +205,8 @@ func (w *lineFunc) Write(p []byte) (int, error) {
 }
 
 // "mnemobank ui --language en" shows a skill's SKILL.md in English, as the
-// server writes it with the same flag; without it, in the server's default
-// (Japanese).
+// server writes it with the same flag; without it, in the language the
+// locale asks for, English when it asks for none of ja and zh.
 func TestViewerSubcommandLanguage(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "docs")
@@ -221,11 +221,16 @@ func TestViewerSubcommandLanguage(t *testing.T) {
 
 	for _, c := range []struct {
 		args      []string
+		lang      string
 		want, not string
 	}{
-		{[]string{"--language", "en"}, "Instructions", "指示"},
-		{nil, "指示", "Instructions"},
+		{[]string{"--language", "en"}, "ja_JP.UTF-8", "Instructions", "指示"},
+		{nil, "ja_JP.UTF-8", "指示", "Instructions"},
+		{nil, "", "Instructions", "指示"},
 	} {
+		t.Setenv("LC_ALL", "")
+		t.Setenv("LC_MESSAGES", "")
+		t.Setenv("LANG", c.lang)
 		stderr := newAddrWriter()
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error, 1)

@@ -200,6 +200,7 @@ var textEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 // & < >, everything else as it is (so the reader sees "<", not \u003c).
 func writeQuoted(b *bytes.Buffer, s string) {
 	const hex = "0123456789abcdef"
+	s, _ = MarkInvisible(s)
 	b.WriteByte('"')
 	last := 0
 	for i := 0; i < len(s); i++ {

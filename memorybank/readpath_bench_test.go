@@ -1,0 +1,144 @@
+package memorybank_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+)
+
+// serverBank1000 writes, on fsstore, the bank the server's benchmarks use:
+// the branch bank of "main" with its core files and 1,000 small JSON notes,
+// and 20 Markdown documents in the global bank.
+func serverBank1000(b *testing.B, store memorybank.Store) {
+	bank := memorybank.New(store, &memorybank.Options{Language: memorybank.English})
+	_, err := bank.ReadContext(ctx, memorybank.ReadContextRequest{Branch: "main"})
+	require.NoError(b, err)
+	for i := range 1000 {
+		_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "main",
+			Path:    fmt.Sprintf("notes/n%04d.json", i),
+			Content: json.RawMessage(fmt.Sprintf(`{"n":%d,"text":"a note of some length, like a decision or a finding"}`, i)),
+			Tags:    []string{"note"}})
+		require.NoError(b, err)
+	}
+	for i := range 20 {
+		_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: fmt.Sprintf("core/g%02d.md", i), Text: "# Global\nshared knowledge\n"})
+		require.NoError(b, err)
+	}
+}
+
+// BenchmarkReadContextWarmFS: a warm ReadContext on fsstore over the
+// server's 1,000-document bank (branch core files, 1,000 other paths, 20
+// global documents), the in-process part of the server's
+// read_context_warm_1000; "first" is the first call of a fresh Bank on the
+// same store (a new process's first read_context).
+func BenchmarkReadContextWarmFS(b *testing.B) {
+	store, err := fsstore.Open(b.TempDir(), nil)
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = store.Close() })
+	serverBank1000(b, store)
+	req := memorybank.ReadContextRequest{Branch: "main"}
+	warm := memorybank.New(store, &memorybank.Options{Language: memorybank.English})
+	res, err := warm.ReadContext(ctx, req)
+	require.NoError(b, err)
+	require.Equal(b, 1000, len(res.OtherBranchFiles)+res.More, "every other document is listed or counted")
+	b.Run("warm", func(b *testing.B) {
+		var ds []time.Duration
+		for b.Loop() {
+			t := time.Now()
+			if _, err := warm.ReadContext(ctx, req); err != nil {
+				b.Fatal(err)
+			}
+			ds = append(ds, time.Since(t))
+		}
+		reportMedian(b, "warm", ds)
+	})
+	b.Run("first", func(b *testing.B) {
+		var ds []time.Duration
+		for b.Loop() {
+			t := time.Now()
+			if _, err := memorybank.New(store, &memorybank.Options{Language: memorybank.English}).ReadContext(ctx, req); err != nil {
+				b.Fatal(err)
+			}
+			ds = append(ds, time.Since(t))
+		}
+		reportMedian(b, "first", ds)
+	})
+}
+
+// reportMedian reports the median of ds in milliseconds as name-median-ms.
+func reportMedian(b *testing.B, name string, ds []time.Duration) {
+	if len(ds) == 0 {
+		return
+	}
+	slices.Sort(ds)
+	b.ReportMetric(float64(ds[len(ds)/2])/float64(time.Millisecond), name+"-median-ms")
+	b.ReportMetric(float64(ds[min(len(ds)-1, len(ds)*95/100)])/float64(time.Millisecond), name+"-p95-ms")
+}
+
+// chatBranch writes a branch bank of 50 chat-length documents (about 10 KB
+// each, 0.5 MB in all: Markdown with tags, some JSON) into the branch
+// "feature/chat", as an agent's session notes are.
+func chatBranch(b *testing.B, store memorybank.Store) int {
+	// A write through a Bank claims the branch's directory (its marker).
+	_, err := memorybank.New(store, nil).Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeBranch, Branch: "feature/chat",
+		Path: "activeContext.md", Text: "# Active context\n\nReviewing the chat notes.\n"})
+	require.NoError(b, err)
+	dir, err := memorybank.BranchDir("feature/chat")
+	require.NoError(b, err)
+	docs := textCorpus(50, 10_000)
+	total := 0
+	for k, v := range docs {
+		k = strings.Replace(k, memorybank.GlobalPrefix, memorybank.BranchPrefix+dir+"/", 1)
+		_, err := store.Put(ctx, k, v, memorybank.Condition{})
+		require.NoError(b, err)
+		total += len(v)
+	}
+	return total
+}
+
+// BenchmarkSearchFirstBranch: the first full-text search over a branch
+// bank the process has not read yet (50 chat-length documents, 0.5 MB, on
+// fsstore): a fresh Bank each iteration reads, parses and indexes the
+// branch; timed alternately with a warm search of the same query.
+func BenchmarkSearchFirstBranch(b *testing.B) {
+	store, err := fsstore.Open(b.TempDir(), nil)
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = store.Close() })
+	total := chatBranch(b, store)
+	req := memorybank.TextSearchRequest{Query: benchQueries()[5], Scope: memorybank.ScopeBranch, Branch: "feature/chat"}
+	warm := memorybank.New(store, nil)
+	hits, err := warm.Search(ctx, req)
+	require.NoError(b, err)
+	require.NotEmpty(b, hits)
+	var fs, ws []time.Duration
+	var fcpu, wcpu time.Duration
+	for b.Loop() {
+		t, c := time.Now(), processCPU()
+		if _, err := memorybank.New(store, nil).Search(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+		fs = append(fs, time.Since(t))
+		fcpu += processCPU() - c
+		t, c = time.Now(), processCPU()
+		if _, err := warm.Search(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+		ws = append(ws, time.Since(t))
+		wcpu += processCPU() - c
+	}
+	b.ReportMetric(float64(total)/1e6, "branch-MB")
+	// On a loaded machine the CPU time of the process says more than the
+	// wall time (it includes the garbage collector's share).
+	b.ReportMetric(float64(fcpu)/float64(time.Millisecond)/float64(b.N), "first-cpu-ms")
+	b.ReportMetric(float64(wcpu)/float64(time.Millisecond)/float64(b.N), "warm-cpu-ms")
+	reportMedian(b, "first", fs)
+	reportMedian(b, "warm", ws)
+}
