@@ -26,8 +26,14 @@ func Render(ms []Memory, budget int) string {
 // that fit both caps (runes and, with count, tokens; 0: no cap). older says
 // the order is newest first, so those left out are the older ones.
 func render(ms []Memory, order []int, older bool, runes, tokenCap int, count func(string) int) string {
+	s, _ := renderTaken(ms, order, older, runes, tokenCap, count)
+	return s
+}
+
+// renderTaken is render that also says how many of order it rendered.
+func renderTaken(ms []Memory, order []int, older bool, runes, tokenCap int, count func(string) int) (string, int) {
 	if len(ms) == 0 {
-		return ""
+		return "", 0
 	}
 	const head, foot = "# Memories\n\n", "---\n"
 	parts := make([]string, len(order))
@@ -65,7 +71,7 @@ func render(ms []Memory, order []int, older bool, runes, tokenCap int, count fun
 			}
 		}
 		if take < 0 {
-			return ""
+			return "", 0
 		}
 	}
 	var b strings.Builder
@@ -75,7 +81,7 @@ func render(ms []Memory, order []int, older bool, runes, tokenCap int, count fun
 	}
 	b.WriteString(omitted)
 	b.WriteString(foot)
-	return b.String()
+	return b.String(), take
 }
 
 func omittedLine(n int, older bool) string {

@@ -77,6 +77,10 @@ type Options struct {
 	Trash Store
 	// TrashEntries bounds the trash; 0 means DefaultTrashEntries.
 	TrashEntries int
+	// Usage, when set, is where the Manager records how often and when
+	// each memory was returned by a search or an injection (see Usage);
+	// nil: use is not recorded.
+	Usage Store
 	// InjectTokens caps InjectionContent and InjectionFor at this many
 	// tokens, counted by Tokens; 0 means no token cap. With both caps set,
 	// both hold.
@@ -119,6 +123,10 @@ type Manager struct {
 	trash    Store
 	trashMax int
 
+	usage    Store
+	usageMu  sync.Mutex // guards usageNow
+	usageNow usageState
+
 	tokens      func(string) int
 	tokenBudget int
 
@@ -141,7 +149,7 @@ func New(store Store, opts *Options) (*Manager, error) {
 	}
 	m := &Manager{store: store, cfg: DefaultConfig(), log: o.Logger, now: o.Now, loc: o.Location,
 		rand: o.Rand, budget: o.InjectBudget, warn: o.WarnBytes, max: o.MaxBytes, tries: o.Retries,
-		trash: o.Trash, trashMax: o.TrashEntries, tokens: tokens.Estimate, tokenBudget: o.InjectTokens,
+		trash: o.Trash, trashMax: o.TrashEntries, usage: o.Usage, tokens: tokens.Estimate, tokenBudget: o.InjectTokens,
 		secrets: o.Secrets, flagger: o.Flagger, excludeFlagged: o.ExcludeFlagged}
 	if o.Tokens != nil {
 		m.tokens = o.Tokens.CountTokens
@@ -614,6 +622,7 @@ func (m *Manager) Search(ctx context.Context, query string) ([]Memory, error) {
 	}
 	defer done()
 	r, _ := ix.rank(query, 0)
+	m.usedScored(ctx, ix, r)
 	return ix.memories(r), nil
 }
 
@@ -640,6 +649,7 @@ func (m *Manager) Find(ctx context.Context, req SearchRequest) (SearchResult, er
 	}
 	defer done()
 	r, total := ix.rank(req.Query, limit)
+	m.usedScored(ctx, ix, r)
 	return SearchResult{Hits: ix.hits(r, req.Query), Total: total}, nil
 }
 
@@ -672,5 +682,31 @@ func (m *Manager) InjectionFor(ctx context.Context, prompt string) (string, erro
 	if m.excludeFlagged {
 		order = slices.DeleteFunc(order, func(i int) bool { return Flagged(ix.ms[i]) })
 	}
-	return render(ix.ms, order, !ranked, m.budget, m.tokenBudget, m.tokens), nil
+	order = ix.oneOfEachCluster(order)
+	out, take := renderTaken(ix.ms, order, !ranked, m.budget, m.tokenBudget, m.tokens)
+	m.used(ctx, ix, order[:take])
+	return out, nil
+}
+
+// oneOfEachCluster drops from order every memory of a duplicate cluster
+// but the first in order (the most relevant, or the newest): injecting
+// two memories that say the same thing spends the budget twice on one
+// fact.
+func (ix *index) oneOfEachCluster(order []int) []int {
+	d := ix.dups()
+	if len(d.groups) == 0 {
+		return order
+	}
+	taken := make([]bool, len(d.groups))
+	out := make([]int, 0, len(order))
+	for _, i := range order {
+		if k := d.cluster[i]; k >= 0 {
+			if taken[k] {
+				continue
+			}
+			taken[k] = true
+		}
+		out = append(out, i)
+	}
+	return out
 }

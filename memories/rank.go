@@ -67,6 +67,8 @@ type index struct {
 	// Set by Manager.indexed, for extend.
 	ralph bool // the file is in ralph-orchestrator's format
 	added int  // memories taken in by extend since the index was built
+
+	dupsState // near-duplicates, computed on first use
 }
 
 // maxExtend bounds the memories extend takes in before the index is built
@@ -110,6 +112,7 @@ func (ix *index) extend(version string, mem Memory) {
 	}
 	ix.version = version
 	ix.added++
+	ix.dupsOf = nil
 }
 
 func newIndex(version string, ms []Memory) *index {
@@ -146,6 +149,8 @@ type scored struct {
 	i         int
 	score     float64
 	substring bool // holds every query word as a substring
+
+	numbersDiffer bool // similarities: the two texts state different numbers
 }
 
 // better orders matches: substring matches first, then by score, then

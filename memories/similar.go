@@ -198,6 +198,7 @@ func (ix *index) similarities(text string) []scored {
 		}
 		if numbersDiffer(terms, other) {
 			c.score *= numberPenalty
+			c.numbersDiffer = true
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b scored) int {

@@ -94,3 +94,13 @@ func (m *Manager) Deleted(ctx context.Context) ([]Memory, error) {
 	}
 	return Parse(data).Memories(), nil
 }
+
+// TrashCapacity is how many deleted memories the trash keeps (0: no trash,
+// deletes cannot be undone). A caller removing more at once than this
+// could not restore them all.
+func (m *Manager) TrashCapacity() int {
+	if m.trash == nil {
+		return 0
+	}
+	return m.trashMax
+}

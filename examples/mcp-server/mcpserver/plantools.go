@@ -163,54 +163,19 @@ func (s *Server) applyOps(ctx context.Context, req *mcp.CallToolRequest, a apply
 		if err != nil {
 			return nil, err
 		}
-		caps := req.ClientCapabilities()
+		c, err := s.askUser(ctx, req, text, a.Confirmed, "apply_memory_ops")
+		if err != nil {
+			return nil, err
+		}
+		action = c.action
 		switch {
-		case caps != nil && caps.Elicitation != nil:
-			// The client can ask the user: it must. confirmed in the
-			// arguments is ignored, since the model wrote it.
-			params := &mcp.ElicitParams{
-				Message:         text,
-				RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}},
-			}
-			answer, given := req.Params.InputResponses[confirmRequestID].(*mcp.ElicitResult)
-			if given {
-				// An answer counts only with the sealed state of the
-				// round that asked for it, once: the client cannot make
-				// one up, nor send one again.
-				if err := s.states.redeem(req.Params.Name, confirmRequestID, req.Params.Arguments, req.Params.RequestState); err != nil {
-					return nil, stateError(err)
-				}
-			}
-			if !given && req.ProtocolVersion() >= multiRoundTripProtocol {
-				return nil, &needInput{requests: mcp.InputRequestMap{confirmRequestID: params},
-					state: s.states.issue(req.Params.Name, confirmRequestID, req.Params.Arguments)}
-			}
-			if !given {
-				var err error
-				answer, err = req.Session.Elicit(ctx, params)
-				if ctx.Err() != nil {
-					return nil, cancelled(ctx.Err())
-				}
-				if err != nil {
-					// Refused, and not remembered: the next call asks again.
-					return nil, &tools.Error{Code: tools.CodeInternal, Err: fmt.Errorf("%w: %w", errConfirmationFailed, err),
-						Message: "the client's confirmation dialog failed (" + err.Error() + "); nothing was written. " +
-							"Call apply_memory_ops again to ask the user again"}
-				}
-			}
-			action = answer.Action
-			if answer.Action != "accept" {
-				return &applyOpsResult{Files: []plan.AppliedFile{}, UserAction: answer.Action,
-					Next: "The user did not accept the plan (" + answer.Action + "); nothing was written. Ask what to change."}, nil
-			}
-			confirmed = true
-		case a.Confirmed:
-			// A client without elicitation: the model showed the user the
-			// text the first call returned.
-			confirmed = true
-		default:
+		case c.action != "" && c.action != "accept":
+			return &applyOpsResult{Files: []plan.AppliedFile{}, UserAction: c.action,
+				Next: "The user did not accept the plan (" + c.action + "); nothing was written. Ask what to change."}, nil
+		case !c.confirmed:
 			return &applyOpsResult{Files: []plan.AppliedFile{}, Confirmation: text, Next: confirmNext}, nil
 		}
+		confirmed = true
 	}
 	// A request cancelled while the user was deciding applies nothing.
 	if err := ctx.Err(); err != nil {
@@ -222,6 +187,57 @@ func (s *Server) applyOps(ctx context.Context, req *mcp.CallToolRequest, a apply
 		return nil, planError(err)
 	}
 	return &applyOpsResult{Applied: true, Files: nonNil(res.Files), UserAction: action}, nil
+}
+
+// confirmation is what askUser learned: confirmed, and the user's
+// answer through elicitation ("" when the client has none).
+type confirmation struct {
+	confirmed bool
+	action    string
+}
+
+// askUser asks the user to confirm text. When the client offers
+// elicitation it shows the text there (confirmedArg, written by the
+// model, is ignored); otherwise the user confirms in two calls: the first
+// (confirmedArg false) returns unconfirmed, for the model to show the
+// text, the second, with confirmedArg true, is confirmed. tool names the
+// tool to call again.
+func (s *Server) askUser(ctx context.Context, req *mcp.CallToolRequest, text string, confirmedArg bool, tool string) (confirmation, error) {
+	caps := req.ClientCapabilities()
+	if caps == nil || caps.Elicitation == nil {
+		return confirmation{confirmed: confirmedArg}, nil
+	}
+	params := &mcp.ElicitParams{
+		Message:         text,
+		RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}},
+	}
+	answer, given := req.Params.InputResponses[confirmRequestID].(*mcp.ElicitResult)
+	if given {
+		// An answer counts only with the sealed state of the round that
+		// asked for it, once: the client cannot make one up, nor send one
+		// again.
+		if err := s.states.redeem(req.Params.Name, confirmRequestID, req.Params.Arguments, req.Params.RequestState); err != nil {
+			return confirmation{}, stateError(err)
+		}
+	}
+	if !given && req.ProtocolVersion() >= multiRoundTripProtocol {
+		return confirmation{}, &needInput{requests: mcp.InputRequestMap{confirmRequestID: params},
+			state: s.states.issue(req.Params.Name, confirmRequestID, req.Params.Arguments)}
+	}
+	if !given {
+		var err error
+		answer, err = req.Session.Elicit(ctx, params)
+		if ctx.Err() != nil {
+			return confirmation{}, cancelled(ctx.Err())
+		}
+		if err != nil {
+			// Refused, and not remembered: the next call asks again.
+			return confirmation{}, &tools.Error{Code: tools.CodeInternal, Err: fmt.Errorf("%w: %w", errConfirmationFailed, err),
+				Message: "the client's confirmation dialog failed (" + err.Error() + "); nothing was written. " +
+					"Call " + tool + " again to ask the user again"}
+		}
+	}
+	return confirmation{confirmed: answer.Action == "accept", action: answer.Action}, nil
 }
 
 // planError maps a plan's *Error to INVALID_ARGUMENT with its problems.

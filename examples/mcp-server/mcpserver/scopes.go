@@ -39,6 +39,8 @@ var toolScopes = map[string]tokens.Scope{
 	"write_skill_graph":            tokens.ScopeWrite,
 	"apply_skill_graph_operations": tokens.ScopeWrite,
 	"apply_memory_ops":             tokens.ScopeWrite,
+	"consolidation_candidates":     tokens.ScopeRead,
+	"apply_consolidation":          tokens.ScopeWrite,
 	"revert_document":              tokens.ScopeAdmin,
 }
 

@@ -138,7 +138,7 @@ func New(bank *memorybank.Bank, mem memories.MemoryManager, opts *Options) *Serv
 }
 
 func (s *Server) toolDefs() []toolDef {
-	return append(append(s.memoryTools(), s.skillTools()...), s.planTools()...)
+	return append(append(append(s.memoryTools(), s.skillTools()...), s.planTools()...), s.consolidateTools()...)
 }
 
 // Close stops watching the bank for subscribed documents.

@@ -102,8 +102,8 @@ func mustJSON(t *testing.T, v any) []byte {
 
 // allTools are the names clients see, in sorted order.
 var allTools = []string{
-	"add_memory", "apply_memory_ops", "apply_skill_graph_operations", "check_file_selection",
-	"delete_document", "delete_memory", "document_history", "list_documents", "list_memories",
+	"add_memory", "apply_consolidation", "apply_memory_ops", "apply_skill_graph_operations", "check_file_selection",
+	"consolidation_candidates", "delete_document", "delete_memory", "document_history", "list_documents", "list_memories",
 	"read_branch_memory_bank", "read_context", "read_global_memory_bank", "read_rules", "read_skill_graph",
 	"restore_memory", "revert_document", "search_documents", "search_documents_by_tags", "search_memories",
 	"write_branch_memory_bank", "write_global_memory_bank", "write_skill_graph",

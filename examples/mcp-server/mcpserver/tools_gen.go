@@ -164,4 +164,18 @@ var generatedTools = []savedTool{
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"applied":{"type":"boolean"},"confirmation":{"type":"string"},"files":{"type":"array"},"next":{"type":"string"},"userAction":{"type":"string"}}}`),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false), Title: ""},
 	},
+	{
+		Name:         "consolidation_candidates",
+		Description:  `Duplicate, conflicting, stale and promotable memories and documents, with texts and versions, for apply_consolidation.`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"mergedBranches":{"type":["null","array"],"items":{"type":"string"},"description":"branches git reports merged into the default branch"},"staleDays":{"type":"integer","description":"days unused before a memory is stale"},"limit":{"type":"integer","default":50,"minimum":1,"maximum":200}}}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"candidates":{"type":"array"},"documents":{"type":"integer"},"memories":{"type":"integer"},"next":{"type":"string"},"total":{"type":"integer"}}}`),
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: nil, IdempotentHint: false, OpenWorldHint: ptr(false), Title: ""},
+	},
+	{
+		Name:         "apply_consolidation",
+		Description:  `Apply a consolidation plan once the user confirms it (dialog, or two calls as apply_memory_ops); or undo one.`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"plan":{"description":"{merge:[{members:[{ref,version}],text,tags}],retire:[{ref,version}],promote:[{ref,version,global}]}"},"confirmed":{"type":"boolean","description":"only after the user said yes"},"undo":{"description":"instead of plan: a result's undo, to undo it"}}}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"applied":{"type":"boolean"},"confirmation":{"type":"string"},"next":{"type":"string"},"undo":{"type":"object"},"undone":{"type":"boolean"},"userAction":{"type":"string"}}}`),
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false), Title: ""},
+	},
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mnemobank/mnemobank/consolidate"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/render"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
@@ -25,7 +26,7 @@ const (
 )
 
 // pageNames are the templates, each parsed with layout.html.
-var pageNames = []string{"banks", "documents", "document", "history", "diff", "confirm", "search", "memories", "trash", "skills", "skill", "error"}
+var pageNames = []string{"banks", "documents", "document", "history", "diff", "confirm", "search", "memories", "trash", "consolidate", "skills", "skill", "error"}
 
 func (h *Handler) parseTemplates() error {
 	funcs := template.FuncMap{
@@ -163,10 +164,11 @@ func asHTTPError(err error) *httpError {
 	switch {
 	case errors.Is(err, memorybank.ErrNotFound), errors.Is(err, memories.ErrNotFound):
 		status = http.StatusNotFound
-	case errors.Is(err, memorybank.ErrConflict), errors.Is(err, memories.ErrConflict):
+	case errors.Is(err, memorybank.ErrConflict), errors.Is(err, memories.ErrConflict), errors.Is(err, consolidate.ErrChanged):
 		status = http.StatusConflict
 	case errors.Is(err, memorybank.ErrInvalidRequest), errors.Is(err, memorybank.ErrInvalidPath),
-		errors.Is(err, memorybank.ErrInvalidBranch), errors.Is(err, memories.ErrInvalid), errors.Is(err, memories.ErrLimit):
+		errors.Is(err, memorybank.ErrInvalidBranch), errors.Is(err, memories.ErrInvalid), errors.Is(err, memories.ErrLimit),
+		errors.Is(err, consolidate.ErrInvalidPlan):
 		status = http.StatusBadRequest
 	}
 	return &httpError{status: status, msg: err.Error(), err: err}

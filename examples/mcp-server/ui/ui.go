@@ -132,6 +132,8 @@ func (h *Handler) routes() {
 	get("memories/delete", h.confirmDeleteMemory)
 	post("memories/delete", h.deleteMemory)
 	get("memories/trash", h.trash)
+	get("memories/consolidate", h.consolidation)
+	post("memories/consolidate", h.applyConsolidation)
 	get("memories/restore", h.confirmRestoreMemory)
 	post("memories/restore", h.restoreMemory)
 	get("skills", h.skills)

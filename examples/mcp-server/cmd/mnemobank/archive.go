@@ -31,6 +31,8 @@ var subcommands = map[string]func(ctx context.Context, args []string, stdin io.R
 	"scrub":  runScrub,
 	"setup":  runSetup,
 	"token":  runToken,
+
+	"consolidate": runConsolidate,
 }
 
 // runSubcommand runs the subcommand args[0] names, if it is one.

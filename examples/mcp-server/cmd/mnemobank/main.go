@@ -100,6 +100,7 @@ Usage:
   mnemobank export | import | copy | scrub ...
   mnemobank setup claude-code|claude-desktop|cursor|vscode|codex [--root DIR] [--yes | --print]
   mnemobank token create|list|revoke ...   (personal HTTP tokens; mnemobank token --help)
+  mnemobank consolidate [--merged BRANCH,...] [--apply]
   mnemobank --help | --version
 
 With --ui ADDR a browser viewer of the bank is served at http://ADDR/ui/
@@ -170,7 +171,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		return nil
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --language, --memories, --postgres, --namespace, --http, --ui, --ui-read-only, --confirm-plans, --help and --version; subcommands are ui, export, import and copy", errUsage, fs.Arg(0))
+		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --language, --memories, --postgres, --namespace, --http, --ui, --ui-read-only, --confirm-plans, --help and --version; subcommands are ui, export, import, copy, scrub, setup, token and consolidate", errUsage, fs.Arg(0))
 	}
 	confirmPlans, err := mcpserver.ParseConfirmPolicy(*confirmPlansFlag)
 	if err != nil {
@@ -194,7 +195,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		logger.Warn("--root did not exist: created a NEW, EMPTY memory bank there. If you meant an existing bank, fix --root.",
 			"root", st.root)
 	}
-	bankOpts, memOpts := &memorybank.Options{Language: lang, Logger: logger}, &memories.Options{Logger: logger, Trash: st.trash}
+	bankOpts, memOpts := &memorybank.Options{Language: lang, Logger: logger}, &memories.Options{Logger: logger, Trash: st.trash, Usage: st.usage}
 	if err := trust.Apply(*secrets, *excludeFlagged, bankOpts, memOpts); err != nil {
 		return fmt.Errorf("%w: --secrets: %w", errUsage, err)
 	}
@@ -203,6 +204,13 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	// The use counted since the last batch is written when the server
+	// stops, so stale candidates see it.
+	defer func() {
+		if err := mem.FlushUsage(context.WithoutCancel(ctx)); err != nil {
+			logger.Warn("mnemobank: cannot record memory use", "error", err)
+		}
+	}()
 	srv := mcpserver.New(bank, mem, &mcpserver.Options{Logger: logger, ConfirmPlans: confirmPlans})
 	defer srv.Close()
 	token := mcphttp.TrimToken(os.Getenv)

@@ -234,7 +234,7 @@ func TestUsageErrorsSayWhy(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"foo"}, []string{`mnemobank: unexpected argument "foo"`, "subcommands are ui, export, import and copy", `"mnemobank --help"`}},
+		{[]string{"foo"}, []string{`mnemobank: unexpected argument "foo"`, "subcommands are ui, export, import, copy, scrub, setup, token and consolidate", `"mnemobank --help"`}},
 		{[]string{"--root", t.TempDir(), "foo", "bar"}, []string{`unexpected argument "foo"`, `"mnemobank --help"`}},
 		{[]string{"ui", "extra"}, []string{`mnemobank: unexpected argument "extra"`, "--addr", `"mnemobank ui --help"`}},
 		{[]string{"export", "extra"}, []string{`mnemobank: unexpected argument "extra"`, `"mnemobank export --help"`}},

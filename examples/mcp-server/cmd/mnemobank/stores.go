@@ -25,6 +25,12 @@ import (
 // memories for restore_memory; in PostgreSQL, the name of the trash.
 const trashFileName = "memories.trash.md"
 
+// usageFileName is the file, beside the memories file, where the server
+// records how often and when each memory was returned by a search or an
+// injection (JSON), for consolidation's stale candidates; in PostgreSQL,
+// the name of that record.
+const usageFileName = "memories.usage.json"
+
 // storeConfig is where a bank and its memories are kept.
 type storeConfig struct {
 	Root      string // the bank's directory, when Postgres is ""
@@ -65,11 +71,12 @@ func postgresDSN(dsn string) string {
 type stores struct {
 	bank        memorybank.Store
 	mem, trash  memories.Store
-	source      string // what they are, for messages: "directory /abs/docs" or "postgres namespace N"
-	label       string // what they are, for an archive's manifest: no absolute path
-	root        string // the bank's directory, absolute; "" in PostgreSQL
-	createdRoot bool   // the bank's directory did not exist and was created
-	rootWhy     string // why the bank is where it is, when --root was not given
+	usage       memories.Store // the use of each memory (memories.Options.Usage)
+	source      string         // what they are, for messages: "directory /abs/docs" or "postgres namespace N"
+	label       string         // what they are, for an archive's manifest: no absolute path
+	root        string         // the bank's directory, absolute; "" in PostgreSQL
+	createdRoot bool           // the bank's directory did not exist and was created
+	rootWhy     string         // why the bank is where it is, when --root was not given
 	close       func()
 }
 
@@ -91,7 +98,12 @@ func openStores(ctx context.Context, c storeConfig, logger *slog.Logger) (*store
 			pg.Close()
 			return nil, err
 		}
-		return &stores{bank: pg, mem: ms, trash: tr, source: "postgres namespace " + pg.Namespace(), label: "postgres namespace " + pg.Namespace(), close: pg.Close}, nil
+		us, err := pg.Memories(usageFileName)
+		if err != nil {
+			pg.Close()
+			return nil, err
+		}
+		return &stores{bank: pg, mem: ms, trash: tr, usage: us, source: "postgres namespace " + pg.Namespace(), label: "postgres namespace " + pg.Namespace(), close: pg.Close}, nil
 	}
 	why := ""
 	if c.Root == "" {
@@ -124,5 +136,6 @@ func openStores(ctx context.Context, c storeConfig, logger *slog.Logger) (*store
 	return &stores{bank: fsStore, source: "directory " + abs, label: "directory " + filepath.Base(abs), root: abs, createdRoot: errors.Is(statErr, os.ErrNotExist),
 		rootWhy: why,
 		close:   func() { fsStore.Close() },
-		mem:     filestore.New(c.Memories, nil), trash: filestore.New(filepath.Join(filepath.Dir(c.Memories), trashFileName), nil)}, nil
+		mem:     filestore.New(c.Memories, nil), trash: filestore.New(filepath.Join(filepath.Dir(c.Memories), trashFileName), nil),
+		usage: filestore.New(filepath.Join(filepath.Dir(c.Memories), usageFileName), nil)}, nil
 }
