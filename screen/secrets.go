@@ -3,6 +3,7 @@ package screen
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -35,6 +36,20 @@ type ScannerFunc func(text string) []Finding
 
 // Scan calls f.
 func (f ScannerFunc) Scan(text string) []Finding { return f(text) }
+
+// PatternScanner is a Scanner of one rule: every match of re is a Finding
+// of kind. A host adds a credential of its own (an internal token format)
+// this way, beside a rule set.
+func PatternScanner(kind string, re *regexp.Regexp) Scanner {
+	return ScannerFunc(func(text string) []Finding {
+		var out []Finding
+		for _, loc := range re.FindAllStringIndex(text, -1) {
+			line, col := LineColumn(text, loc[0])
+			out = append(out, Finding{Kind: kind, Secret: text[loc[0]:loc[1]], Line: line, Column: col})
+		}
+		return out
+	})
+}
 
 // Screen is what a write path calls before it stores a text: it returns
 // the text to store (text itself when it holds no credential, or a

@@ -17,14 +17,7 @@ import (
 
 var fakeKey = regexp.MustCompile(`FAKEKEY-[A-Za-z0-9]{16}`)
 
-var fakeScanner = screen.ScannerFunc(func(text string) []screen.Finding {
-	var out []screen.Finding
-	for _, loc := range fakeKey.FindAllStringIndex(text, -1) {
-		line, col := screen.LineColumn(text, loc[0])
-		out = append(out, screen.Finding{Kind: "fake-key", Secret: text[loc[0]:loc[1]], Line: line, Column: col})
-	}
-	return out
-})
+var fakeScanner = screen.PatternScanner("fake-key", fakeKey)
 
 func TestImportScreensCredentials(t *testing.T) {
 	ctx := context.Background()
