@@ -33,8 +33,9 @@ SNAPSHOT_TARGETS=${SNAPSHOT_TARGETS:-linux-amd64}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-step() { printf '\n==> %s\n' "$*"; step_started=$SECONDS; }
-took() { printf '    (%d s)\n' $((SECONDS - step_started)); }
+# shellcheck source=.ci/timing.sh
+source .ci/timing.sh
+took() { step_done; }
 
 step "install goreleaser $GORELEASER_VERSION"
 if goreleaser --version 2>/dev/null | grep -Eq "GitVersion:[[:space:]]+$GORELEASER_VERSION\$"; then
