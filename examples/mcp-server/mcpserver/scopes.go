@@ -78,7 +78,7 @@ func allowed(req mcp.Request, name string) *tools.Error {
 	if id.Scope.Allows(need) {
 		return nil
 	}
-	return toolError(CodePermissionDenied, ErrPermission, map[string]any{"tool": name, "needs": need.String(), "token": id.Name, "scope": id.Scope.String()},
+	return tools.Errorf(CodePermissionDenied, ErrPermission, map[string]any{"tool": name, "needs": need.String(), "token": id.Name, "scope": id.Scope.String()},
 		"%s needs a token of scope %s; the token %q has scope %s (ask an admin: mnemobank token create --name %s --scope %s)",
 		name, need, id.Name, id.Scope, id.Name, need)
 }
