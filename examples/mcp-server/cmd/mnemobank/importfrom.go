@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mnemobank/mnemobank/memorybank/archive"
@@ -40,6 +42,9 @@ var importSources = map[string]func(arg, prefix string, dir *foreign.DirOptions,
 		})
 	},
 }
+
+// importSourceList is the --from values but archive, sorted.
+func importSourceList() []string { return slices.Sorted(maps.Keys(importSources)) }
 
 // importSourceNames lists the --from values, archive first.
 const importSourceNames = "archive, claude-code, mcp-memory, anthropic-memory-store, markdown"
