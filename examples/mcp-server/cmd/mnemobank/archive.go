@@ -106,7 +106,12 @@ func runExport(ctx context.Context, f exportFlags, _ []string, _ io.Reader, stdo
 		return exportMemoryStore(ctx, side, *out, stdout, stderr)
 	}
 	if *out == "" {
-		_, err := archive.Export(ctx, side.bank, side.mem, stdout, &archive.ExportOptions{Source: side.label})
+		spool, done, err := newSpool("")
+		if err != nil {
+			return err
+		}
+		defer done()
+		_, err = archive.Export(ctx, side.bank, side.mem, stdout, &archive.ExportOptions{Source: side.label, Spool: spool})
 		return err
 	}
 	m, err := exportFile(ctx, side, *out, nil)
@@ -118,15 +123,34 @@ func runExport(ctx context.Context, f exportFlags, _ []string, _ io.Reader, stdo
 	return nil
 }
 
+// newSpool is a temporary file in dir ("": the system's) for an archive's
+// spool, and the function that removes it: package archive opens no file
+// of its own.
+func newSpool(dir string) (*os.File, func(), error) {
+	f, err := os.CreateTemp(dir, "mnemobank-spool-*")
+	if err != nil {
+		return nil, nil, fmt.Errorf("a temporary file for the archive: %w", err)
+	}
+	return f, func() {
+		f.Close()
+		os.Remove(f.Name())
+	}, nil
+}
+
 // exportFile writes the archive to a temporary file beside path and renames
 // it, so path is never a partial archive.
 func exportFile(ctx context.Context, side *bankSide, path string, progress func(int)) (*archive.Manifest, error) {
+	spool, done, err := newSpool("")
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	f, err := os.CreateTemp(filepath.Dir(path), ".mnemobank-export-*.tar")
 	if err != nil {
 		return nil, err
 	}
 	defer os.Remove(f.Name())
-	m, err := archive.Export(ctx, side.bank, side.mem, f, &archive.ExportOptions{Source: side.label, Progress: progress})
+	m, err := archive.Export(ctx, side.bank, side.mem, f, &archive.ExportOptions{Source: side.label, Progress: progress, Spool: spool})
 	if err == nil {
 		err = f.Sync()
 	}
@@ -234,6 +258,7 @@ func runImport(ctx context.Context, f importFlags, args []string, stdin io.Reade
 		return fmt.Errorf("%w: --on-conflict: %v", errUsage, err)
 	}
 	var r io.Reader = stdin
+	o := archive.ImportOptions{Apply: *apply, OnConflict: policy}
 	if name := args[0]; name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
@@ -241,13 +266,22 @@ func runImport(ctx context.Context, f importFlags, args []string, stdin io.Reade
 		}
 		defer f.Close()
 		r = f
+	} else {
+		// Standard input is read three times (verify, plan, apply):
+		// from a copy.
+		spool, done, err := newSpool("")
+		if err != nil {
+			return err
+		}
+		defer done()
+		o.Spool = spool
 	}
 	side, err := openSide(ctx, *where)
 	if err != nil {
 		return err
 	}
 	defer side.close()
-	return importArchive(ctx, side, r, archive.ImportOptions{Apply: *apply, OnConflict: policy}, stdout, stderr, false)
+	return importArchive(ctx, side, r, o, stdout, stderr, false)
 }
 
 // importArchive imports r into side, printing the plan or the report on
@@ -369,7 +403,7 @@ func runCopy(ctx context.Context, fl copyFlags, args []string, _ io.Reader, stdo
 		return err
 	}
 	defer f.Close()
-	err = importArchive(ctx, dst, f, archive.ImportOptions{Apply: true, OnConflict: policy, TempDir: tmp, Progress: func(done, total int) {
+	err = importArchive(ctx, dst, f, archive.ImportOptions{Apply: true, OnConflict: policy, Progress: func(done, total int) {
 		if done%1000 == 0 || done == total {
 			fmt.Fprintf(stderr, "mnemobank: imported %d/%d entries\n", done, total)
 		}
