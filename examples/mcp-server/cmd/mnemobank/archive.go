@@ -76,7 +76,7 @@ func newExportCmd() *cobra.Command {
 	f.where = storeFlags(fs)
 	f.out = outputFlag(fs, "write the archive to FILE (written beside it, then renamed) instead of standard output")
 	f.format = fs.String("format", "archive", "archive, or anthropic-memory-store (the memory tool's files as a memory store listing)")
-	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"archive", "anthropic-memory-store"}, cobra.ShellCompDirectiveNoFileComp))
+	completeValues(c, "format", "archive", "anthropic-memory-store")
 	return c
 }
 
@@ -219,12 +219,12 @@ func newImportCmd() *cobra.Command {
 	f.from = fs.String("from", "archive", "what FILE or PATH is: "+importSourceNames)
 	f.prefix = fs.String("prefix", "", "with --from (not archive): the global bank folder to import into, ending in / (default: the source's own)")
 	f.includeLocal = fs.Bool("include-local", false, "with --from claude-code: also import CLAUDE.local.md files, a person's own instructions")
-	_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(append([]string{"archive"}, importSourceList()...), cobra.ShellCompDirectiveNoFileComp))
-	_ = c.RegisterFlagCompletionFunc("on-conflict", conflictCompletions)
+	completeValues(c, "from", append([]string{"archive"}, importSourceList()...)...)
+	completeValues(c, "on-conflict", conflictPolicies...)
 	return c
 }
 
-var conflictCompletions = cobra.FixedCompletions([]string{string(archive.KeepOurs), string(archive.KeepTheirs), string(archive.KeepBoth)}, cobra.ShellCompDirectiveNoFileComp)
+var conflictPolicies = []string{string(archive.KeepOurs), string(archive.KeepTheirs), string(archive.KeepBoth)}
 
 func runImport(ctx context.Context, f importFlags, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	where, apply, onConflict, from, prefix, includeLocal := f.where, f.apply, f.onConflict, f.from, f.prefix, f.includeLocal
@@ -351,7 +351,7 @@ func newCopyCmd() *cobra.Command {
 	f.fromMem = fs.String("from-memories", "", "memories file of a directory source (default DIR/../.agent/memories.md)")
 	f.toMem = fs.String("to-memories", "", "memories file of a directory destination (default DIR/../.agent/memories.md)")
 	f.onConflict = fs.String("on-conflict", string(archive.KeepOurs), "theirs, ours or both (see mnemobank import)")
-	_ = c.RegisterFlagCompletionFunc("on-conflict", conflictCompletions)
+	completeValues(c, "on-conflict", conflictPolicies...)
 	return c
 }
 

@@ -76,6 +76,11 @@ func TestShellCompletions(t *testing.T) {
 		{[]string{"__complete", "setup", ""}, []string{"claude-code", "cursor"}},
 		{[]string{"__complete", "token", ""}, []string{"create", "list", "revoke"}},
 		{[]string{"__complete", "--con"}, []string{"--confirm-plans"}},
+		{[]string{"__complete", "--language", ""}, []string{"en", "ja", "zh"}},
+		{[]string{"__complete", "ui", "--language", ""}, []string{"en", "ja", "zh"}},
+		{[]string{"__complete", "--confirm-plans", ""}, []string{"always", "never"}},
+		{[]string{"__complete", "copy", "--on-conflict", ""}, []string{"ours", "theirs", "both"}},
+		{[]string{"__complete", "export", "--format", ""}, []string{"archive", "anthropic-memory-store"}},
 	} {
 		code, out, errOut := runArgs(t, c.args...)
 		require.Equal(t, 0, code, "%v: %s", c.args, errOut)

@@ -54,6 +54,13 @@ func newCommand(use, short, usage string, run runFunc) *cobra.Command {
 	return c
 }
 
+// completeValues makes the shell complete flag name of c with values.
+func completeValues(c *cobra.Command, name string, values ...string) {
+	if err := c.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)); err != nil {
+		panic(err) // a flag name the command does not declare: a mistake in this file
+	}
+}
+
 // showHelp prints c's usage text and its flags: the root's and the
 // subcommands' to the layout of their usage texts; cobra's own commands
 // (help, completion) as cobra shows them.

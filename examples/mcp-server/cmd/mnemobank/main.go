@@ -44,6 +44,10 @@ import (
 )
 
 func main() {
+	// cobra stops a program started from Windows Explorer to say it is a
+	// command-line tool; the server is started by MCP clients, from
+	// anywhere, and must never wait.
+	cobra.MousetrapHelpText = ""
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := runMain(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -177,7 +181,19 @@ func newRootCmd(t mcp.Transport) *cobra.Command {
 	f.uiReadOnly = fs.Bool("ui-read-only", false, "the viewer hides and refuses every change (revert, delete, restore)")
 	f.secrets = fs.String("secrets", "refuse", "what a write holding a credential (gitleaks' rules) does: refuse (the tool fails, naming its kind and line) or redact (it is stored as [REDACTED:<kind>])")
 	f.excludeFlagged = fs.Bool("exclude-flagged", false, "leave documents and memories flagged as addressing the agent (possible poisoning) out of read_context and memory injection")
+	completeValues(c, "language", languageNames()...)
+	completeValues(c, "confirm-plans", string(mcpserver.ConfirmAlways), string(mcpserver.ConfirmNever))
+	completeValues(c, "secrets", "refuse", "redact")
 	return c
+}
+
+// languageNames are the --language values.
+func languageNames() []string {
+	var out []string
+	for _, l := range memorybank.Languages() {
+		out = append(out, string(l))
+	}
+	return out
 }
 
 // rootArgs refuses an argument that names no subcommand, with the

@@ -126,6 +126,7 @@ func newUICmd() *cobra.Command {
 	f.addr = fs.String("addr", "127.0.0.1:7777", "address to serve the viewer on, host:port")
 	f.readOnly = fs.Bool("ui-read-only", false, "hide and refuse every change (revert, delete, restore)")
 	f.language = fs.String("language", string(defaultLanguage(os.Getenv)), "language of the SKILL.md shown beside a skill graph: en, ja or zh (default from LC_ALL, LC_MESSAGES, LANG; else en)")
+	completeValues(c, "language", languageNames()...)
 	return c
 }
 
