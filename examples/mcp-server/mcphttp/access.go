@@ -69,14 +69,10 @@ func (a Access) check(ctx context.Context, flag, addr string) (bool, error) {
 	return on, nil
 }
 
-// requireAccess answers 401 to a request without a valid bearer token,
-// 429 to a client over its guess limit, and otherwise passes the request
-// on with the token's identity in its context, as the SDK's auth.TokenInfo
-// (which the MCP server reads through each request's Extra).
-func requireAccess(a Access, on bool, next http.Handler) http.Handler {
-	if !on {
-		return next
-	}
+// newAuthenticator is the checker of a's tokens. A server makes one and
+// gives it to the MCP endpoint and the viewer, so both share its cache of
+// lookups and its count of failed tokens per address.
+func (a Access) newAuthenticator() *tokens.Authenticator {
 	opts := &tokens.AuthOptions{}
 	if a.Auth != nil {
 		*opts = *a.Auth
@@ -85,7 +81,14 @@ func requireAccess(a Access, on bool, next http.Handler) http.Handler {
 	if opts.Logger == nil {
 		opts.Logger = a.Logger
 	}
-	authn := tokens.NewAuthenticator(a.Store, opts)
+	return tokens.NewAuthenticator(a.Store, opts)
+}
+
+// requireAccess answers 401 to a request without a valid bearer token,
+// 429 to a client over its guess limit, and otherwise passes the request
+// on with the token's identity in its context, as the SDK's auth.TokenInfo
+// (which the MCP server reads through each request's Extra).
+func requireAccess(authn *tokens.Authenticator, next http.Handler) http.Handler {
 	verify := func(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
 		id, err := authn.Verify(ctx, token, clientHost(r))
 		var rl *tokens.RateLimitError

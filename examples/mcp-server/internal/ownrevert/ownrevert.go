@@ -58,11 +58,11 @@ func (e *DeniedError) Error() string {
 		b.WriteString(", which may revert only versions written under its own name, and ")
 		var parts []string
 		for _, v := range e.Others {
-			actor := v.Actor
-			if actor == "" {
-				actor = "no recorded actor"
+			if v.Actor == "" {
+				parts = append(parts, fmt.Sprintf("version %d has no recorded writer", v.Version))
+			} else {
+				parts = append(parts, fmt.Sprintf("version %d was written by %q", v.Version, v.Actor))
 			}
-			parts = append(parts, fmt.Sprintf("version %d was written by %q", v.Version, actor))
 		}
 		if len(e.Unknown) > 0 {
 			parts = append(parts, fmt.Sprintf("version %d has no entry left in the history, so its writer is unknown", e.Unknown[0]))
