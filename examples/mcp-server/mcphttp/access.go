@@ -19,7 +19,8 @@ import (
 // Access is who may use the HTTP server: the shared token (MNEMOBANK_TOKEN,
 // an admin token named tokens.AdminName) and the per-person tokens of a
 // token store. With neither, every request is let through (a loopback
-// address only, see CheckAddr).
+// address only, see CheckAddr). The viewer beside /mcp takes the same
+// tokens through the same tokens.Authenticator, with their scopes.
 //
 // Over HTTP the server is an OAuth 2.1 protected resource (RFC 9728): a
 // request without a valid bearer is answered 401 with

@@ -43,7 +43,7 @@ type Scope int
 const (
 	ScopeRead  Scope = iota + 1 // read, search and list documents, memories, skill graphs, resources
 	ScopeWrite                  // adds writes, deletes, write plans and reverting its own writes
-	ScopeAdmin                  // adds reverting other people's writes, and token management
+	ScopeAdmin                  // adds reverting other people's writes
 )
 
 func (s Scope) String() string {
