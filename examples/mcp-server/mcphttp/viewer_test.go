@@ -169,6 +169,10 @@ func TestViewerReadToken(t *testing.T) {
 	require.NoError(t, err)
 	res.Body.Close()
 	assert.Equal(t, http.StatusOK, res.StatusCode)
+
+	for _, tok := range []string{reader, tm.admin} {
+		assert.NotContains(t, tm.logs.String(), tok, "a token is in the logs")
+	}
 }
 
 // A write token's changes from the viewer record its name; it reverts
