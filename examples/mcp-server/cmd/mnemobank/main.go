@@ -39,6 +39,7 @@ import (
 	"github.com/mnemobank/mnemobank/examples/mcp-server/mcpserver"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/stdio"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/trust"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
 )
@@ -115,7 +116,8 @@ http://ADDR/ui/ of the HTTP server. It shows the banks, documents, their
 history with differences and revert, search, the learned memories (delete,
 restore) and the skill graphs, with a live feed of changes. The token and
 address rules of --http hold for it: with MNEMOBANK_TOKEN set, open
-http://ADDR/ui/?token=<token> once. --ui-read-only hides and refuses every
+http://ADDR/ui/?token=<token> once; under --http any token of the server
+signs in (at /ui/signin), with its scope. --ui-read-only hides and refuses every
 change. A --ui port in use does not stop the server: the viewer takes one
 of the next 10 ports (stderr names it) or is left out, with a warning.
 "mnemobank ui" serves the viewer alone. Skill graphs are drawn by
@@ -265,10 +267,7 @@ func serve(ctx context.Context, f serverFlags, _ []string, t mcp.Transport, stdo
 	}
 	if *httpAddr != "" {
 		h := mcphttp.NewHandler(srv, mcphttp.DefaultLimits())
-		viewer, err := newViewer(bank, mem, *httpAddr, token, *uiReadOnly, logger)
-		if err != nil {
-			return err
-		}
+		viewer := &ui.Options{Bank: bank, Memories: mem, ReadOnly: *uiReadOnly, Logger: logger}
 		ts, closeTokens, err := openTokenStore(ctx, *where)
 		if err != nil {
 			return err

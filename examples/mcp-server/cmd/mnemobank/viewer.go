@@ -27,18 +27,7 @@ import (
 // of addr; any host when addr is unspecified (0.0.0.0, which
 // mcphttp.CheckAddr allows only with a token).
 func newViewer(bank *memorybank.Bank, mem *memories.Manager, addr, token string, readOnly bool, logger *slog.Logger) (*ui.Handler, error) {
-	var hosts []string
-	if host, _, err := net.SplitHostPort(addr); err == nil {
-		switch ip := net.ParseIP(host); {
-		case host == "" || ip != nil && ip.IsUnspecified():
-			if token != "" {
-				hosts = []string{"*"}
-			}
-		case host != "localhost" && (ip == nil || !ip.IsLoopback()):
-			hosts = []string{host}
-		}
-	}
-	return ui.New(ui.Options{Bank: bank, Memories: mem, ReadOnly: readOnly, Token: token, Hosts: hosts, Logger: logger})
+	return ui.New(ui.Options{Bank: bank, Memories: mem, ReadOnly: readOnly, Token: token, Hosts: mcphttp.ViewerHosts(addr, token != ""), Logger: logger})
 }
 
 // uiPortTries is how many ports after a --ui port in use are tried.
