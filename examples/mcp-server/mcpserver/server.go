@@ -178,7 +178,8 @@ func (s *Server) handler(d tools.Def) mcp.ToolHandler {
 		if err := ctx.Err(); err != nil {
 			return errorResult(tools.Cancelled(err)), nil
 		}
-		if te := allowed(req, d.Name); te != nil {
+		args, te := s.authorize(ctx, req, d.Name, req.Params.Arguments)
+		if te != nil {
 			return errorResult(te), nil
 		}
 		var used *branchUsed
@@ -189,7 +190,7 @@ func (s *Server) handler(d tools.Def) mcp.ToolHandler {
 				return s.askUser(ctx, req, text, confirmed, d.Name)
 			},
 		}
-		res, err := d.Handle(ctx, env, req.Params.Arguments)
+		res, err := d.Handle(ctx, env, args)
 		var ni *needInput
 		if errors.As(err, &ni) {
 			return &mcp.CallToolResult{InputRequests: ni.requests, RequestState: ni.state}, nil
