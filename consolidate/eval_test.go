@@ -15,6 +15,7 @@ import (
 	"github.com/mnemobank/mnemobank/consolidate"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 const seedBranch = "feature/loader"
@@ -32,7 +33,7 @@ func loadSeed(t testing.TB, l *labelled, docs bool) (*fixture, *consolidate.Opti
 	f := &fixture{mm: mm, store: store}
 	f.seed(t, l.memories...)
 	clock := today.Add(-24 * time.Hour)
-	f.bank = memorybank.New(&memorybank.MemStore{}, &memorybank.Options{
+	f.bank = memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil),
 		Clock: func() time.Time { clock = clock.Add(time.Second); return clock }})
 	if docs {
 		for _, d := range l.docs {

@@ -70,10 +70,6 @@ const (
 	DefaultMaxPatchOps   = 256
 	DefaultMaxTags       = 64
 	DefaultMaxRetries    = 32
-	// DefaultHistoryVersions and DefaultHistoryEntryBytes bound each
-	// document's history (Options.HistoryVersions, HistoryEntryBytes).
-	DefaultHistoryVersions   = 100
-	DefaultHistoryEntryBytes = 256 << 10
 	// DefaultIndexMaxAge bounds how stale List, ReadContext and searches
 	// may be about changes made outside any Bank (see Options.IndexMaxAge).
 	DefaultIndexMaxAge = 2 * time.Second
@@ -148,13 +144,11 @@ type Options struct {
 	// is older than this, by the Bank's Clock. Read always reads the store.
 	// Zero means DefaultIndexMaxAge; negative means every call reconciles.
 	IndexMaxAge time.Duration
-	// HistoryVersions is how many versions of each document its history
-	// keeps (see package history). Default 100; negative: no history (deletes
+	// History records every write and delete (see Journal);
+	// history.New(nil) keeps each document's history in the Store, where
+	// package history reads it. Nil: the Bank records no history (deletes
 	// still record the version they consumed, so versions never repeat).
-	HistoryVersions int
-	// HistoryEntryBytes bounds one history entry; a larger change is
-	// recorded without its patches. Default 256 KiB.
-	HistoryEntryBytes int
+	History Journal
 	// ContextTokens is ReadContext's default token budget
 	// (ReadContextRequest.MaxTokens overrides it). Zero means
 	// DefaultContextTokens; negative means unlimited.
@@ -187,7 +181,9 @@ type Options struct {
 // one or many processes) may share one Store.
 type Bank struct {
 	store Store
-	hist  Store // history entries: store, or its Lazy view (LazyWriter)
+	// journalStore: what Options.History writes to: store, or its Lazy
+	// view (LazyWriter), counting the Bank's own changes.
+	journalStore Store
 	// ahead: what rides on the next durable write (a delete's tombstone):
 	// store, or its Ordered view (OrderedWriter).
 	ahead Store
@@ -207,9 +203,10 @@ type Bank struct {
 // New returns a Bank over store. opts may be nil. A nil store gives a Bank
 // whose every method returns ErrNotInitialised.
 func New(store Store, opts *Options) *Bank {
-	b := &Bank{store: store, hist: store, ahead: store, locks: newKeyLocks(), branches: map[string]string{}, indexes: map[string]*bankIndex{}}
+	b := &Bank{store: store, ahead: store, locks: newKeyLocks(), branches: map[string]string{}, indexes: map[string]*bankIndex{}}
+	b.journalStore = ownStore{Store: store, own: &b.own}
 	if lw, ok := store.(LazyWriter); ok {
-		b.hist = lw.Lazy()
+		b.journalStore = ownStore{Store: lw.Lazy(), own: &b.own}
 	}
 	if ow, ok := store.(OrderedWriter); ok {
 		b.ahead = ow.Ordered()
@@ -259,12 +256,6 @@ func New(store Store, opts *Options) *Bank {
 	}
 	if o.MaxRetries <= 0 {
 		o.MaxRetries = DefaultMaxRetries
-	}
-	if o.HistoryVersions == 0 {
-		o.HistoryVersions = DefaultHistoryVersions
-	}
-	if o.HistoryEntryBytes <= 0 {
-		o.HistoryEntryBytes = DefaultHistoryEntryBytes
 	}
 	if o.IndexMaxAge == 0 {
 		o.IndexMaxAge = DefaultIndexMaxAge

@@ -16,9 +16,10 @@
 // every read and write goes through the Store, with compare-and-swap. It
 // picks no transport and does not detect the current git branch: callers
 // pass it. Its Go API takes typed input (content as a JSON object, text as
-// text). Around it, each in its own package: memorybank/history, a
-// document's history (list, read a version, diff, revert) as functions over
-// a Bank; memorybank/plan, the file selection and confirmed write plans of
+// text). Around it, each in its own package: memorybank/history, the
+// [Journal] that records each document's history when given as
+// Options.History (a Bank without one records none), and the functions
+// over a Bank that list, rebuild, diff and revert it; memorybank/plan, the file selection and confirmed write plans of
 // a Markdown memory bank; memorybank/tools, the agent tools for a host to
 // serve; memorybank/memorymd, the MEMORY.md format; fsstore and pgstore,
 // Stores; storetest, the suite a Store must pass.

@@ -36,6 +36,7 @@ import (
 
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 	"github.com/mnemobank/mnemobank/memorybank/tools/toolcall"
 )
@@ -73,7 +74,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer, 
 		return err
 	}
 	defer store.Close()
-	set, err := toolcall.New(tools.For(memorybank.New(store, nil), tools.BranchNote(fmt.Sprintf(" Omitted: %q.", *branch))))
+	set, err := toolcall.New(tools.For(memorybank.New(store, &memorybank.Options{History: history.New(nil)}), tools.BranchNote(fmt.Sprintf(" Omitted: %q.", *branch))))
 	if err != nil {
 		return err
 	}

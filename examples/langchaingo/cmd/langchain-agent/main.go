@@ -39,6 +39,7 @@ import (
 	"github.com/mnemobank/mnemobank/memories/filestore"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 	"github.com/mnemobank/mnemobank/memorybank/tools/toolcall"
 )
@@ -76,7 +77,7 @@ func run(ctx context.Context, args []string, stdout io.Writer, llmOpts ...openai
 		return err
 	}
 	defer store.Close()
-	bank := memorybank.New(store, nil)
+	bank := memorybank.New(store, &memorybank.Options{History: history.New(nil)})
 	llm, err := openai.New(append([]openai.Option{openai.WithModel(*model)}, llmOpts...)...)
 	if err != nil {
 		return err

@@ -41,6 +41,7 @@ import (
 	"github.com/mnemobank/mnemobank/examples/mcp-server/trust"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 func main() {
@@ -195,7 +196,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 		logger.Warn("--root did not exist: created a NEW, EMPTY memory bank there. If you meant an existing bank, fix --root.",
 			"root", st.root)
 	}
-	bankOpts, memOpts := &memorybank.Options{Language: lang, Logger: logger}, &memories.Options{Logger: logger, Trash: st.trash, Usage: st.usage}
+	bankOpts, memOpts := &memorybank.Options{Language: lang, Logger: logger, History: history.New(&history.Options{Logger: logger})}, &memories.Options{Logger: logger, Trash: st.trash, Usage: st.usage}
 	if err := trust.Apply(*secrets, *excludeFlagged, bankOpts, memOpts); err != nil {
 		return fmt.Errorf("%w: --secrets: %w", errUsage, err)
 	}
