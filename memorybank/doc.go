@@ -85,13 +85,15 @@
 //
 // [Bank.Search] ranks documents by BM25F over title and path, tags and
 // text, weighing a document tagged with its author's role ("user",
-// "assistant"); [Bank.SearchByTags] matches tags ignoring case and width. List,
-// searches and ReadContext's listing are served by an in-memory index per
-// bank, derived from the Store and keyed by store versions, updated in
-// place by the Bank's own writes and reconciled when the store's change
-// count ([ChangeCounter]) shows changes by others, or after
-// Options.IndexMaxAge for changes no Store counted (a person editing the
-// folder). Read always reads the store.
+// "assistant"); [Bank.SearchByTags] matches tags ignoring case and width.
+// What the Bank derives from a bank has one owner per bank, its catalog:
+// the paths and their entries (List, ReadContext's listing, tags), the
+// folded paths a new path is checked against, the full-text index and what
+// ReadContext made of each document. A catalog is keyed by store versions,
+// updated in place by the Bank's own writes, and trusted by one rule:
+// listed again when the store's change count ([ChangeCounter]) shows
+// changes by others, or once it is [IndexMaxAge] old for changes no Store
+// counted (a person editing the folder). Read always reads the store.
 //
 // # Testing
 //

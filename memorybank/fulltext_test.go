@@ -270,7 +270,7 @@ func TestSearchStoreErrorsAndReads(t *testing.T) {
 	// A document listed but gone when read is left out, and found again
 	// once it reads.
 	store.gone.Store("global-memory-bank/auth/token-refresh.md")
-	b = memorybank.New(store, &memorybank.Options{IndexMaxAge: -1})
+	b = memorybank.New(store, nil)
 	hits, err = b.Search(ctx, memorybank.TextSearchRequest{Query: "token goose"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"db/migrations.md"}, hitPaths(hits))

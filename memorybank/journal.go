@@ -227,7 +227,8 @@ func (b *Bank) recordDelete(ctx context.Context, l loc, req DeleteRequest, old *
 }
 
 // ownStore is the Bank's Store as its journal writes to it: every change
-// that succeeds is counted as the Bank's own (see index.go).
+// that succeeds is counted as the Bank's own, as the catalogs' freshness
+// rule needs.
 type ownStore struct {
 	Store
 	own *atomic.Uint64

@@ -237,8 +237,7 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 		}
 		err = b.store.Delete(ctx, l.key, Condition{IfVersion: obj.Version})
 		if err == nil {
-			b.unindexed(l, obj.Version)
-			b.folded(l, false)
+			b.wrote(l, obj.Version, "", nil)
 			// A file without front matter has no numbered versions to record.
 			if numbered && (old == nil || !old.Bare) {
 				b.recordDelete(ctx, l, req, old, cur+1)
