@@ -314,6 +314,30 @@ func (b *Bank) SearchTextPage(ctx context.Context, req TextSearchRequest) (*Page
 	return &Page[TextHit]{Items: out, Total: total}, nil
 }
 
+// Warm brings the catalogs of the banks a Search of scope and branch
+// would cover up to date now (their listing, entries and full-text index),
+// reading what changed since they were last current, so that the next
+// search costs what a warm one does. It writes nothing but, in a large
+// bank, the catalog's snapshot. A server may call it in the background at
+// start-up; Search needs no Warm to be correct.
+func (b *Bank) Warm(ctx context.Context, scope Scope, branch string) error {
+	if err := b.ready(); err != nil {
+		return err
+	}
+	banks, err := b.searchBanks(ctx, scope, branch)
+	if err != nil {
+		return err
+	}
+	for _, sb := range banks {
+		idx, err := b.textIndexOf(ctx, sb.prefix)
+		if err != nil {
+			return err
+		}
+		idx.mu.Unlock()
+	}
+	return nil
+}
+
 type scoredHit struct {
 	bank  searchBank
 	path  string
