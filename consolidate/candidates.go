@@ -265,9 +265,11 @@ func conflicts(pairs []memories.Pair, byID map[string]int, entries []Entry) []Ca
 		t := memories.Fold(e.Title)
 		byTitle[t] = append(byTitle[t], i)
 	}
-	titles := make([]string, 0, len(byTitle))
-	for t := range byTitle {
-		titles = append(titles, t)
+	var titles []string // those more than one entry has
+	for t, g := range byTitle {
+		if len(g) > 1 {
+			titles = append(titles, t)
+		}
 	}
 	slices.Sort(titles)
 	for _, t := range titles {
