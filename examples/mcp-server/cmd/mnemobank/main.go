@@ -213,7 +213,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	}()
 	srv := mcpserver.New(bank, mem, &mcpserver.Options{Logger: logger, ConfirmPlans: confirmPlans})
 	defer srv.Close()
-	defer startWarmUp(ctx, bank, logger)()
+	defer startWarmUp(ctx, srv.Server, bank, logger)()
 	token := mcphttp.TrimToken(os.Getenv)
 	if *uiAddr != "" {
 		viewer, err := newViewer(bank, mem, *uiAddr, token, *uiReadOnly, logger)
