@@ -53,7 +53,7 @@ func fill(t *testing.T, bank *memorybank.Bank, mem archive.Memories) {
 func export(t *testing.T, bank *memorybank.Bank, mem archive.Memories) ([]byte, *archive.Manifest) {
 	t.Helper()
 	var buf bytes.Buffer
-	m, err := archive.Export(context.Background(), bank, mem, &buf, &archive.ExportOptions{Source: "test", Clock: fixed, TempDir: t.TempDir()})
+	m, err := archive.Export(context.Background(), bank, mem, &buf, &archive.ExportOptions{Source: "test", Clock: fixed})
 	require.NoError(t, err)
 	return buf.Bytes(), m
 }
@@ -66,9 +66,6 @@ func importInto(t *testing.T, bank *memorybank.Bank, mem archive.Memories, data 
 	t.Helper()
 	var items []archive.Item
 	opts.Report = func(it archive.Item) { items = append(items, it) }
-	if opts.TempDir == "" {
-		opts.TempDir = t.TempDir()
-	}
 	res, err := archive.Import(context.Background(), bank, mem, bytes.NewReader(data), &opts)
 	return res, items, err
 }
@@ -409,7 +406,7 @@ func TestLimitsCheckedFirst(t *testing.T) {
 	_, _, err = importInto(t, dst, archive.Memories{}, data, archive.ImportOptions{Apply: true, MaxEntries: 3})
 	require.ErrorIs(t, err, archive.ErrLimit)
 	// A stream (not a file) is spooled up to MaxArchiveBytes.
-	_, err = archive.Import(context.Background(), dst, archive.Memories{}, io.MultiReader(bytes.NewReader(data)), &archive.ImportOptions{MaxArchiveBytes: 100, TempDir: t.TempDir()})
+	_, err = archive.Import(context.Background(), dst, archive.Memories{}, io.MultiReader(bytes.NewReader(data)), &archive.ImportOptions{MaxArchiveBytes: 100})
 	require.ErrorIs(t, err, archive.ErrLimit)
 	require.Empty(t, storeKeys(t, dst.Store()))
 }

@@ -144,7 +144,7 @@ func importDir(ctx context.Context, tarName, dir string) (*archive.Result, error
 		return nil, err
 	}
 	defer f.Close()
-	return archive.Import(ctx, memorybank.New(s, nil), archive.Memories{}, f, &archive.ImportOptions{Apply: true, TempDir: filepath.Dir(tarName)})
+	return archive.Import(ctx, memorybank.New(s, nil), archive.Memories{}, f, &archive.ImportOptions{Apply: true})
 }
 
 func BenchmarkMove(b *testing.B) {

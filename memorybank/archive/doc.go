@@ -46,8 +46,8 @@
 //
 // # Import
 //
-// [Import] reads the archive three times (from a file, or from a temporary
-// copy of a stream, bounded by ImportOptions.MaxArchiveBytes): first it
+// [Import] reads the archive three times (from a file, or from a copy of a
+// stream in the caller's [Spool], bounded by ImportOptions.MaxArchiveBytes): first it
 // verifies all of it (entry names, types, sizes and counts against the
 // limits, every checksum, the manifest against the entries) and every key
 // by the target store's rules (a name the store keeps for itself, such as
@@ -81,4 +81,12 @@
 // theirs (written through the Bank as the next version of ours, so our
 // version stays in the history and can be reverted to), or keep both (theirs
 // is written beside ours, at "<name>.imported<ext>").
+//
+// # I/O
+//
+// The package reads and writes only what it is given: the Bank's Store,
+// the memories' Stores, the archive's io.Reader or io.Writer, and a
+// [Spool] for what it must read back (the manifest of an export, a stream
+// to import). It opens no file of its own; a host passes a temporary file
+// as the Spool, or nil for memory.
 package archive

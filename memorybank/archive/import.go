@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/mnemobank/mnemobank/memorybank"
@@ -116,14 +115,16 @@ type ImportOptions struct {
 	// policy. Default "mnemobank-import".
 	Actor string
 	// MaxEntryBytes, MaxEntries and MaxArchiveBytes bound one entry, the
-	// number of entries, and the size of a stream spooled to a temporary
-	// file (an archive that is a file is read in place). Defaults
+	// number of entries, and the size of a stream copied to the Spool (an
+	// archive that can be read at offsets is read in place). Defaults
 	// DefaultMaxEntryBytes, DefaultMaxEntries, DefaultMaxArchiveBytes.
 	MaxEntryBytes   int64
 	MaxEntries      int
 	MaxArchiveBytes int64
-	// TempDir holds the spooled copy of a stream (os.TempDir when "").
-	TempDir string
+	// Spool holds the copy of an archive that is a stream (standard
+	// input), which Import reads three times. nil: memory; a host
+	// importing large streams passes a temporary file.
+	Spool Spool
 	// Report, when set, receives each item of the plan (dry run) or of the
 	// import as it is applied: documents, keys, memories, and the history
 	// directories of documents the archive does not hold (a deleted
@@ -139,8 +140,8 @@ type ImportOptions struct {
 // mem. It verifies the whole archive before it writes anything: a corrupt,
 // truncated or over-limit archive returns an *EntryError naming the entry,
 // and the bank is as it was. r is read in place when it is an *os.File or
-// another io.ReaderAt and io.Seeker, else copied to a temporary file first
-// (at most MaxArchiveBytes). See the package documentation for the rules.
+// another io.ReaderAt and io.Seeker, else copied to opts.Spool first (at
+// most MaxArchiveBytes). See the package documentation for the rules.
 func Import(ctx context.Context, bank *memorybank.Bank, mem Memories, r io.Reader, opts *ImportOptions) (*Result, error) {
 	var o ImportOptions
 	if opts != nil {
@@ -166,11 +167,10 @@ func Import(ctx context.Context, bank *memorybank.Bank, mem Memories, r io.Reade
 	if bank.Store() == nil {
 		return nil, memorybank.ErrNotInitialised
 	}
-	src, cleanup, err := openSource(r, o.MaxArchiveBytes, o.TempDir)
+	src, err := openSource(r, o.MaxArchiveBytes, o.Spool)
 	if err != nil {
 		return nil, err
 	}
-	defer cleanup()
 	im := &importer{bank: bank, store: bank.Store(), hstore: bank.Store(), mem: mem, o: o, lim: limits{entryBytes: o.MaxEntryBytes, entries: o.MaxEntries},
 		maxDoc:   bank.Options().MaxDocumentBytes,
 		branches: map[string]string{}, conflicted: map[string]bool{}, res: &Result{},
@@ -230,34 +230,27 @@ func Import(ctx context.Context, bank *memorybank.Bank, mem Memories, r io.Reade
 }
 
 // openSource returns the archive as a SectionReader: in place when r can
-// be read at offsets, else spooled to a temporary file.
-func openSource(r io.Reader, max int64, tempDir string) (*io.SectionReader, func(), error) {
+// be read at offsets, else copied to spool (nil: memory).
+func openSource(r io.Reader, max int64, spool Spool) (*io.SectionReader, error) {
 	if ra, ok := r.(interface {
 		io.ReaderAt
 		io.Seeker
 	}); ok {
 		if size, err := ra.Seek(0, io.SeekEnd); err == nil {
-			return io.NewSectionReader(ra, 0, size), func() {}, nil
+			return io.NewSectionReader(ra, 0, size), nil
 		}
 	}
-	f, err := os.CreateTemp(tempDir, "mnemobank-import-*.tar")
-	if err != nil {
-		return nil, nil, fmt.Errorf("archive: import: a temporary copy of the archive: %w", err)
+	if spool == nil {
+		spool = &memSpool{}
 	}
-	cleanup := func() {
-		f.Close()
-		os.Remove(f.Name())
-	}
-	n, err := io.Copy(f, io.LimitReader(r, max+1))
+	n, err := io.Copy(spool, io.LimitReader(r, max+1))
 	if err != nil {
-		cleanup()
-		return nil, nil, fmt.Errorf("archive: import: reading the archive: %w", err)
+		return nil, fmt.Errorf("archive: import: copying the archive to the spool: %w", err)
 	}
 	if n > max {
-		cleanup()
-		return nil, nil, &EntryError{Reason: fmt.Sprintf("the archive is over %d bytes, the limit for a stream (pass a file, or raise MaxArchiveBytes)", max), Err: ErrLimit}
+		return nil, &EntryError{Reason: fmt.Sprintf("the archive is over %d bytes, the limit for a stream (pass a file, or raise MaxArchiveBytes)", max), Err: ErrLimit}
 	}
-	return io.NewSectionReader(f, 0, n), cleanup, nil
+	return io.NewSectionReader(spool, 0, n), nil
 }
 
 func markerDir(key string) (string, bool) {

@@ -19,7 +19,8 @@ import (
 // Access is who may use the HTTP server: the shared token (MNEMOBANK_TOKEN,
 // an admin token named tokens.AdminName) and the per-person tokens of a
 // token store. With neither, every request is let through (a loopback
-// address only, see CheckAddr).
+// address only, see CheckAddr). The viewer beside /mcp takes the same
+// tokens through the same tokens.Authenticator, with their scopes.
 //
 // Over HTTP the server is an OAuth 2.1 protected resource (RFC 9728): a
 // request without a valid bearer is answered 401 with
@@ -69,14 +70,10 @@ func (a Access) check(ctx context.Context, flag, addr string) (bool, error) {
 	return on, nil
 }
 
-// requireAccess answers 401 to a request without a valid bearer token,
-// 429 to a client over its guess limit, and otherwise passes the request
-// on with the token's identity in its context, as the SDK's auth.TokenInfo
-// (which the MCP server reads through each request's Extra).
-func requireAccess(a Access, on bool, next http.Handler) http.Handler {
-	if !on {
-		return next
-	}
+// newAuthenticator is the checker of a's tokens. A server makes one and
+// gives it to the MCP endpoint and the viewer, so both share its cache of
+// lookups and its count of failed tokens per address.
+func (a Access) newAuthenticator() *tokens.Authenticator {
 	opts := &tokens.AuthOptions{}
 	if a.Auth != nil {
 		*opts = *a.Auth
@@ -85,7 +82,14 @@ func requireAccess(a Access, on bool, next http.Handler) http.Handler {
 	if opts.Logger == nil {
 		opts.Logger = a.Logger
 	}
-	authn := tokens.NewAuthenticator(a.Store, opts)
+	return tokens.NewAuthenticator(a.Store, opts)
+}
+
+// requireAccess answers 401 to a request without a valid bearer token,
+// 429 to a client over its guess limit, and otherwise passes the request
+// on with the token's identity in its context, as the SDK's auth.TokenInfo
+// (which the MCP server reads through each request's Extra).
+func requireAccess(authn *tokens.Authenticator, next http.Handler) http.Handler {
 	verify := func(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
 		id, err := authn.Verify(ctx, token, clientHost(r))
 		var rl *tokens.RateLimitError

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/tokens"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 )
 
@@ -20,24 +21,30 @@ const Path = "/mcp"
 // SIGTERM before the server closes their connections.
 const ShutdownGrace = 10 * time.Second
 
-// Serve serves h at http://addr/mcp, and viewer (if not nil) at
-// http://addr/ui/, until ctx is done, then shuts down gracefully: it stops
-// accepting, lets in-flight requests finish (at most ShutdownGrace), and
-// returns. ready, if set, is told the address listened on (useful with
-// port 0). The viewer checks the token itself: it also accepts it once as
-// ?token= and then from a cookie, as a browser cannot send a bearer.
-func Serve(ctx context.Context, addr, token string, h http.Handler, viewer *ui.Handler, logger *slog.Logger, ready func(net.Addr)) error {
+// Serve serves h at http://addr/mcp, and the viewer of viewer (if not
+// nil) at http://addr/ui/, until ctx is done, then shuts down gracefully:
+// it stops accepting, lets in-flight requests finish (at most
+// ShutdownGrace), and returns. ready, if set, is told the address
+// listened on (useful with port 0).
+func Serve(ctx context.Context, addr, token string, h http.Handler, viewer *ui.Options, logger *slog.Logger, ready func(net.Addr)) error {
 	return ServeAccess(ctx, addr, Access{Token: token, Logger: logger}, h, viewer, logger, ready)
 }
 
 // ServeAccess is Serve with the per-person tokens of acc.Store beside the
 // shared token: each request of /mcp runs with its token's identity (see
 // Access), and the protected resource metadata is served at MetadataPath.
-// The viewer accepts only the shared token.
-func ServeAccess(ctx context.Context, addr string, acc Access, h http.Handler, viewer *ui.Handler, logger *slog.Logger, ready func(net.Addr)) error {
+// The viewer is made from viewer with the host names addr is reached by
+// (ViewerHosts) and, when requests must authenticate, the same
+// authenticator as /mcp: any valid token opens it, with its scope.
+func ServeAccess(ctx context.Context, addr string, acc Access, h http.Handler, viewer *ui.Options, logger *slog.Logger, ready func(net.Addr)) error {
 	on, err := acc.check(ctx, "--http", addr)
 	if err != nil {
 		return err
+	}
+	if viewer != nil {
+		o := *viewer
+		o.Hosts = ViewerHosts(addr, on)
+		viewer = &o
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -46,24 +53,53 @@ func ServeAccess(ctx context.Context, addr string, acc Access, h http.Handler, v
 	return serveListener(ctx, ln, acc, on, h, viewer, logger, ready)
 }
 
+// ViewerHosts are the host names a viewer served on addr accepts besides
+// the loopback ones (ui.Options.Hosts): addr's host; any host when addr's
+// is unspecified (0.0.0.0), and only when requests authenticate, since a
+// viewer without a token is safe from DNS rebinding only under loopback
+// names.
+func ViewerHosts(addr string, authenticated bool) []string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil
+	}
+	switch ip := net.ParseIP(host); {
+	case host == "" || ip != nil && ip.IsUnspecified():
+		if authenticated {
+			return []string{"*"}
+		}
+	case host != "localhost" && (ip == nil || !ip.IsLoopback()):
+		return []string{host}
+	}
+	return nil
+}
+
 // serveListener is ServeAccess on a listener; on says whether requests
 // must authenticate.
-func serveListener(ctx context.Context, ln net.Listener, acc Access, on bool, h http.Handler, viewer *ui.Handler, logger *slog.Logger, ready func(net.Addr)) error {
+func serveListener(ctx context.Context, ln net.Listener, acc Access, on bool, h http.Handler, viewerOpts *ui.Options, logger *slog.Logger, ready func(net.Addr)) error {
 	mux := http.NewServeMux()
-	mux.Handle(Path, requireAccess(acc, on, h))
+	var authn *tokens.Authenticator
 	if on {
+		authn = acc.newAuthenticator()
+		h = requireAccess(authn, h)
 		mux.Handle(MetadataPath, metadataHandler())
 	}
+	mux.Handle(Path, h)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "404: the MCP endpoint is "+Path, http.StatusNotFound)
 	})
-	if viewer != nil && on && acc.Token == "" {
-		// The viewer knows only the shared token; without it, it would
-		// be open to anyone while the MCP endpoint is not.
-		logger.Warn("mnemobank: the viewer is not served: it needs " + TokenEnv + " when personal tokens are in use")
-		viewer = nil
-	}
-	if viewer != nil {
+	var viewer *ui.Handler
+	if viewerOpts != nil {
+		o := *viewerOpts
+		o.Token = acc.Token
+		if authn != nil {
+			o.Auth = authn
+		}
+		var err error
+		if viewer, err = ui.New(o); err != nil {
+			ln.Close()
+			return err
+		}
 		mux.Handle(ui.Prefix, viewer)
 	}
 	streams := &eventStreams{cancel: map[*http.Request]context.CancelFunc{}, posts: map[*http.Request]context.CancelFunc{}}

@@ -2,12 +2,16 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/ownrevert"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/tokens"
+	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
@@ -15,8 +19,9 @@ import (
 // in tools/list. Every tool of tools_gen.go has one (addTools panics
 // otherwise, and TestEveryToolHasAScope fails first). read_context is a
 // read although it may create a missing template document: a read-only
-// member must be able to start a task. A revert is admin: it may undo
-// other people's writes.
+// member must be able to start a task. revert_document is write, with
+// the rule of package ownrevert on top (see authorize): a write token
+// reverts only its own writes, an admin anyone's.
 var toolScopes = map[string]tokens.Scope{
 	"read_branch_memory_bank":      tokens.ScopeRead,
 	"read_global_memory_bank":      tokens.ScopeRead,
@@ -41,7 +46,7 @@ var toolScopes = map[string]tokens.Scope{
 	"apply_memory_ops":             tokens.ScopeWrite,
 	"consolidation_candidates":     tokens.ScopeRead,
 	"apply_consolidation":          tokens.ScopeWrite,
-	"revert_document":              tokens.ScopeAdmin,
+	"revert_document":              tokens.ScopeWrite,
 }
 
 // ToolScope is the scope a token needs to call the tool name; false when
@@ -81,6 +86,45 @@ func allowed(req mcp.Request, name string) *tools.Error {
 	return toolError(CodePermissionDenied, ErrPermission, map[string]any{"tool": name, "needs": need.String(), "token": id.Name, "scope": id.Scope.String()},
 		"%s needs a token of scope %s; the token %q has scope %s (ask an admin: mnemobank token create --name %s --scope %s)",
 		name, need, id.Name, id.Scope, id.Name, need)
+}
+
+// authorize checks that req's token may make the call name with args,
+// and returns the arguments to run it with. A revert_document by a token
+// below admin must also pass ownrevert.Check, and runs pinned to the
+// version it checked (ifVersion), so that a write by someone else in
+// between fails the revert rather than being undone.
+func (s *Server) authorize(ctx context.Context, req *mcp.CallToolRequest, name string, args json.RawMessage) (json.RawMessage, *tools.Error) {
+	if te := allowed(req, name); te != nil {
+		return nil, te
+	}
+	id, ok := requestIdentity(req)
+	if !ok || name != tools.RevertDocument || id.Scope.Allows(tokens.ScopeAdmin) {
+		return args, nil
+	}
+	var fields map[string]json.RawMessage
+	var ra memorybank.RevertRequest
+	if err := json.Unmarshal(args, &fields); err != nil {
+		return nil, tools.AsError(fmt.Errorf("%w: revert_document's arguments: %v", memorybank.ErrInvalidRequest, err))
+	}
+	if err := json.Unmarshal(args, &ra); err != nil {
+		return nil, tools.AsError(fmt.Errorf("%w: revert_document's arguments: %v", memorybank.ErrInvalidRequest, err))
+	}
+	pinned, err := ownrevert.Check(ctx, s.bank, id, ra)
+	var de *ownrevert.DeniedError
+	switch {
+	case errors.As(err, &de):
+		return nil, toolError(CodePermissionDenied, fmt.Errorf("%w: %w", ErrPermission, err),
+			map[string]any{"tool": name, "needs": de.Need.String(), "token": id.Name, "scope": id.Scope.String()}, "%v", err)
+	case err != nil:
+		return nil, tools.AsError(err)
+	}
+	if pinned.IfVersion != ra.IfVersion {
+		fields["ifVersion"] = json.RawMessage(strconv.FormatInt(pinned.IfVersion, 10))
+		if args, err = json.Marshal(fields); err != nil {
+			return nil, tools.AsError(err)
+		}
+	}
+	return args, nil
 }
 
 // filterToolList drops from tools/list the tools the request's token may

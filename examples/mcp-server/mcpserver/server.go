@@ -197,10 +197,11 @@ func (s *Server) handler(d toolDef) mcp.ToolHandler {
 		if err := ctx.Err(); err != nil {
 			return errorResult(cancelled(err)), nil
 		}
-		if te := allowed(req, d.name); te != nil {
+		args, te := s.authorize(ctx, req, d.name, req.Params.Arguments)
+		if te != nil {
 			return errorResult(te), nil
 		}
-		res, err := d.run(ctx, req, req.Params.Arguments)
+		res, err := d.run(ctx, req, args)
 		var ni *needInput
 		if errors.As(err, &ni) {
 			return &mcp.CallToolResult{InputRequests: ni.requests, RequestState: ni.state}, nil

@@ -126,11 +126,18 @@ func NewAuthenticator(st Store, o *AuthOptions) *Authenticator {
 // and only hashes are compared, in constant time, so neither the
 // comparison's time nor any log holds the token.
 func (a *Authenticator) Verify(ctx context.Context, token, client string) (Identity, error) {
+	return a.VerifyHash(ctx, Hash(token), client)
+}
+
+// VerifyHash is Verify of the token whose Hash is hash: for a session
+// (the viewer's cookie) that keeps the hash rather than the token, so
+// that each of its requests is judged as the token's would be (revoked
+// or expired within CacheTTL, failures counted).
+func (a *Authenticator) VerifyHash(ctx context.Context, hash, client string) (Identity, error) {
 	now := a.o.Now()
 	if err := a.blocked(client, now); err != nil {
 		return Identity{}, err
 	}
-	hash := Hash(token)
 	if a.adminHash != nil && subtle.ConstantTimeCompare([]byte(hash), a.adminHash) == 1 {
 		return Identity{Name: AdminName, Scope: ScopeAdmin}, nil
 	}

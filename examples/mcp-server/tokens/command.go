@@ -33,7 +33,7 @@ func NewCommand(sub string, fs *flag.FlagSet) (*Command, error) {
 	switch sub {
 	case "create":
 		c.name = fs.String("name", "", "the token's name: the person or agent it is for, recorded as the actor of its writes (required)")
-		c.scope = fs.String("scope", "write", "what it may do: read (read, search, list), write (adds writes, deletes, plans) or admin (adds revert, import, tokens)")
+		c.scope = fs.String("scope", "write", "what it may do: read (read, search, list), write (adds writes, deletes, plans, reverting its own writes) or admin (adds reverting anyone's writes)")
 		c.expires = fs.String("expires", "never", "how long it lives: Nd days (90d), a Go duration (12h), or never")
 	case "list", "revoke":
 	default:

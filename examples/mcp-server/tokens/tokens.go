@@ -42,8 +42,8 @@ type Scope int
 // The scopes, weakest first.
 const (
 	ScopeRead  Scope = iota + 1 // read, search and list documents, memories, skill graphs, resources
-	ScopeWrite                  // adds writes, deletes and write plans
-	ScopeAdmin                  // adds reverts, import, scrub and token management
+	ScopeWrite                  // adds writes, deletes, write plans and reverting its own writes
+	ScopeAdmin                  // adds reverting other people's writes
 )
 
 func (s Scope) String() string {
@@ -159,6 +159,11 @@ func Generate() (text, hash string) {
 func New(ctx context.Context, st Store, name string, scope Scope, ttl time.Duration, now time.Time) (string, Token, error) {
 	if err := ValidateName(name); err != nil {
 		return "", Token{}, err
+	}
+	if name == AdminName {
+		// The history could not tell this token's writes from the shared
+		// token's, and a write token reverts what its name wrote.
+		return "", Token{}, fmt.Errorf("%w %q: the name is the shared %s's; choose another, such as the person's name", ErrName, name, "MNEMOBANK_TOKEN")
 	}
 	if scope < ScopeRead || scope > ScopeAdmin {
 		return "", Token{}, fmt.Errorf("%w: %v", ErrScope, scope)

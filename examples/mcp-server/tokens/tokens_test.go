@@ -49,3 +49,40 @@ func TestParseScope(t *testing.T) {
 	assert.True(t, tokens.ScopeAdmin.Allows(tokens.ScopeWrite))
 	assert.False(t, tokens.ScopeRead.Allows(tokens.ScopeWrite))
 }
+
+// The shared token's name is not given to a personal token: the history
+// could not tell their writes apart, and a write token may revert what
+// its name wrote.
+func TestNewRefusesTheSharedTokensName(t *testing.T) {
+	st := &tokens.MemStore{}
+	_, _, err := tokens.New(context.Background(), st, tokens.AdminName, tokens.ScopeWrite, 0, time.Now())
+	require.ErrorIs(t, err, tokens.ErrName)
+	assert.Contains(t, err.Error(), "MNEMOBANK_TOKEN")
+	list, err := st.List(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, list)
+}
+
+// VerifyHash, which a session holding the hash uses, judges the token as
+// Verify does: the shared token, a personal one, and a revoked one after
+// the cache.
+func TestVerifyHash(t *testing.T) {
+	ctx := context.Background()
+	c := &clock{time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	st := &tokens.MemStore{}
+	a := tokens.NewAuthenticator(st, &tokens.AuthOptions{AdminToken: "shared-secret-shared-secret-12345", Now: c.now})
+	text, _, err := tokens.New(ctx, st, "alice", tokens.ScopeWrite, 0, c.t)
+	require.NoError(t, err)
+	id, err := a.VerifyHash(ctx, tokens.Hash(text), "1.2.3.4")
+	require.NoError(t, err)
+	assert.Equal(t, "alice", id.Name)
+	id, err = a.VerifyHash(ctx, tokens.Hash("shared-secret-shared-secret-12345"), "1.2.3.4")
+	require.NoError(t, err)
+	assert.Equal(t, tokens.AdminName, id.Name)
+	_, err = a.VerifyHash(ctx, text, "1.2.3.4")
+	assert.ErrorIs(t, err, tokens.ErrInvalid, "the token itself is not its hash")
+	require.NoError(t, st.Revoke(ctx, "alice", c.t))
+	c.t = c.t.Add(tokens.DefaultCacheTTL)
+	_, err = a.VerifyHash(ctx, tokens.Hash(text), "1.2.3.4")
+	assert.ErrorIs(t, err, tokens.ErrRevoked)
+}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/tokens"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/render"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/history"
@@ -381,7 +382,7 @@ func (h *Handler) history(w http.ResponseWriter, r *http.Request) error {
 	}
 	rows := make([]row, len(p.Items))
 	for i, e := range p.Items {
-		rows[i] = row{HistoryEntry: e, CanRevert: !e.Deleted && e.Version != current}
+		rows[i] = row{HistoryEntry: e, CanRevert: !e.Deleted && e.Version != current && h.may(r, tokens.ScopeWrite)}
 		if i+1 < len(p.Items) {
 			rows[i].Prev = p.Items[i+1].Version
 		} else if e.Version > 1 && !e.Created {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mnemobank/mnemobank/consolidate"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/tokens"
 )
 
 // The consolidation page shows the plan a person may confirm without an
@@ -27,7 +28,7 @@ func (h *Handler) consolidation(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t := consolidate.Targets{Memories: m, Bank: h.opts.Bank, Actor: "ui"}
+	t := consolidate.Targets{Memories: m, Bank: h.opts.Bank, Actor: actor(r, "ui")}
 	p := consolidate.DefaultPlan(c)
 	var lines []diffLine
 	if !p.Empty() {
@@ -60,13 +61,18 @@ func (h *Handler) consolidation(w http.ResponseWriter, r *http.Request) error {
 			others = append(others, it)
 		}
 	}
+	action, csrf := Prefix+"memories/consolidate", ""
+	if h.may(r, tokens.ScopeWrite) {
+		csrf = h.csrfToken(r, action)
+	}
 	return h.render(w, r, http.StatusOK, "consolidate", "Consolidate", "memories", struct {
 		Lines  []diffLine
 		Empty  bool
 		Plan   string
 		Action string
+		CSRF   string // "" when this page may not apply the plan
 		Others []consolidate.Candidate
-	}{lines, p.Empty(), string(planJSON), Prefix + "memories/consolidate", others})
+	}{lines, p.Empty(), string(planJSON), action, csrf, others})
 }
 
 func (h *Handler) applyConsolidation(w http.ResponseWriter, r *http.Request) error {
@@ -80,7 +86,7 @@ func (h *Handler) applyConsolidation(w http.ResponseWriter, r *http.Request) err
 	if err := dec.Decode(&p); err != nil {
 		return badRequest("the plan could not be read: %v; reload the consolidation page", err)
 	}
-	t := consolidate.Targets{Memories: m, Bank: h.opts.Bank, Actor: "ui"}
+	t := consolidate.Targets{Memories: m, Bank: h.opts.Bank, Actor: actor(r, "ui")}
 	if _, err := consolidate.Apply(r.Context(), t, &p); err != nil {
 		return err
 	}

@@ -29,28 +29,53 @@
 //	/ui/skill?id=                #graph (img of /ui/skill/graph.svg?id=), #skill-md; when the
 //	                             graph cannot be drawn, #graph-error and #graph-dot (its DOT) instead
 //	/ui/events                   the live feed (server-sent events "change")
+//	/ui/signin                   with tokens: form#signin (GET), the token posted to it (POST)
+//	/ui/signout                  POST from the header's form.signout: ends the browser's session
 //
-// Every page has #feed, the live feed's list, and #nav; a read-only viewer
-// shows #read-only. An error page shows #error with data-status.
+// Every page has #feed, the live feed's list, and #nav; a read-only viewer,
+// and a page shown to a read token, shows #read-only; with tokens, #user
+// names the token and its scope. An error page shows #error with
+// data-status.
 //
 // # Decisions
 //
-// Actor: a revert from the viewer is recorded in the history with the actor
-// "person:ui" (Actor), a name no agent's client name takes, so the history
-// tells a person's undo from an agent's write. The reason is history's
+// Actor: with tokens, a change from the viewer is recorded under the
+// token's name, as the MCP server records an agent's. Without tokens a
+// revert is recorded with the actor "person:ui" (Actor), a name no
+// agent's client name takes, so the history tells a person's undo from an
+// agent's write, and a consolidation with "ui". The reason is history's
 // default, "revert to version N". The revert form carries the version the
 // confirmation showed (ifVersion): if an agent wrote meanwhile, nothing is
 // reverted and the person is told (409).
 //
+// Scopes: with tokens (Options.Auth or Options.Token) each route needs the
+// scope the MCP tool doing the same needs, and a refusal (403) names the
+// scope needed and the token's:
+//
+//	read   every page above, the pictures, the live feed, the style sheet and script
+//	write  revert (its confirmation page and POST; revert_document), memories/delete
+//	       (delete_memory), memories/restore (restore_memory), the POST of
+//	       memories/consolidate (apply_consolidation)
+//	admin  a revert that undoes a version another name wrote (package ownrevert:
+//	       a write token reverts only its own writes), also told on the
+//	       confirmation page
+//
+// A page shows the links and forms of the changes its token may make, and
+// none to a read token. Without tokens every change is allowed (unless
+// read-only), as before tokens existed.
+//
 // Changes: revert, delete and restore are each a GET confirmation page and a
 // POST from its form; nothing changes on a GET. Every POST is checked, in
 // this order, before its fields are read: the viewer is not read-only (403);
-// a browser's Sec-Fetch-Site is same-origin (or none), and its Origin, when
-// sent, is this host (403); the body is at most 8 KiB; the form's CSRF token
-// is valid (403). A CSRF token is the Unix time it was made and an
-// HMAC-SHA-256, under a random key made by New, of that time and the path
-// the form posts to: it needs no session or cookie, is refused by another
-// process (a restarted server), for another action, or after 12 hours.
+// the token has the scope (403); a browser's Sec-Fetch-Site is same-origin
+// (or none), and its Origin, when sent, is this host (403); the body is at
+// most 8 KiB; the form's CSRF token is valid (403). A CSRF token is the
+// Unix time it was made and an HMAC-SHA-256, under a random key made by
+// New, of that time, the path the form posts to and the session it was
+// served to (the session cookie, or the hash of a bearer token; none
+// without tokens): it is refused by another process (a restarted server),
+// for another action, in another session (another person's, or the same
+// person's after signing in again), or after 12 hours.
 //
 // Requests: every response carries a Content-Security-Policy without inline
 // script or style (default-src 'self'; script-src 'self'; style-src 'self';
@@ -73,15 +98,29 @@
 // note saying why, never as an error page); the live feed's script sets
 // only text and links into /ui/.
 //
-// Token: with Options.Token set, every request (pages, assets, the feed)
-// needs it, compared in constant time: as "Authorization: Bearer <token>",
-// or once as ?token=<token> on a GET, which sets an HttpOnly, SameSite=Strict
-// cookie on /ui/ and redirects to the same address without the token (so it
-// leaves the address bar and the browser's history). The cookie holds an
-// HMAC of the token, not the token, so it proves the browser was given the
-// token, survives a restart and dies when the token changes. It is not
-// accepted by the MCP endpoint. Without a token, only loopback host names
-// are served (the host program refuses to listen elsewhere).
+// Tokens: with Options.Auth (the HTTP server's Authenticator: every
+// personal token and the shared one) or Options.Token (the shared token
+// alone), every request (pages, assets, the feed) needs a token the
+// Authenticator accepts: as "Authorization: Bearer <token>"; from the
+// sign-in form at /ui/signin (POST, from this viewer's own page only, so
+// another site cannot sign a person in under its token); or once as
+// ?token=<token> on a GET, which redirects to the same address without it
+// (so it leaves the address bar and the browser's history). Signing in
+// sets an HttpOnly, SameSite=Strict cookie on /ui/, for 7 days:
+// "1.<time>.<nonce>.<SHA-256 of the token>.<HMAC>", so it names the token
+// without holding it and cannot be made without the key. Every request
+// of a session asks the Authenticator about the token again (by its hash,
+// tokens.Authenticator.VerifyHash), so a revoked or expired token's
+// session ends within the Authenticator's cache (2 s), on every server,
+// and its cookie is cleared; failed tokens count towards the same limit
+// per address as the MCP endpoint's (then 429). The key is derived from
+// Options.Token when there is one, so sessions survive a restart and hold
+// on every server with the same shared token; without it the key is
+// random, and a session holds only on the server that made it, until it
+// restarts. Signing out clears the cookie in that browser; the token
+// stays valid until revoked. A session cookie is not accepted by the MCP
+// endpoint. Without tokens, only loopback host names are served (the host
+// program refuses to listen elsewhere).
 //
 // Limits: a query string of at most 8 KiB (414), a form of 8 KiB, a search
 // of 4 KiB (memories: 1 KiB) and 20 tags, paths and branches as the bank

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/tokens"
 	"github.com/mnemobank/mnemobank/memories"
 )
 
@@ -61,7 +62,9 @@ func (h *Handler) memoriesList(w http.ResponseWriter, r *http.Request) error {
 		pg = newPager(Prefix+"memories", q, offset, limit, len(items), p.Total)
 	}
 	for i := range items {
-		items[i].DeleteURL = Prefix + "memories/delete?" + url.Values{"id": {items[i].ID}}.Encode()
+		if h.may(r, tokens.ScopeWrite) {
+			items[i].DeleteURL = Prefix + "memories/delete?" + url.Values{"id": {items[i].ID}}.Encode()
+		}
 	}
 	return h.render(w, r, http.StatusOK, "memories", "Learned memories", "memories", struct {
 		Query    string
@@ -100,6 +103,7 @@ func (h *Handler) confirmDeleteMemory(w http.ResponseWriter, r *http.Request) er
 	return h.render(w, r, http.StatusOK, "confirm", "Delete a memory", "memories", confirmation{
 		Class:    "delete",
 		Action:   Prefix + "memories/delete",
+		CSRF:     h.csrfToken(r, Prefix+"memories/delete"),
 		Question: fmt.Sprintf("Delete the memory %q (%s)?", mem.Title, mem.ID),
 		Detail:   "It goes to the trash, from which it can be restored (the newest deletions are kept).",
 		Fields:   []field{{"id", mem.ID}},
@@ -148,7 +152,10 @@ func (h *Handler) trash(w http.ResponseWriter, r *http.Request) error {
 	}
 	items := make([]item, len(shown))
 	for i, d := range shown {
-		items[i] = item{d, Prefix + "memories/restore?" + url.Values{"id": {d.ID}}.Encode()}
+		items[i] = item{Memory: d}
+		if h.may(r, tokens.ScopeWrite) {
+			items[i].RestoreURL = Prefix + "memories/restore?" + url.Values{"id": {d.ID}}.Encode()
+		}
 	}
 	return h.render(w, r, http.StatusOK, "trash", "Deleted memories", "memories", struct {
 		Memories []item
@@ -181,6 +188,7 @@ func (h *Handler) confirmRestoreMemory(w http.ResponseWriter, r *http.Request) e
 	return h.render(w, r, http.StatusOK, "confirm", "Restore a memory", "memories", confirmation{
 		Class:    "restore",
 		Action:   Prefix + "memories/restore",
+		CSRF:     h.csrfToken(r, Prefix+"memories/restore"),
 		Question: fmt.Sprintf("Restore the memory %q (%s)?", deleted[i].Title, id),
 		Detail:   "It is put back into the memories file with its id, date and tags.",
 		Fields:   []field{{"id", id}},

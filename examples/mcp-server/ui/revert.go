@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/ownrevert"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/history"
 )
@@ -34,15 +35,20 @@ func (h *Handler) confirmRevert(w http.ResponseWriter, r *http.Request) error {
 	if _, err := history.ReadVersion(r.Context(), h.opts.Bank, doc.read(), v); err != nil {
 		return err
 	}
+	// A token that may not make this revert is told before it confirms.
+	if _, err := h.checkRevert(r, memorybank.RevertRequest{Scope: doc.Scope, Branch: doc.Branch, Path: doc.Path, ToVersion: v}); err != nil {
+		return err
+	}
 	fields := doc.values()
 	fields.Set("version", strconv.FormatInt(v, 10))
 	fields.Set("ifVersion", strconv.FormatInt(current, 10))
 	return h.render(w, r, http.StatusOK, "confirm", "Revert "+doc.Path, "banks", confirmation{
 		Class:    "revert",
 		Action:   Prefix + "revert",
+		CSRF:     h.csrfToken(r, Prefix+"revert"),
 		Question: fmt.Sprintf("Revert %s (%s) to version %d?", doc.Path, doc.BankName(), v),
 		Detail: fmt.Sprintf("The content of version %d is written as a new version (the history keeps every version); the history records the actor %q.",
-			v, Actor),
+			v, actor(r, Actor)),
 		Fields: hiddenFields(fields),
 		Button: fmt.Sprintf("Revert to version %d", v),
 		Links:  []link{{"See the changes this undoes", doc.DiffURL(v, current)}},
@@ -68,8 +74,12 @@ func (h *Handler) revert(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	res, err := history.Revert(r.Context(), h.opts.Bank, memorybank.RevertRequest{Scope: doc.Scope, Branch: doc.Branch, Path: doc.Path,
-		ToVersion: v, IfVersion: ifVersion, Actor: Actor})
+	req, err := h.checkRevert(r, memorybank.RevertRequest{Scope: doc.Scope, Branch: doc.Branch, Path: doc.Path,
+		ToVersion: v, IfVersion: ifVersion, Actor: actor(r, Actor)})
+	if err != nil {
+		return err
+	}
+	res, err := history.Revert(r.Context(), h.opts.Bank, req)
 	if errors.Is(err, memorybank.ErrConflict) {
 		return &httpError{status: http.StatusConflict, err: err,
 			msg: fmt.Sprintf("%s changed since the confirmation was shown (%v); nothing was reverted. Open its history again.", doc.Path, err)}
@@ -83,9 +93,25 @@ func (h *Handler) revert(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// checkRevert applies the revert rule of package ownrevert to r's token:
+// a write token reverts only versions its own name wrote, pinned to the
+// version checked; an admin token, or a viewer without tokens, anything.
+func (h *Handler) checkRevert(r *http.Request, req memorybank.RevertRequest) (memorybank.RevertRequest, error) {
+	id, ok := identity(r)
+	if !ok {
+		return req, nil
+	}
+	req, err := ownrevert.Check(r.Context(), h.opts.Bank, id, req)
+	if errors.Is(err, ownrevert.ErrDenied) {
+		return req, forbidden(http.StatusForbidden, "403: %v", err)
+	}
+	return req, err
+}
+
 // confirmation is the page asking before a change.
 type confirmation struct {
 	Class, Action, Question, Detail, Button string
+	CSRF                                    string // of the form posting to Action
 	Fields                                  []field
 	Links                                   []link
 	Cancel                                  string

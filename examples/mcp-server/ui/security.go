@@ -31,9 +31,6 @@ const (
 	svgCSP = "default-src 'none'; style-src 'unsafe-inline'"
 )
 
-// cookieName holds the proof that the browser once presented the token.
-const cookieName = "mnemobank_ui"
-
 // ErrForbidden: a request refused by the checks of every request (Host,
 // Origin, CSRF token, token, read-only).
 var ErrForbidden = errors.New("ui: request refused")
@@ -85,72 +82,31 @@ func (h *Handler) checkHost(r *http.Request) error {
 	return forbidden(http.StatusMisdirectedRequest, "421: the host %q is not this viewer's; open it as http://localhost:PORT%s or by the address it was started on", r.Host, Prefix)
 }
 
-// authenticate lets a request through when no token is configured, when it
-// carries the token as a bearer or in the cookie, or when it carries it as
-// ?token= (then the cookie is set and the browser sent to the same URL
-// without it, so the token leaves the address bar and the history). It
-// answers the request itself otherwise.
-func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) bool {
-	tok := h.opts.Token
-	if tok == "" {
-		return true
-	}
-	if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && equal(auth, tok) {
-		return true
-	}
-	if c, err := r.Cookie(cookieName); err == nil && equal(c.Value, h.cookieValue()) {
-		return true
-	}
-	q := r.URL.Query()
-	if q.Has("token") && r.Method == http.MethodGet && equal(q.Get("token"), tok) {
-		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: h.cookieValue(), Path: Prefix, HttpOnly: true,
-			SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
-		q.Del("token")
-		u := url.URL{Path: Prefix, RawQuery: q.Encode()}
-		if strings.HasPrefix(r.URL.Path, Prefix) {
-			u.Path = r.URL.Path // never "//host": the way back stays on this site
-		}
-		http.Redirect(w, r, u.String(), http.StatusSeeOther)
-		return false
-	}
-	w.Header().Set("WWW-Authenticate", `Bearer realm="mnemobank"`)
-	h.fail(w, r, forbidden(http.StatusUnauthorized,
-		"401: this viewer needs the server's token: open %s?token=<token> once (the browser keeps it in a cookie), or send Authorization: Bearer <token>", Prefix))
-	return false
-}
-
-// cookieValue is derived from the token, never the token itself: the
-// cookie proves the browser was given the token, and changes with it.
-func (h *Handler) cookieValue() string {
-	m := hmac.New(sha256.New, []byte(h.opts.Token))
-	m.Write([]byte("mnemobank ui cookie"))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
-}
-
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
 
-// csrfToken is a token for a form posting to action: the time it was made
-// and an HMAC of it and the action under the process's random key. It
-// proves the form was served by this process within csrfMaxAge.
-func (h *Handler) csrfToken(action string) string {
+// csrfToken is a token for a form of r's page posting to action: the
+// time it was made and an HMAC, under the process's random key, of it,
+// the action and r's session (see sessionOf). It proves the form was
+// served by this process, to this session, within csrfMaxAge.
+func (h *Handler) csrfToken(r *http.Request, action string) string {
 	ts := strconv.FormatInt(time.Now().Unix(), 10)
-	return ts + "." + h.csrfMAC(action, ts)
+	return ts + "." + h.csrfMAC(action, ts, sessionOf(r))
 }
 
-func (h *Handler) csrfMAC(action, ts string) string {
+func (h *Handler) csrfMAC(action, ts, session string) string {
 	m := hmac.New(sha256.New, h.key)
-	m.Write([]byte(action + "\x00" + ts))
+	m.Write([]byte(action + "\x00" + ts + "\x00" + session))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-func (h *Handler) checkCSRF(action, token string) error {
+func (h *Handler) checkCSRF(r *http.Request, action, token string) error {
 	ts, mac, ok := strings.Cut(token, ".")
 	if token == "" || !ok {
 		return forbidden(http.StatusForbidden, "403: the form has no valid CSRF token; reload the page and submit its form again")
 	}
 	sec, err := strconv.ParseInt(ts, 10, 64)
-	if err != nil || !equal(mac, h.csrfMAC(action, ts)) {
-		return forbidden(http.StatusForbidden, "403: the form's CSRF token is not one this server made for %s (was the server restarted?); reload the page and submit again", action)
+	if err != nil || !equal(mac, h.csrfMAC(action, ts, sessionOf(r))) {
+		return forbidden(http.StatusForbidden, "403: the form's CSRF token is not one this server made for %s in this session (was the server restarted, or did you sign in again?); reload the page and submit again", action)
 	}
 	if age := time.Since(time.Unix(sec, 0)); age > csrfMaxAge || age < -time.Minute {
 		return forbidden(http.StatusForbidden, "403: the form is older than %v; reload the page and submit again", csrfMaxAge)

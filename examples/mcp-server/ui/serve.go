@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mnemobank/mnemobank/consolidate"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/tokens"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/render"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
@@ -30,16 +31,14 @@ var pageNames = []string{"banks", "documents", "document", "history", "diff", "c
 
 func (h *Handler) parseTemplates() error {
 	funcs := template.FuncMap{
-		"csrf": h.csrfToken,
 		"when": func(t time.Time) string {
 			if t.IsZero() {
 				return "—"
 			}
 			return t.UTC().Format("2006-01-02 15:04:05 UTC")
 		},
-		"prefix":   func() string { return Prefix },
-		"visible":  render.VisibleText,
-		"readonly": func() bool { return h.opts.ReadOnly },
+		"prefix":  func() string { return Prefix },
+		"visible": render.VisibleText,
 		"lineClass": func(op byte) string {
 			switch op {
 			case '+':
@@ -56,7 +55,7 @@ func (h *Handler) parseTemplates() error {
 			return ""
 		},
 	}
-	h.pages = make(map[string]*template.Template, len(pageNames))
+	h.pages = make(map[string]*template.Template, len(pageNames)+1)
 	for _, name := range pageNames {
 		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
@@ -64,6 +63,13 @@ func (h *Handler) parseTemplates() error {
 		}
 		h.pages[name] = t
 	}
+	// The sign-in page stands alone: the layout's style sheet, script and
+	// links all need the token it asks for.
+	t, err := template.New("signin").Funcs(funcs).ParseFS(templateFS, "templates/signin.html")
+	if err != nil {
+		return fmt.Errorf("ui: template signin: %w", err)
+	}
+	h.pages["signin"] = t
 	return nil
 }
 
@@ -71,17 +77,35 @@ func (h *Handler) parseTemplates() error {
 type view struct {
 	Title       string
 	Nav         string // the menu entry to mark
-	ReadOnly    bool
+	ReadOnly    bool   // nothing can be changed from this page: a read-only viewer, or a read token
 	HasMemories bool
-	Data        any
+	// User and Scope name the request's token, when there are tokens;
+	// SignOut is the CSRF token of the sign-out form of a cookie session.
+	User, Scope, SignOut string
+	Data                 any
 }
 
 // render writes the page name with data, or the error page when the
 // template fails (it is executed into a buffer first).
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name, title, nav string, data any) error {
+	v := view{Title: title, Nav: nav, ReadOnly: !h.may(r, tokens.ScopeWrite), HasMemories: h.opts.Memories != nil, Data: data}
+	if id, ok := identity(r); ok {
+		v.User, v.Scope = id.Name, id.Scope.String()
+		if cookieSession(r) {
+			v.SignOut = h.csrfToken(r, Prefix+"signout")
+		}
+	}
+	return h.execute(w, r, status, name, "layout", v)
+}
+
+// renderPage writes the standalone page name with data.
+func (h *Handler) renderPage(w http.ResponseWriter, r *http.Request, status int, name string, data any) error {
+	return h.execute(w, r, status, name, name, data)
+}
+
+func (h *Handler) execute(w http.ResponseWriter, r *http.Request, status int, name, tmpl string, data any) error {
 	var buf bytes.Buffer
-	v := view{Title: title, Nav: nav, ReadOnly: h.opts.ReadOnly, HasMemories: h.opts.Memories != nil, Data: data}
-	if err := h.pages[name].ExecuteTemplate(&buf, "layout", v); err != nil {
+	if err := h.pages[name].ExecuteTemplate(&buf, tmpl, data); err != nil {
 		return fmt.Errorf("rendering %s: %w", name, err)
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -101,14 +125,22 @@ func (h *Handler) page(f func(http.ResponseWriter, *http.Request) error) http.Ha
 	})
 }
 
-// change serves a POST that changes something: refused when read-only,
-// from another origin, too large, or without this process's CSRF token
-// for its path, all before the change is looked at.
-func (h *Handler) change(f func(http.ResponseWriter, *http.Request) error) http.Handler {
+// change serves a POST that changes something (what, needing scope
+// need): refused when read-only, then when the token's scope is short,
+// then checked as a form (see form), all before the change is looked at.
+func (h *Handler) change(need tokens.Scope, what string, f func(http.ResponseWriter, *http.Request) error) http.Handler {
 	return h.page(func(w http.ResponseWriter, r *http.Request) error {
 		if h.opts.ReadOnly {
 			return forbidden(http.StatusForbidden, "403: this viewer is read-only (--ui-read-only): nothing can be changed from it")
 		}
+		return h.need(need, what, h.form(f))(w, r)
+	})
+}
+
+// form checks a POST from one of the viewer's forms: from this origin,
+// small, with this process's CSRF token for its path and session.
+func (h *Handler) form(f func(http.ResponseWriter, *http.Request) error) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		if err := checkOrigin(r); err != nil {
 			return err
 		}
@@ -116,14 +148,14 @@ func (h *Handler) change(f func(http.ResponseWriter, *http.Request) error) http.
 		if err := r.ParseForm(); err != nil {
 			return badRequest("the form could not be read (at most %d bytes): %v", maxFormBytes, err)
 		}
-		if err := h.checkCSRF(r.URL.Path, r.PostForm.Get("csrf")); err != nil {
+		if err := h.checkCSRF(r, r.URL.Path, r.PostForm.Get("csrf")); err != nil {
 			return err
 		}
 		return f(w, r)
-	})
+	}
 }
 
-// readOnlyRefusal is what a confirmation page of a change answers when the
+// refuseReadOnly is what a confirmation page of a change answers when the
 // viewer is read-only.
 func (h *Handler) refuseReadOnly() error {
 	if h.opts.ReadOnly {

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/tokens"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
 )
@@ -21,7 +22,8 @@ import (
 // Handler there (http.ServeMux.Handle(ui.Prefix, h)).
 const Prefix = "/ui/"
 
-// Actor is who the history records for a revert made from the viewer.
+// Actor is who the history records for a revert made from a viewer
+// without tokens; with tokens it is the token's name.
 const Actor = "person:ui"
 
 //go:embed templates/*.html
@@ -46,9 +48,20 @@ type Options struct {
 	// ReadOnly hides every change (revert, delete, restore) and answers 403
 	// to them.
 	ReadOnly bool
-	// Token, when set, is required of every request: once as ?token= (then
-	// kept in a cookie) or as "Authorization: Bearer <token>".
+	// Token is the shared token (MNEMOBANK_TOKEN), an admin token named
+	// tokens.AdminName. Without Auth it is the only token accepted. With
+	// Auth, which accepts it too, it only keys the session cookies, so a
+	// session survives a restart and holds on every server given the same
+	// Token.
 	Token string
+	// Auth, when set, checks the token of every request: any token it
+	// accepts opens the viewer, with what the token's scope allows (see
+	// the package documentation). The HTTP server passes the
+	// *tokens.Authenticator of its MCP endpoint, so both share one cache
+	// of lookups and one count of failed tokens. Nil with a Token: an
+	// Authenticator of that token alone. Nil without one: no token is
+	// needed, and every change is allowed (unless ReadOnly).
+	Auth Authenticator
 	// Hosts are host names (without port) accepted in the Host header
 	// besides the loopback names localhost, 127.0.0.1 and ::1: the name the
 	// viewer is reached by. "*" accepts any, and only with a Token.
@@ -59,13 +72,15 @@ type Options struct {
 
 // Handler serves the viewer under Prefix. Close ends its event streams.
 type Handler struct {
-	opts   Options
-	log    *slog.Logger
-	key    []byte // per-process key of the CSRF tokens
-	pages  map[string]*template.Template
-	static http.Handler
-	feed   *feed
-	mux    *http.ServeMux
+	opts       Options
+	log        *slog.Logger
+	auth       Authenticator // nil: no token needed
+	key        []byte        // per-process key of the CSRF tokens
+	sessionKey []byte        // key of the session cookies
+	pages      map[string]*template.Template
+	static     http.Handler
+	feed       *feed
+	mux        *http.ServeMux
 
 	banksSummary banksSummary
 	graphs       *graphCache
@@ -78,7 +93,7 @@ func New(opts Options) (*Handler, error) {
 		return nil, fmt.Errorf("%w: Options.Bank is nil; pass the *memorybank.Bank to show", ErrOptions)
 	}
 	for _, h := range opts.Hosts {
-		if h == "*" && opts.Token == "" {
+		if h == "*" && opts.Token == "" && opts.Auth == nil {
 			return nil, fmt.Errorf("%w: Hosts \"*\" (any host name) needs a Token; without one only loopback names are safe from DNS rebinding", ErrOptions)
 		}
 		if h == "" || strings.ContainsAny(h, ":/ ") && net.ParseIP(h) == nil {
@@ -91,6 +106,14 @@ func New(opts Options) (*Handler, error) {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if _, err := rand.Read(h.key); err != nil {
+		return nil, err
+	}
+	h.auth = opts.Auth
+	if h.auth == nil && opts.Token != "" {
+		h.auth = tokens.NewAuthenticator(nil, &tokens.AuthOptions{AdminToken: opts.Token, Logger: h.log})
+	}
+	var err error
+	if h.sessionKey, err = sessionKey(opts.Token); err != nil {
 		return nil, err
 	}
 	if err := h.parseTemplates(); err != nil {
@@ -111,13 +134,20 @@ func New(opts Options) (*Handler, error) {
 // since a stream never ends by itself.
 func (h *Handler) Close() { h.feed.close() }
 
+// routes serves each page and change to tokens of the scope it needs,
+// the scope the MCP tool doing the same needs: reading is read; a change
+// is write (a revert beyond the token's own writes is admin, decided by
+// package ownrevert), and so is its confirmation page.
 func (h *Handler) routes() {
 	m := http.NewServeMux()
+	read := tokens.ScopeRead
 	get := func(p string, f func(http.ResponseWriter, *http.Request) error) {
-		m.Handle("GET "+Prefix+p, h.page(f))
+		m.Handle("GET "+Prefix+p, h.page(h.need(read, "this page", f)))
 	}
-	post := func(p string, f func(http.ResponseWriter, *http.Request) error) {
-		m.Handle("POST "+Prefix+p, h.change(f))
+	write := tokens.ScopeWrite
+	change := func(p, what string, f func(http.ResponseWriter, *http.Request) error) {
+		m.Handle("GET "+Prefix+p, h.page(h.need(write, what, f)))
+		m.Handle("POST "+Prefix+p, h.change(write, what, f))
 	}
 	get("{$}", h.banks)
 	get("docs", h.documents)
@@ -125,22 +155,26 @@ func (h *Handler) routes() {
 	get("raw", h.raw)
 	get("history", h.history)
 	get("diff", h.diff)
-	get("revert", h.confirmRevert)
-	post("revert", h.revert)
 	get("search", h.search)
 	get("memories", h.memoriesList)
-	get("memories/delete", h.confirmDeleteMemory)
-	post("memories/delete", h.deleteMemory)
 	get("memories/trash", h.trash)
 	get("memories/consolidate", h.consolidation)
-	post("memories/consolidate", h.applyConsolidation)
-	get("memories/restore", h.confirmRestoreMemory)
-	post("memories/restore", h.restoreMemory)
 	get("skills", h.skills)
 	get("skill", h.skill)
-	m.Handle("GET "+Prefix+"skill/graph.svg", h.page(h.graphSVG))
-	m.Handle("GET "+Prefix+"events", http.HandlerFunc(h.events))
-	m.Handle("GET "+Prefix+"static/", h.static)
+	get("skill/graph.svg", h.graphSVG)
+	change("revert", "reverting a document", h.revertRoute)
+	change("memories/delete", "deleting a memory", h.deleteMemoryRoute)
+	change("memories/restore", "restoring a memory", h.restoreMemoryRoute)
+	m.Handle("POST "+Prefix+"memories/consolidate", h.change(write, "applying a consolidation", h.applyConsolidation))
+	m.Handle("POST "+Prefix+"signout", h.page(h.form(h.signOut)))
+	m.Handle("GET "+Prefix+"events", h.page(h.need(read, "the live feed", func(w http.ResponseWriter, r *http.Request) error {
+		h.events(w, r)
+		return nil
+	})))
+	m.Handle("GET "+Prefix+"static/", h.page(h.need(read, "this file", func(w http.ResponseWriter, r *http.Request) error {
+		h.static.ServeHTTP(w, r)
+		return nil
+	})))
 	m.Handle(Prefix, h.page(func(w http.ResponseWriter, r *http.Request) error {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -149,6 +183,29 @@ func (h *Handler) routes() {
 		return &httpError{status: http.StatusNotFound, msg: fmt.Sprintf("no page %s; the pages start at %s", r.URL.Path, Prefix)}
 	}))
 	h.mux = m
+}
+
+// revertRoute, deleteMemoryRoute and restoreMemoryRoute are a change's
+// confirmation page (GET) and the change (POST).
+func (h *Handler) revertRoute(w http.ResponseWriter, r *http.Request) error {
+	if r.Method == http.MethodPost {
+		return h.revert(w, r)
+	}
+	return h.confirmRevert(w, r)
+}
+
+func (h *Handler) deleteMemoryRoute(w http.ResponseWriter, r *http.Request) error {
+	if r.Method == http.MethodPost {
+		return h.deleteMemory(w, r)
+	}
+	return h.confirmDeleteMemory(w, r)
+}
+
+func (h *Handler) restoreMemoryRoute(w http.ResponseWriter, r *http.Request) error {
+	if r.Method == http.MethodPost {
+		return h.restoreMemory(w, r)
+	}
+	return h.confirmRestoreMemory(w, r)
 }
 
 // ServeHTTP checks every request (headers, Host, token, size) before its
@@ -168,7 +225,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			msg: fmt.Sprintf("the query string is %d bytes; the limit is %d", len(r.URL.RawQuery), maxQueryBytes)})
 		return
 	}
-	if ok := h.authenticate(w, r); !ok {
+	r, ok := h.authenticate(w, r)
+	if !ok {
 		return
 	}
 	h.mux.ServeHTTP(w, r)

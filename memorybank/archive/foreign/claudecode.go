@@ -2,7 +2,7 @@ package foreign
 
 import (
 	"fmt"
-	"os"
+	"io/fs"
 	"path"
 	"strings"
 )
@@ -20,28 +20,29 @@ const (
 // AutoMemoryIndex is the index file of a Claude Code auto-memory folder.
 const AutoMemoryIndex = "MEMORY.md"
 
-// IsAutoMemoryDir reports whether dir is a Claude Code auto-memory folder:
-// it holds a MEMORY.md index.
-func IsAutoMemoryDir(dir string) bool {
-	fi, err := os.Lstat(dir + string(os.PathSeparator) + AutoMemoryIndex)
+// IsAutoMemoryDir reports whether fsys is a Claude Code auto-memory
+// folder: it holds a MEMORY.md index (a file, not a link).
+func IsAutoMemoryDir(fsys fs.FS) bool {
+	fi, err := fs.Lstat(fsys, AutoMemoryIndex)
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// ReadClaudeCode reads Claude Code's memory in dir. When dir is an
+// ReadClaudeCode reads Claude Code's memory in fsys, the directory source
+// names (in errors and the plan). When it is an
 // auto-memory folder (it holds MEMORY.md: ~/.claude/projects/<project>/memory),
 // every Markdown file in it goes under prefix ("" is
-// ClaudeCodeMemoryPrefix). Otherwise dir is a project: its CLAUDE.md and
+// ClaudeCodeMemoryPrefix). Otherwise it is a project: its CLAUDE.md and
 // CLAUDE.local.md files at any depth (not inside dot-directories other
 // than .claude, nor node_modules), .claude/CLAUDE.md and
 // .claude/rules/**/*.md go under prefix ("" is ClaudeCodePrefix), the
 // .claude folder as "claude". CLAUDE.local.md files, a person's own, are
 // read only with o.IncludeLocal; without it each is reported as not read.
-func ReadClaudeCode(dir, prefix string, o *DirOptions) ([]Doc, error) {
-	if IsAutoMemoryDir(dir) {
+func ReadClaudeCode(fsys fs.FS, source, prefix string, o *DirOptions) ([]Doc, error) {
+	if IsAutoMemoryDir(fsys) {
 		if prefix == "" {
 			prefix = ClaudeCodeMemoryPrefix
 		}
-		return readDir(dir, prefix, o, func(rel string, isDir bool) string {
+		return readDir(fsys, source, prefix, o, func(rel string, isDir bool) string {
 			switch {
 			case strings.HasPrefix(path.Base(rel), "."):
 				return "-"
@@ -55,7 +56,7 @@ func ReadClaudeCode(dir, prefix string, o *DirOptions) ([]Doc, error) {
 		prefix = ClaudeCodePrefix
 	}
 	local := o != nil && o.IncludeLocal
-	return readDir(dir, prefix, o, func(rel string, isDir bool) string {
+	return readDir(fsys, source, prefix, o, func(rel string, isDir bool) string {
 		base := path.Base(rel)
 		inClaude := rel == ".claude" || strings.HasPrefix(rel, ".claude/")
 		if isDir {
@@ -79,19 +80,14 @@ func ReadClaudeCode(dir, prefix string, o *DirOptions) ([]Doc, error) {
 	})
 }
 
-// readDir walks dir for the files keep accepts and reads them into Docs
+// readDir walks fsys for the files keep accepts and reads them into Docs
 // at prefix + rename(rel). Every bound is checked on the listing first.
-func readDir(dir, prefix string, o *DirOptions, keep func(string, bool) string, rename func(string) string) ([]Doc, error) {
+func readDir(fsys fs.FS, dir, prefix string, o *DirOptions, keep func(string, bool) string, rename func(string) string) ([]Doc, error) {
 	l := o.limits()
-	excluded, err := o.excludedPaths()
+	files, notRead, err := walkTree(fsys, dir, l, o.excludedPaths(), keep)
 	if err != nil {
 		return nil, err
 	}
-	root, files, notRead, err := walkTree(dir, l, excluded, keep)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
 	docs := make([]Doc, 0, len(files))
 	seen := map[string]string{}
 	for _, f := range files {
@@ -110,7 +106,7 @@ func readDir(dir, prefix string, o *DirOptions, keep func(string, bool) string, 
 		docs = append(docs, Doc{Path: p, Source: f.rel})
 	}
 	for i, f := range files {
-		text, err := readFile(root, dir, f, l)
+		text, err := readFile(fsys, dir, f, l)
 		if err != nil {
 			return nil, err
 		}

@@ -2,8 +2,8 @@
 // a memory bank's global bank, with the plan, conflict policies and report
 // of an archive import ([archive.Policy], [archive.Action]).
 //
-// Each source has a reader, a pure function from the tool's files to
-// [Doc]s, and [Import] writes Docs into a Bank:
+// Each source has a reader, a function from the tool's files to [Doc]s,
+// and [Import] writes Docs into a Bank:
 //
 //   - [ReadClaudeCode]: Claude Code's memory of a project: every CLAUDE.md
 //     (CLAUDE.local.md, a person's own, only with
@@ -27,15 +27,22 @@
 //     stays where its author wrote it, and the bank reads title and tags
 //     from it.
 //
-// Readers never follow a symbolic link out of the directory they are
-// given (a link to a file inside it is read as that file; a link to a
-// directory is not descended into), refuse names that would not be valid
+// The package opens nothing itself: a file source is an io.Reader and a
+// directory source an fs.FS, both opened by the program. A program gives a
+// directory as (*os.Root).FS, so that a symbolic link that leaves it is
+// refused by the file system itself; mnemobank's also opens files without
+// blocking (a FIFO put in place of a listed file cannot hang it). Tests
+// and hosts without a disk pass a testing/fstest.MapFS.
+//
+// The directory readers follow a symbolic link to a file inside the
+// directory as that file, never descend into a link to a directory, refuse
+// a link the fs.FS will not resolve, refuse names that would not be valid
 // bank paths, and check every bound of [Limits] before reading what it
 // bounds: a violation is a *SourceError naming the entry, wrapping
 // ErrLimit, ErrUnsafePath or ErrFormat, and nothing is written. They never
 // read a bank: a memory-bank folder (global-memory-bank, branch-memory-bank)
 // and every directory of DirOptions.Exclude met in a walk are left out, and
-// a source inside an excluded directory is ErrExcluded. Every file left out
+// a source that is the bank (Exclude holds ".") is ErrExcluded. Every file left out
 // that a user could have expected (an attachment, a canvas, CLAUDE.local.md,
 // the bank) is returned as a Doc with NotRead set, and [Import] lists it in
 // the plan as [NotRead], with why.

@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/mnemobank/mnemobank/memorybank"
 )
@@ -24,8 +21,8 @@ var (
 	// ErrUnsafePath: a name would escape the source's directory (a symbolic
 	// link out of it, "..", an absolute path) or is not a valid bank path.
 	ErrUnsafePath = errors.New("foreign: unsafe path")
-	// ErrExcluded: the directory to read is, or is inside, one of
-	// DirOptions.Exclude (the bank being imported into).
+	// ErrExcluded: the directory to read is the bank being imported into
+	// (DirOptions.Exclude holds "."), or inside it.
 	ErrExcluded = errors.New("foreign: the source is the destination")
 )
 
@@ -111,10 +108,12 @@ func (l *Limits) withDefaults() Limits {
 // the format says, within the default Limits.
 type DirOptions struct {
 	Limits
-	// Exclude names directories never read (the bank's own directory, the
-	// destination of the import): one met in the walk is left out and
-	// reported, and a source that is one of them, or inside one, is
-	// ErrExcluded. Relative names are taken from the working directory.
+	// Exclude names directories of the source never read (the bank's own
+	// directory, the destination of the import, when it lies inside the
+	// source), as fs.FS names them: slash-separated, from the source's
+	// root. One met in the walk is left out and reported; "." (the source
+	// is the bank) is ErrExcluded. The program, which knows where the
+	// source and the bank are, refuses a source inside the bank itself.
 	Exclude []string
 	// IncludeLocal makes ReadClaudeCode read CLAUDE.local.md files, a
 	// person's own instructions, which are left out (and reported) unless
@@ -161,27 +160,20 @@ type file struct {
 	size int64
 }
 
-// walkTree lists the regular files under dir that keep accepts (rel is
+// walkTree lists the regular files of fsys that keep accepts (rel is
 // slash-separated; dirs are asked with isDir true, and a refused directory
-// is not descended into), checking the Limits as it goes. A symbolic link
-// to a file inside dir is listed as that file; one that leaves dir is
-// ErrUnsafePath; a link to a directory is not followed.
+// is not descended into), checking the Limits as it goes; source names
+// fsys in errors. A symbolic link to a file inside fsys is listed as that
+// file; one that fsys refuses to resolve (an os.Root's FS refuses a link
+// that leaves it) is ErrUnsafePath; a link to a directory is not followed.
 // keep returns why a name is left out ("" to read it; "-" to leave it out
 // without a word: most of a project is not memory). A directory of a
 // bank, or one of excluded, is left out before keep is asked.
-func walkTree(dir string, lim Limits, excluded []string, keep func(rel string, isDir bool) string) (*os.Root, []file, []Doc, error) {
-	abs, err := absPath(dir)
-	if err != nil {
-		return nil, nil, nil, err
-	}
+func walkTree(fsys fs.FS, source string, lim Limits, excluded []string, keep func(rel string, isDir bool) string) ([]file, []Doc, error) {
 	for _, x := range excluded {
-		if abs == x || strings.HasPrefix(abs, x+string(os.PathSeparator)) {
-			return nil, nil, nil, &SourceError{Source: dir, Reason: "it is the bank's own directory " + x + " or inside it; an import never reads what it writes", Err: ErrExcluded}
+		if x == "." {
+			return nil, nil, &SourceError{Source: source, Reason: "it is the bank's own directory; an import never reads what it writes", Err: ErrExcluded}
 		}
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, nil, nil, err
 	}
 	var notRead []Doc
 	leftOut := func(rel, why string) bool {
@@ -197,11 +189,7 @@ func walkTree(dir string, lim Limits, excluded []string, keep func(rel string, i
 		if bankDirNames[path.Base(rel)] {
 			return "a memory bank's folder: never imported"
 		}
-		p := filepath.Join(abs, filepath.FromSlash(rel))
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			p = real
-		}
-		if slices.Contains(excluded, p) {
+		if slices.Contains(excluded, rel) {
 			return "the bank's own directory: never imported"
 		}
 		return keep(rel, true)
@@ -212,26 +200,30 @@ func walkTree(dir string, lim Limits, excluded []string, keep func(rel string, i
 	var walk func(rel string, depth int) error
 	walk = func(rel string, depth int) error {
 		if depth > lim.MaxDepth {
-			return &SourceError{Source: dir, Entry: rel, Reason: fmt.Sprintf("directories nested deeper than %d", lim.MaxDepth), Err: ErrLimit}
+			return &SourceError{Source: source, Entry: rel, Reason: fmt.Sprintf("directories nested deeper than %d", lim.MaxDepth), Err: ErrLimit}
 		}
-		f, err := root.Open(rel)
+		f, err := fsys.Open(rel)
 		if err != nil {
-			return &SourceError{Source: dir, Entry: rel, Reason: err.Error(), Err: ErrUnsafePath}
+			return &SourceError{Source: source, Entry: rel, Reason: err.Error(), Err: ErrUnsafePath}
 		}
 		defer f.Close()
+		d, ok := f.(fs.ReadDirFile)
+		if !ok {
+			return &SourceError{Source: source, Entry: rel, Reason: "not a directory", Err: ErrUnsafePath}
+		}
 		var list []fs.DirEntry
 		for {
-			batch, err := f.ReadDir(256)
+			batch, err := d.ReadDir(256)
 			entries += len(batch)
 			if entries > lim.MaxEntries {
-				return &SourceError{Source: dir, Entry: rel, Reason: fmt.Sprintf("more than %d directory entries", lim.MaxEntries), Err: ErrLimit}
+				return &SourceError{Source: source, Entry: rel, Reason: fmt.Sprintf("more than %d directory entries", lim.MaxEntries), Err: ErrLimit}
 			}
 			list = append(list, batch...)
 			if err == io.EOF || (err == nil && len(batch) == 0) {
 				break
 			}
 			if err != nil {
-				return &SourceError{Source: dir, Entry: rel, Reason: err.Error(), Err: ErrUnsafePath}
+				return &SourceError{Source: source, Entry: rel, Reason: err.Error(), Err: ErrUnsafePath}
 			}
 		}
 		slices.SortFunc(list, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
@@ -242,12 +234,12 @@ func walkTree(dir string, lim Limits, excluded []string, keep func(rel string, i
 				if keep(name, false) != "" {
 					continue // not a name read: links to directories are not followed
 				}
-				fi, err := root.Stat(name) // resolved inside the root only
+				fi, err := fs.Stat(fsys, name) // resolved by fsys: an os.Root's FS inside the root only
 				if err != nil {
 					if errors.Is(err, fs.ErrNotExist) {
 						continue // a dangling link holds nothing
 					}
-					return &SourceError{Source: dir, Entry: name, Reason: "a symbolic link that leaves the directory: " + err.Error(), Err: ErrUnsafePath}
+					return &SourceError{Source: source, Entry: name, Reason: "a symbolic link that leaves the directory: " + err.Error(), Err: ErrUnsafePath}
 				}
 				if !fi.Mode().IsRegular() {
 					continue
@@ -265,19 +257,19 @@ func walkTree(dir string, lim Limits, excluded []string, keep func(rel string, i
 				if leftOut(name, keep(name, false)) {
 					continue
 				}
-				fi, err := root.Stat(name)
+				fi, err := fs.Stat(fsys, name)
 				if err != nil {
-					return &SourceError{Source: dir, Entry: name, Reason: err.Error(), Err: ErrUnsafePath}
+					return &SourceError{Source: source, Entry: name, Reason: err.Error(), Err: ErrUnsafePath}
 				}
 				if fi.Size() > lim.MaxFileBytes {
-					return &SourceError{Source: dir, Entry: name, Reason: fmt.Sprintf("%d bytes, over the limit of %d for a file", fi.Size(), lim.MaxFileBytes), Err: ErrLimit}
+					return &SourceError{Source: source, Entry: name, Reason: fmt.Sprintf("%d bytes, over the limit of %d for a file", fi.Size(), lim.MaxFileBytes), Err: ErrLimit}
 				}
 				if len(files) == lim.MaxFiles {
-					return &SourceError{Source: dir, Entry: name, Reason: fmt.Sprintf("more than %d files", lim.MaxFiles), Err: ErrLimit}
+					return &SourceError{Source: source, Entry: name, Reason: fmt.Sprintf("more than %d files", lim.MaxFiles), Err: ErrLimit}
 				}
 				total += fi.Size()
 				if total > lim.MaxTotalBytes {
-					return &SourceError{Source: dir, Entry: name, Reason: fmt.Sprintf("the files hold more than %d bytes in all", lim.MaxTotalBytes), Err: ErrLimit}
+					return &SourceError{Source: source, Entry: name, Reason: fmt.Sprintf("the files hold more than %d bytes in all", lim.MaxTotalBytes), Err: ErrLimit}
 				}
 				files = append(files, file{rel: name, size: fi.Size()})
 			}
@@ -285,59 +277,42 @@ func walkTree(dir string, lim Limits, excluded []string, keep func(rel string, i
 		return nil
 	}
 	if err := walk(".", 0); err != nil {
-		root.Close()
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return root, files, notRead, nil
+	return files, notRead, nil
 }
 
-// absPath is p absolute with its symbolic links resolved, as far as they
-// resolve, so one directory has one name.
-func absPath(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real, nil
-	}
-	return abs, nil
-}
-
-// excludedPaths are o's Exclude as absPath gives them.
-func (o *DirOptions) excludedPaths() ([]string, error) {
+// excludedPaths are o's Exclude, cleaned.
+func (o *DirOptions) excludedPaths() []string {
 	if o == nil {
-		return nil, nil
+		return nil
 	}
 	out := make([]string, 0, len(o.Exclude))
 	for _, x := range o.Exclude {
-		a, err := absPath(x)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
+		out = append(out, path.Clean(x))
 	}
-	return out, nil
+	return out
 }
 
 // readFile reads a listed file, at most its listed size (a file that grew
-// since is ErrLimit), without blocking on a FIFO swapped in meanwhile.
-func readFile(root *os.Root, dir string, f file, lim Limits) (string, error) {
-	h, err := root.OpenFile(f.rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+// since is ErrLimit). A file that is no longer regular is refused: the
+// program's fsys opens it without blocking (a FIFO swapped in meanwhile).
+func readFile(fsys fs.FS, source string, f file, lim Limits) (string, error) {
+	h, err := fsys.Open(f.rel)
 	if err != nil {
-		return "", &SourceError{Source: dir, Entry: f.rel, Reason: err.Error(), Err: ErrUnsafePath}
+		return "", &SourceError{Source: source, Entry: f.rel, Reason: err.Error(), Err: ErrUnsafePath}
 	}
 	defer h.Close()
 	fi, err := h.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		return "", &SourceError{Source: dir, Entry: f.rel, Reason: "no longer a regular file", Err: ErrUnsafePath}
+		return "", &SourceError{Source: source, Entry: f.rel, Reason: "no longer a regular file", Err: ErrUnsafePath}
 	}
 	data, err := io.ReadAll(io.LimitReader(h, lim.MaxFileBytes+1))
 	if err != nil {
-		return "", &SourceError{Source: dir, Entry: f.rel, Reason: err.Error(), Err: ErrFormat}
+		return "", &SourceError{Source: source, Entry: f.rel, Reason: err.Error(), Err: ErrFormat}
 	}
 	if int64(len(data)) > lim.MaxFileBytes {
-		return "", &SourceError{Source: dir, Entry: f.rel, Reason: fmt.Sprintf("grew over the limit of %d bytes while read", lim.MaxFileBytes), Err: ErrLimit}
+		return "", &SourceError{Source: source, Entry: f.rel, Reason: fmt.Sprintf("grew over the limit of %d bytes while read", lim.MaxFileBytes), Err: ErrLimit}
 	}
 	return string(data), nil
 }

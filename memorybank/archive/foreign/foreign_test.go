@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,6 +58,16 @@ func byPath(docs []foreign.Doc) map[string]foreign.Doc {
 	return m
 }
 
+// dirFS is dir as the program gives it: an os.Root's FS, which refuses
+// links that leave it.
+func dirFS(t *testing.T, dir string) fs.FS {
+	t.Helper()
+	root, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { root.Close() })
+	return root.FS()
+}
+
 // copyTree copies testdata dir src to a temporary directory, so tests can
 // add what git cannot hold (.git, node_modules, links).
 func copyTree(t *testing.T, src string) string {
@@ -73,7 +84,7 @@ func TestReadClaudeCodeProject(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, d, "CLAUDE.md"), []byte("# not read\n"), 0o644))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte("{}"), 0o644))
-	docs, err := foreign.ReadClaudeCode(dir, "", &foreign.DirOptions{IncludeLocal: true})
+	docs, err := foreign.ReadClaudeCode(dirFS(t, dir), dir, "", &foreign.DirOptions{IncludeLocal: true})
 	require.NoError(t, err)
 	assert.Equal(t, []string{
 		"claude-code/claude/CLAUDE.md", "claude-code/claude/rules/testing.md",
@@ -88,8 +99,8 @@ func TestReadClaudeCodeProject(t *testing.T) {
 }
 
 func TestReadClaudeCodeAutoMemory(t *testing.T) {
-	require.True(t, foreign.IsAutoMemoryDir("testdata/claude-code/memory"))
-	docs, err := foreign.ReadClaudeCode("testdata/claude-code/memory", "", nil)
+	require.True(t, foreign.IsAutoMemoryDir(dirFS(t, "testdata/claude-code/memory")))
+	docs, err := foreign.ReadClaudeCode(dirFS(t, "testdata/claude-code/memory"), "testdata/claude-code/memory", "", nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"claude-code/memory/MEMORY.md", "claude-code/memory/feedback_testing.md",
 		"claude-code/memory/project_release.md", "claude-code/memory/user_role.md"}, paths(docs))
@@ -243,7 +254,7 @@ func TestReadMemoryStoreErrors(t *testing.T) {
 }
 
 func TestReadMarkdownDir(t *testing.T) {
-	docs, err := foreign.ReadMarkdownDir("testdata/markdown/vault", "", nil)
+	docs, err := foreign.ReadMarkdownDir(dirFS(t, "testdata/markdown/vault"), "testdata/markdown/vault", "", nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"notes/Coffee Brewing.md", "notes/No front matter.markdown", "notes/projects/Roadmap.md"}, paths(docs))
 
@@ -314,7 +325,7 @@ func TestReadDirSafety(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "notes")
 			require.NoError(t, os.MkdirAll(dir, 0o755))
 			tt.setup(t, dir)
-			docs, err := foreign.ReadMarkdownDir(dir, "", dirOpts(tt.lim))
+			docs, err := foreign.ReadMarkdownDir(dirFS(t, dir), dir, "", dirOpts(tt.lim))
 			require.ErrorIs(t, err, tt.want, "docs %v", paths(docs))
 			var se *foreign.SourceError
 			require.ErrorAs(t, err, &se)
@@ -329,7 +340,7 @@ func TestReadDirSortsLargeDirectories(t *testing.T) {
 	for i := range 600 {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%04d.md", 599-i)), nil, 0o644))
 	}
-	docs, err := foreign.ReadMarkdownDir(dir, "", nil)
+	docs, err := foreign.ReadMarkdownDir(dirFS(t, dir), dir, "", nil)
 	require.NoError(t, err)
 	require.Len(t, docs, 600)
 	assert.True(t, slices.IsSorted(paths(docs)))
@@ -341,7 +352,7 @@ func TestReadDirFollowsLinksInside(t *testing.T) {
 	require.NoError(t, os.Symlink("real.md", filepath.Join(dir, "alias.md")))
 	require.NoError(t, os.Symlink("/", filepath.Join(dir, "rootlink"))) // a link to a directory: not followed
 	require.NoError(t, os.Symlink("missing.md", filepath.Join(dir, "dangling.md")))
-	docs, err := foreign.ReadMarkdownDir(dir, "", nil)
+	docs, err := foreign.ReadMarkdownDir(dirFS(t, dir), dir, "", nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"notes/alias.md", "notes/real.md"}, paths(docs))
 	assert.Equal(t, "# Real\n", docs[0].Text)

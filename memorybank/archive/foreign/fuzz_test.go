@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/archive/foreign"
@@ -76,20 +77,15 @@ func FuzzReadMarkdownDir(f *testing.F) {
 	f.Add("MEMORY.md", []byte("- [a](a.md)"))
 	f.Add("a b/ü.markdown", []byte("---\n- not a map\n---\n"))
 	f.Fuzz(func(t *testing.T, name string, text []byte) {
-		if name == "" || strings.ContainsRune(name, 0) || len(name) > 200 {
+		if name == "" || strings.ContainsRune(name, 0) || len(name) > 200 || !fs.ValidPath(name) || name == "." {
 			return
 		}
-		dir := t.TempDir()
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if !strings.HasPrefix(p, dir+string(filepath.Separator)) {
-			return
-		}
-		if os.MkdirAll(filepath.Dir(p), 0o755) != nil || os.WriteFile(p, text, 0o644) != nil {
-			return
-		}
-		docs, err := foreign.ReadMarkdownDir(dir, "", &foreign.DirOptions{Limits: foreign.Limits{MaxFileBytes: 4096}})
+		// A directory in memory: the readers take any fs.FS, and the
+		// fuzzer's files need no disk.
+		fsys := fstest.MapFS{name: {Data: text}}
+		docs, err := foreign.ReadMarkdownDir(fsys, "fuzz", "", &foreign.DirOptions{Limits: foreign.Limits{MaxFileBytes: 4096}})
 		checkDocs(t, docs, err, foreign.MarkdownPrefix)
-		docs, err = foreign.ReadClaudeCode(dir, "", &foreign.DirOptions{Limits: foreign.Limits{MaxFileBytes: 4096}})
+		docs, err = foreign.ReadClaudeCode(fsys, "fuzz", "", &foreign.DirOptions{Limits: foreign.Limits{MaxFileBytes: 4096}})
 		checkDocs(t, docs, err, foreign.ClaudeCodePrefix)
 	})
 }

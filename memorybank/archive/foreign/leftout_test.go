@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,7 +29,7 @@ func write(t *testing.T, dir string, files map[string]string) {
 func TestClaudeLocalOnlyWhenAsked(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, map[string]string{"CLAUDE.md": "# shared\n", "CLAUDE.local.md": "# mine\n", "api/CLAUDE.local.md": "# mine too\n"})
-	docs, err := foreign.ReadClaudeCode(dir, "", nil)
+	docs, err := foreign.ReadClaudeCode(dirFS(t, dir), dir, "", nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"claude-code/CLAUDE.md"}, paths(docs))
 	left := notRead(docs)
@@ -46,7 +47,7 @@ func TestClaudeLocalOnlyWhenAsked(t *testing.T) {
 	assert.Equal(t, foreign.NotRead, items[1].Action)
 	assert.Equal(t, "CLAUDE.local.md", items[1].Key)
 
-	docs, err = foreign.ReadClaudeCode(dir, "", &foreign.DirOptions{IncludeLocal: true})
+	docs, err = foreign.ReadClaudeCode(dirFS(t, dir), dir, "", &foreign.DirOptions{IncludeLocal: true})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"claude-code/CLAUDE.local.md", "claude-code/CLAUDE.md", "claude-code/api/CLAUDE.local.md"}, paths(docs))
 }
@@ -59,7 +60,7 @@ func TestMarkdownNoteKeptAsWritten(t *testing.T) {
 	dir := t.TempDir()
 	note := "---\ntitle: Coffee\ntags: [coffee, brewing]\naliases: [Kaffee]\ncssclass: wide\n---\n# Coffee\nGrind fine.\n"
 	write(t, dir, map[string]string{"Coffee.md": note, "Board.canvas": "{}", "img/beans.png": "PNG", ".obsidian/app.json": "{}"})
-	docs, err := foreign.ReadMarkdownDir(dir, "", nil)
+	docs, err := foreign.ReadMarkdownDir(dirFS(t, dir), dir, "", nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"notes/Coffee.md"}, paths(docs))
 	assert.Equal(t, map[string]string{
@@ -90,7 +91,8 @@ func TestMarkdownNoteKeptAsWritten(t *testing.T) {
 
 // An import never reads the bank it writes: the bank's directory met in
 // the walk and any memory-bank folder are left out with why, and a source
-// that is the bank, or inside it, is refused.
+// that is the bank is refused. (The program, which knows where both are,
+// refuses a source inside the bank: see mnemobank's import tests.)
 func TestImportNeverReadsTheBank(t *testing.T) {
 	proj := t.TempDir()
 	write(t, proj, map[string]string{
@@ -101,7 +103,7 @@ func TestImportNeverReadsTheBank(t *testing.T) {
 		"bank/notes/CLAUDE.md":                          "# in the bank dir\n",
 	})
 	bankDir := filepath.Join(proj, "bank")
-	docs, err := foreign.ReadClaudeCode(proj, "", &foreign.DirOptions{Exclude: []string{bankDir}})
+	docs, err := foreign.ReadClaudeCode(dirFS(t, proj), proj, "", &foreign.DirOptions{Exclude: []string{"bank"}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"claude-code/CLAUDE.md"}, paths(docs))
 	left := notRead(docs)
@@ -109,11 +111,19 @@ func TestImportNeverReadsTheBank(t *testing.T) {
 	assert.Contains(t, left["docs/global-memory-bank"], "memory bank")
 	assert.Contains(t, left["docs/branch-memory-bank"], "memory bank")
 
-	for _, src := range []string{bankDir, filepath.Join(bankDir, "notes")} {
-		_, err = foreign.ReadMarkdownDir(src, "", &foreign.DirOptions{Exclude: []string{bankDir}})
-		require.ErrorIs(t, err, foreign.ErrExcluded, src)
-		var se *foreign.SourceError
-		require.ErrorAs(t, err, &se)
-		assert.Contains(t, se.Error(), bankDir)
-	}
+	_, err = foreign.ReadMarkdownDir(dirFS(t, bankDir), bankDir, "", &foreign.DirOptions{Exclude: []string{"."}})
+	require.ErrorIs(t, err, foreign.ErrExcluded)
+	var se *foreign.SourceError
+	require.ErrorAs(t, err, &se)
+	assert.Contains(t, se.Error(), bankDir)
+	// The walk never reaches the bank's files, in whichever fs.FS.
+	docs, err = foreign.ReadMarkdownDir(fstest.MapFS{
+		"a.md":            {Data: []byte("# a\n")},
+		"bank/b.md":       {Data: []byte("# b\n")},
+		"sub/bank/c.md":   {Data: []byte("# c\n")},
+		"x/bank-not/d.md": {Data: []byte("# d\n")},
+	}, "vault", "", &foreign.DirOptions{Exclude: []string{"./sub/bank/"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"notes/a.md", "notes/bank/b.md", "notes/x/bank-not/d.md"}, paths(docs))
+	assert.Contains(t, notRead(docs)["sub/bank"], "the bank's own directory")
 }

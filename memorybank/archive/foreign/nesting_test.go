@@ -31,7 +31,7 @@ func TestImportMarkdownDeepFrontMatterIsBounded(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	docs, err := foreign.ReadMarkdownDir(dir, "", nil)
+	docs, err := foreign.ReadMarkdownDir(dirFS(t, dir), dir, "", nil)
 	require.NoError(t, err)
 	res, err := foreign.Import(ctx, bank, docs, &foreign.Options{Apply: true, Report: func(it archive.Item) { items = append(items, it) }})
 	runtime.ReadMemStats(&after)

@@ -3,49 +3,26 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"github.com/mnemobank/mnemobank/examples/mcp-server/trust"
-	"github.com/mnemobank/mnemobank/screen"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/mnemobank/mnemobank/examples/mcp-server/trust"
 	"github.com/mnemobank/mnemobank/memories/filestore"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/archive"
 	"github.com/mnemobank/mnemobank/memorybank/archive/foreign"
 	"github.com/mnemobank/mnemobank/memorybank/pgstore"
+	"github.com/mnemobank/mnemobank/screen"
 )
 
 // The subcommands that move a bank: export, import and copy. Each opens
 // the bank on the usual store flags, does its work and exits; none serves.
-
-// subcommands maps a first argument to its subcommand.
-var subcommands = map[string]func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error{
-	"export": runExport,
-	"import": runImport,
-	"copy":   runCopy,
-	"ui":     runUI,
-	"scrub":  runScrub,
-	"setup":  runSetup,
-	"token":  runToken,
-
-	"consolidate": runConsolidate,
-}
-
-// runSubcommand runs the subcommand args[0] names, if it is one.
-func runSubcommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (bool, error) {
-	if len(args) == 0 {
-		return false, nil
-	}
-	fn, ok := subcommands[args[0]]
-	if !ok {
-		return false, nil
-	}
-	return true, fn(ctx, args[1:], stdin, stdout, stderr)
-}
 
 // bankSide is one opened bank with its memories.
 type bankSide struct {
@@ -71,45 +48,6 @@ func openSide(ctx context.Context, c storeConfig) (*bankSide, error) {
 		source: st.source, label: st.label, root: st.root, close: st.close}, nil
 }
 
-// parseFlags parses args into fs; --help is an answer, not an error: usage
-// on stdout and flag.ErrHelp (exit 0). A wrong flag is errUsageShown: fs
-// has printed it and the usage on stderr.
-func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout io.Writer) error {
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usage)
-		fs.PrintDefaults()
-	}
-	for _, a := range args {
-		if a == "-h" || a == "-help" || a == "--help" {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return flag.ErrHelp
-		}
-	}
-	// Flags count wherever they stand ("import FILE --apply" is
-	// "import --apply FILE"): the flag package stops at the first
-	// argument, so parsing resumes after each one, until "--", after which
-	// everything is an argument. The arguments are then handed back to fs,
-	// in order, as its Args.
-	var positional []string
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			return fmt.Errorf("%w: %v", errUsageShown, err) // fs has printed err and the usage
-		}
-		left := fs.Args()
-		if len(left) == 0 {
-			break
-		}
-		if consumed := len(rest) - len(left); consumed > 0 && rest[consumed-1] == "--" {
-			positional = append(positional, left...)
-			break
-		}
-		positional = append(positional, left[0])
-		rest = left[1:]
-	}
-	return fs.Parse(append([]string{"--"}, positional...))
-}
-
 const exportUsage = `Usage: mnemobank export [--root DIR --memories FILE | --postgres DSN --namespace N] [--format archive|anthropic-memory-store] [-o FILE]
 
 Writes an archive of the bank (every document of every scope, its history,
@@ -122,18 +60,40 @@ shape "import --from anthropic-memory-store" reads.
 Flags:
 `
 
-func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mnemobank export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	where := storeFlags(fs)
-	out := fs.String("o", "", "write the archive to FILE (written beside it, then renamed) instead of standard output")
-	format := fs.String("format", "archive", "archive, or anthropic-memory-store (the memory tool's files as a memory store listing)")
-	if err := parseFlags(fs, args, exportUsage, stdout); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
-	}
+// exportFlags are export's flags, declared by newExportCmd.
+type exportFlags struct {
+	where       *storeConfig
+	out, format *string
+}
+
+func newExportCmd() *cobra.Command {
+	var f exportFlags
+	c := newCommand("export", "write an archive of the bank", exportUsage, func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+		return runExport(ctx, f, args, stdin, stdout, stderr)
+	})
+	c.Args = noArgs
+	fs := c.Flags()
+	f.where = storeFlags(fs)
+	f.out = outputFlag(fs, "write the archive to FILE (written beside it, then renamed) instead of standard output")
+	f.format = fs.String("format", "archive", "archive, or anthropic-memory-store (the memory tool's files as a memory store listing)")
+	completeValues(c, "format", "archive", "anthropic-memory-store")
+	return c
+}
+
+// outputFlag is -o FILE, also spelt --o (as Go's flag package read it) or
+// --output.
+func outputFlag(fs *pflag.FlagSet, usage string) *string {
+	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "o" {
+			name = "output"
+		}
+		return pflag.NormalizedName(name)
+	})
+	return fs.StringP("output", "o", "", usage)
+}
+
+func runExport(ctx context.Context, f exportFlags, _ []string, _ io.Reader, stdout, stderr io.Writer) error {
+	where, out, format := f.where, f.out, f.format
 	if *format != "archive" && *format != "anthropic-memory-store" {
 		return fmt.Errorf("%w: --format %q: use archive or anthropic-memory-store", errUsage, *format)
 	}
@@ -146,7 +106,12 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return exportMemoryStore(ctx, side, *out, stdout, stderr)
 	}
 	if *out == "" {
-		_, err := archive.Export(ctx, side.bank, side.mem, stdout, &archive.ExportOptions{Source: side.label})
+		spool, done, err := newSpool("")
+		if err != nil {
+			return err
+		}
+		defer done()
+		_, err = archive.Export(ctx, side.bank, side.mem, stdout, &archive.ExportOptions{Source: side.label, Spool: spool})
 		return err
 	}
 	m, err := exportFile(ctx, side, *out, nil)
@@ -158,15 +123,34 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	return nil
 }
 
+// newSpool is a temporary file in dir ("": the system's) for an archive's
+// spool, and the function that removes it: package archive opens no file
+// of its own.
+func newSpool(dir string) (*os.File, func(), error) {
+	f, err := os.CreateTemp(dir, "mnemobank-spool-*")
+	if err != nil {
+		return nil, nil, fmt.Errorf("a temporary file for the archive: %w", err)
+	}
+	return f, func() {
+		f.Close()
+		os.Remove(f.Name())
+	}, nil
+}
+
 // exportFile writes the archive to a temporary file beside path and renames
 // it, so path is never a partial archive.
 func exportFile(ctx context.Context, side *bankSide, path string, progress func(int)) (*archive.Manifest, error) {
+	spool, done, err := newSpool("")
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	f, err := os.CreateTemp(filepath.Dir(path), ".mnemobank-export-*.tar")
 	if err != nil {
 		return nil, err
 	}
 	defer os.Remove(f.Name())
-	m, err := archive.Export(ctx, side.bank, side.mem, f, &archive.ExportOptions{Source: side.label, Progress: progress})
+	m, err := archive.Export(ctx, side.bank, side.mem, f, &archive.ExportOptions{Source: side.label, Progress: progress, Spool: spool})
 	if err == nil {
 		err = f.Sync()
 	}
@@ -216,23 +200,39 @@ is listed in the plan as not-read, with why. Flags may follow the paths.
 Flags:
 `
 
-func runImport(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mnemobank import", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	where := storeFlags(fs)
-	apply := fs.Bool("apply", false, "write (without it: a dry run that prints the plan)")
-	onConflict := fs.String("on-conflict", string(archive.KeepOurs), "a document both hold with different bytes: ours (keep ours), theirs (the archive's becomes the next version of ours), both (theirs beside ours as NAME.imported.EXT)")
-	from := fs.String("from", "archive", "what FILE or PATH is: "+importSourceNames)
-	prefix := fs.String("prefix", "", "with --from (not archive): the global bank folder to import into, ending in / (default: the source's own)")
-	includeLocal := fs.Bool("include-local", false, "with --from claude-code: also import CLAUDE.local.md files, a person's own instructions")
-	if err := parseFlags(fs, args, importUsage, stdout); err != nil {
-		return err
-	}
+// importFlags are import's flags, declared by newImportCmd.
+type importFlags struct {
+	where                    *storeConfig
+	apply, includeLocal      *bool
+	onConflict, from, prefix *string
+}
+
+func newImportCmd() *cobra.Command {
+	var f importFlags
+	c := newCommand("import", "import an archive, or other tools' memories (--from)", importUsage, func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+		return runImport(ctx, f, args, stdin, stdout, stderr)
+	})
+	fs := c.Flags()
+	f.where = storeFlags(fs)
+	f.apply = fs.Bool("apply", false, "write (without it: a dry run that prints the plan)")
+	f.onConflict = fs.String("on-conflict", string(archive.KeepOurs), "a document both hold with different bytes: ours (keep ours), theirs (the archive's becomes the next version of ours), both (theirs beside ours as NAME.imported.EXT)")
+	f.from = fs.String("from", "archive", "what FILE or PATH is: "+importSourceNames)
+	f.prefix = fs.String("prefix", "", "with --from (not archive): the global bank folder to import into, ending in / (default: the source's own)")
+	f.includeLocal = fs.Bool("include-local", false, "with --from claude-code: also import CLAUDE.local.md files, a person's own instructions")
+	completeValues(c, "from", append([]string{"archive"}, importSourceList()...)...)
+	completeValues(c, "on-conflict", conflictPolicies...)
+	return c
+}
+
+var conflictPolicies = []string{string(archive.KeepOurs), string(archive.KeepTheirs), string(archive.KeepBoth)}
+
+func runImport(ctx context.Context, f importFlags, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	where, apply, onConflict, from, prefix, includeLocal := f.where, f.apply, f.onConflict, f.from, f.prefix, f.includeLocal
 	if *from != "archive" {
 		if _, ok := importSources[*from]; !ok {
 			return fmt.Errorf("%w: --from %q: use one of %s", errUsage, *from, importSourceNames)
 		}
-		if fs.NArg() == 0 {
+		if len(args) == 0 {
 			return fmt.Errorf("%w: import --from %s takes the paths to read", errUsage, *from)
 		}
 		if *prefix != "" && !strings.HasSuffix(*prefix, "/") {
@@ -245,12 +245,12 @@ func runImport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		if *includeLocal && *from != "claude-code" {
 			return fmt.Errorf("%w: --include-local applies to --from claude-code only", errUsage)
 		}
-		return importForeign(ctx, *from, *prefix, *includeLocal, fs.Args(), stdin, *where, foreign.Options{Apply: *apply, OnConflict: policy}, stdout, stderr)
+		return importForeign(ctx, *from, *prefix, *includeLocal, args, stdin, *where, foreign.Options{Apply: *apply, OnConflict: policy}, stdout, stderr)
 	}
 	if *prefix != "" {
 		return fmt.Errorf("%w: --prefix applies to --from sources, not to an archive", errUsage)
 	}
-	if fs.NArg() != 1 {
+	if len(args) != 1 {
 		return fmt.Errorf("%w: import takes one archive FILE (\"-\" for standard input)", errUsage)
 	}
 	policy, err := archive.ParsePolicy(*onConflict)
@@ -258,20 +258,30 @@ func runImport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return fmt.Errorf("%w: --on-conflict: %v", errUsage, err)
 	}
 	var r io.Reader = stdin
-	if name := fs.Arg(0); name != "-" {
+	o := archive.ImportOptions{Apply: *apply, OnConflict: policy}
+	if name := args[0]; name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
 		r = f
+	} else {
+		// Standard input is read three times (verify, plan, apply):
+		// from a copy.
+		spool, done, err := newSpool("")
+		if err != nil {
+			return err
+		}
+		defer done()
+		o.Spool = spool
 	}
 	side, err := openSide(ctx, *where)
 	if err != nil {
 		return err
 	}
 	defer side.close()
-	return importArchive(ctx, side, r, archive.ImportOptions{Apply: *apply, OnConflict: policy}, stdout, stderr, false)
+	return importArchive(ctx, side, r, o, stdout, stderr, false)
 }
 
 // importArchive imports r into side, printing the plan or the report on
@@ -323,20 +333,31 @@ project), unless --from-memories or --to-memories says otherwise.
 Flags:
 `
 
-func runCopy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mnemobank copy", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	from := fs.String("from", "", "source: a bank directory or a postgres:// DSN")
-	to := fs.String("to", "", "destination: a bank directory or a postgres:// DSN")
-	fromNS := fs.String("from-namespace", pgstore.DefaultNamespace, "namespace of a postgres:// source")
-	toNS := fs.String("to-namespace", pgstore.DefaultNamespace, "namespace of a postgres:// destination")
-	fromMem := fs.String("from-memories", "", "memories file of a directory source (default DIR/../.agent/memories.md)")
-	toMem := fs.String("to-memories", "", "memories file of a directory destination (default DIR/../.agent/memories.md)")
-	onConflict := fs.String("on-conflict", string(archive.KeepOurs), "theirs, ours or both (see mnemobank import)")
-	if err := parseFlags(fs, args, copyUsage, stdout); err != nil {
-		return err
-	}
-	if *from == "" || *to == "" || fs.NArg() > 0 {
+// copyFlags are copy's flags, declared by newCopyCmd.
+type copyFlags struct {
+	from, to, fromNS, toNS, fromMem, toMem, onConflict *string
+}
+
+func newCopyCmd() *cobra.Command {
+	var f copyFlags
+	c := newCommand("copy", "copy everything a bank holds to another", copyUsage, func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+		return runCopy(ctx, f, args, stdin, stdout, stderr)
+	})
+	fs := c.Flags()
+	f.from = fs.String("from", "", "source: a bank directory or a postgres:// DSN")
+	f.to = fs.String("to", "", "destination: a bank directory or a postgres:// DSN")
+	f.fromNS = fs.String("from-namespace", pgstore.DefaultNamespace, "namespace of a postgres:// source")
+	f.toNS = fs.String("to-namespace", pgstore.DefaultNamespace, "namespace of a postgres:// destination")
+	f.fromMem = fs.String("from-memories", "", "memories file of a directory source (default DIR/../.agent/memories.md)")
+	f.toMem = fs.String("to-memories", "", "memories file of a directory destination (default DIR/../.agent/memories.md)")
+	f.onConflict = fs.String("on-conflict", string(archive.KeepOurs), "theirs, ours or both (see mnemobank import)")
+	completeValues(c, "on-conflict", conflictPolicies...)
+	return c
+}
+
+func runCopy(ctx context.Context, fl copyFlags, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	from, to, fromNS, toNS, fromMem, toMem, onConflict := fl.from, fl.to, fl.fromNS, fl.toNS, fl.fromMem, fl.toMem, fl.onConflict
+	if *from == "" || *to == "" || len(args) > 0 {
 		return fmt.Errorf("%w: copy takes --from SRC and --to DST and no arguments", errUsage)
 	}
 	policy, err := archive.ParsePolicy(*onConflict)
@@ -382,7 +403,7 @@ func runCopy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		return err
 	}
 	defer f.Close()
-	err = importArchive(ctx, dst, f, archive.ImportOptions{Apply: true, OnConflict: policy, TempDir: tmp, Progress: func(done, total int) {
+	err = importArchive(ctx, dst, f, archive.ImportOptions{Apply: true, OnConflict: policy, Progress: func(done, total int) {
 		if done%1000 == 0 || done == total {
 			fmt.Fprintf(stderr, "mnemobank: imported %d/%d entries\n", done, total)
 		}

@@ -175,3 +175,21 @@ func TestCopyPostgresRoundTrip(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	require.True(t, bytes.Equal(want, exportOf(t, bin, back, filepath.Join(filepath.Dir(back), ".agent", "memories.md"))))
 }
+
+// An archive on standard output imports from standard input ("-"), which
+// the command copies to a temporary spool of its own and removes.
+func TestExportImportThroughStandardStreams(t *testing.T) {
+	root, memFile := makeBank(t, 4)
+	archiveBytes, _, err := runCmd(t, "", "export", "--root", root, "--memories", memFile)
+	require.NoError(t, err)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dst := filepath.Join(t.TempDir(), "docs")
+	out, summary, err := runCmd(t, archiveBytes, "import", "-", "--root", dst, "--memories", filepath.Join(filepath.Dir(dst), "m.md"), "--apply")
+	require.NoError(t, err)
+	require.Contains(t, summary, "6 created", out)
+	require.Contains(t, out, "create   document global-memory-bank/notes/n002.md")
+	left, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	require.Empty(t, left, "the spools are removed")
+}

@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/mnemobank/mnemobank/consolidate"
 	"github.com/mnemobank/mnemobank/memories"
@@ -31,20 +32,31 @@ branches git reports merged into the default branch
 Flags:
 `
 
+// consolidateFlags are consolidate's flags, declared by newConsolidateCmd.
+type consolidateFlags struct {
+	where     *storeConfig
+	apply     *bool
+	merged    *string
+	staleDays *int
+}
+
+func newConsolidateCmd() *cobra.Command {
+	var f consolidateFlags
+	c := newCommand("consolidate", "merge duplicate memories; list conflicts, stale memories and promotions", consolidateUsage, func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+		return runConsolidate(ctx, f, args, stdin, stdout, stderr)
+	})
+	c.Args = noArgs
+	fs := c.Flags()
+	f.where = storeFlags(fs)
+	f.apply = fs.Bool("apply", false, "apply the merges shown (default: a dry run)")
+	f.merged = fs.String("merged", "", "comma-separated branches merged into the default branch")
+	f.staleDays = fs.Int("stale-days", 90, "days unused after which a memory is listed as stale")
+	return c
+}
+
 // runConsolidate is "mnemobank consolidate".
-func runConsolidate(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mnemobank consolidate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	where := storeFlags(fs)
-	apply := fs.Bool("apply", false, "apply the merges shown (default: a dry run)")
-	merged := fs.String("merged", "", "comma-separated branches merged into the default branch")
-	staleDays := fs.Int("stale-days", 90, "days unused after which a memory is listed as stale")
-	if err := parseFlags(fs, args, consolidateUsage, stdout); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --memories, --postgres, --namespace, --merged, --stale-days and --apply", errUsage, fs.Arg(0))
-	}
+func runConsolidate(ctx context.Context, f consolidateFlags, _ []string, _ io.Reader, stdout, stderr io.Writer) error {
+	where, apply, merged, staleDays := f.where, f.apply, f.merged, f.staleDays
 	if *staleDays <= 0 || *staleDays > 100000 {
 		return fmt.Errorf("%w: --stale-days %d must be between 1 and 100000", errUsage, *staleDays)
 	}

@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/mnemobank/mnemobank/memorybank/archive"
 	"github.com/mnemobank/mnemobank/memorybank/archive/foreign"
@@ -18,20 +22,25 @@ import (
 // importSources maps a --from value to its reader, which reads every
 // argument (a directory or a file, "-" for standard input where a file is
 // read) into documents under prefix ("" for the source's own folder); a
-// directory reader leaves out what dir says (the bank's own directory).
-var importSources = map[string]func(arg, prefix string, dir *foreign.DirOptions, stdin io.Reader) ([]foreign.Doc, error){
-	"claude-code": func(arg, prefix string, dir *foreign.DirOptions, _ io.Reader) ([]foreign.Doc, error) {
-		return foreign.ReadClaudeCode(arg, prefix, dir)
+// directory reader leaves out bank, the bank's own directory ("" in
+// PostgreSQL).
+var importSources = map[string]func(arg, prefix, bank string, dir foreign.DirOptions, stdin io.Reader) ([]foreign.Doc, error){
+	"claude-code": func(arg, prefix, bank string, dir foreign.DirOptions, _ io.Reader) ([]foreign.Doc, error) {
+		return readDirArg(arg, bank, dir, func(fsys fs.FS, o *foreign.DirOptions) ([]foreign.Doc, error) {
+			return foreign.ReadClaudeCode(fsys, arg, prefix, o)
+		})
 	},
-	"markdown": func(arg, prefix string, dir *foreign.DirOptions, _ io.Reader) ([]foreign.Doc, error) {
-		return foreign.ReadMarkdownDir(arg, prefix, dir)
+	"markdown": func(arg, prefix, bank string, dir foreign.DirOptions, _ io.Reader) ([]foreign.Doc, error) {
+		return readDirArg(arg, bank, dir, func(fsys fs.FS, o *foreign.DirOptions) ([]foreign.Doc, error) {
+			return foreign.ReadMarkdownDir(fsys, arg, prefix, o)
+		})
 	},
-	"mcp-memory": func(arg, prefix string, _ *foreign.DirOptions, stdin io.Reader) ([]foreign.Doc, error) {
+	"mcp-memory": func(arg, prefix, _ string, _ foreign.DirOptions, stdin io.Reader) ([]foreign.Doc, error) {
 		return readFileArg(arg, stdin, func(r io.Reader) ([]foreign.Doc, error) {
 			return foreign.ReadMCPMemory(r, arg, prefix, nil)
 		})
 	},
-	"anthropic-memory-store": func(arg, prefix string, _ *foreign.DirOptions, stdin io.Reader) ([]foreign.Doc, error) {
+	"anthropic-memory-store": func(arg, prefix, _ string, _ foreign.DirOptions, stdin io.Reader) ([]foreign.Doc, error) {
 		if prefix != "" {
 			return nil, fmt.Errorf("%w: --prefix does not apply to anthropic-memory-store: its memories go to memories/, the Claude memory tool's folder", errUsage)
 		}
@@ -40,6 +49,64 @@ var importSources = map[string]func(arg, prefix string, dir *foreign.DirOptions,
 		})
 	},
 }
+
+// readDirArg opens the directory dir as an os.Root, so that no link leads
+// out of it, and reads it with read, the bank's directory excluded: a
+// source that is the bank or inside it is refused, and a bank inside the
+// source is left out of the walk (importing a project twice would
+// otherwise find the first import's copies).
+func readDirArg(dir, bank string, o foreign.DirOptions, read func(fs.FS, *foreign.DirOptions) ([]foreign.Doc, error)) ([]foreign.Doc, error) {
+	if bank != "" {
+		src, b := realPath(dir), realPath(bank)
+		if src == b || strings.HasPrefix(src, b+string(filepath.Separator)) {
+			return nil, &foreign.SourceError{Source: dir, Reason: "it is the bank's own directory " + b + " or inside it; an import never reads what it writes", Err: foreign.ErrExcluded}
+		}
+		if rel, err := filepath.Rel(src, b); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			o.Exclude = append(o.Exclude, filepath.ToSlash(rel)) // the bank lies inside the source
+		}
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return read(nonBlockingFS{root}, &o)
+}
+
+// realPath is p absolute, its symbolic links resolved as far as they
+// resolve, so that one directory has one name.
+func realPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		p = real
+	}
+	return p
+}
+
+// nonBlockingFS is an os.Root as an fs.FS whose files open without
+// blocking: a reader lists regular files first and opens them after, and
+// a FIFO put in place of one meanwhile would otherwise hang the import
+// (the reader then refuses it as no longer a regular file). Links resolve
+// inside the root only, as with root.FS().
+type nonBlockingFS struct{ root *os.Root }
+
+func (f nonBlockingFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	return f.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
+
+// Lstat lets the reader tell a link from a file (fs.ReadLinkFS).
+func (f nonBlockingFS) Lstat(name string) (fs.FileInfo, error) { return f.root.Lstat(name) }
+
+// ReadLink is fs.ReadLinkFS's other half.
+func (f nonBlockingFS) ReadLink(name string) (string, error) { return f.root.Readlink(name) }
+
+// importSourceList is the --from values but archive, sorted.
+func importSourceList() []string { return slices.Sorted(maps.Keys(importSources)) }
 
 // importSourceNames lists the --from values, archive first.
 const importSourceNames = "archive, claude-code, mcp-memory, anthropic-memory-store, markdown"
@@ -69,14 +136,11 @@ func importForeign(ctx context.Context, from, prefix string, includeLocal bool, 
 		return err
 	}
 	defer side.close()
-	dir := &foreign.DirOptions{IncludeLocal: includeLocal}
-	if side.root != "" {
-		dir.Exclude = []string{side.root}
-	}
+	dir := foreign.DirOptions{IncludeLocal: includeLocal}
 	read := importSources[from]
 	var docs []foreign.Doc
 	for _, a := range args {
-		d, err := read(a, prefix, dir, stdin)
+		d, err := read(a, prefix, side.root, dir, stdin)
 		if err != nil {
 			return err
 		}

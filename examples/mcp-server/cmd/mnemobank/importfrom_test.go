@@ -162,3 +162,36 @@ func TestImportClaudeCodeTwiceDoesNotNest(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, out, "create   claude-code/CLAUDE.local.md")
 }
+
+// The command opens a directory source itself, as an os.Root: a source
+// that is the bank, or inside it, is refused; a link that leaves the
+// source is refused by the root, naming the entry; nothing is written.
+func TestImportDirectorySourceIsOpenedByTheCommand(t *testing.T) {
+	proj := t.TempDir()
+	root := filepath.Join(proj, "docs")
+	mem := filepath.Join(t.TempDir(), "m.md")
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "global-memory-bank", "notes"), 0o755))
+	for _, src := range []string{root, filepath.Join(root, "global-memory-bank", "notes")} {
+		_, _, err := runCmd(t, "", "import", "--from", "markdown", src, "--root", root, "--memories", mem, "--apply")
+		require.ErrorIs(t, err, foreign.ErrExcluded, src)
+		assert.Contains(t, err.Error(), "the bank's own directory")
+	}
+
+	vault := filepath.Join(proj, "vault")
+	outside := filepath.Join(t.TempDir(), "secret.md")
+	require.NoError(t, os.MkdirAll(vault, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(vault, "note.md"), []byte("# Note\n"), 0o644))
+	require.NoError(t, os.WriteFile(outside, []byte("# Secret\n"), 0o644))
+	require.NoError(t, os.Symlink(outside, filepath.Join(vault, "leak.md")))
+	_, _, err := runCmd(t, "", "import", "--from", "markdown", vault, "--root", root, "--memories", mem, "--apply")
+	require.ErrorIs(t, err, foreign.ErrUnsafePath)
+	var se *foreign.SourceError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "leak.md", se.Entry)
+	assert.NoFileExists(t, filepath.Join(root, "global-memory-bank", "notes", "note.md"), "nothing was written")
+
+	require.NoError(t, os.Remove(filepath.Join(vault, "leak.md")))
+	out, _, err := runCmd(t, "", "import", "--from", "markdown", vault, "--root", root, "--memories", mem, "--apply")
+	require.NoError(t, err)
+	assert.Equal(t, "create   notes/note.md\n", out)
+}

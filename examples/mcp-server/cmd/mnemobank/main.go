@@ -22,7 +22,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -34,16 +33,22 @@ import (
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
 
 	"github.com/mnemobank/mnemobank/examples/mcp-server/mcphttp"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/mcpserver"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/stdio"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/trust"
+	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
 )
 
 func main() {
+	// cobra stops a program started from Windows Explorer to say it is a
+	// command-line tool; the server is started by MCP clients, from
+	// anywhere, and must never wait.
+	cobra.MousetrapHelpText = ""
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := runMain(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -54,26 +59,27 @@ func main() {
 // returns the exit status.
 func runMain(ctx context.Context, args []string, stdin io.ReadCloser, stdout, stderr io.Writer) int {
 	t := stdio.NewTransport(stdin, nopCloser{stdout}, nil)
-	ok, err := runSubcommand(ctx, args, stdin, stdout, stderr) // export, import, copy
-	if !ok {
-		err = run(ctx, args, t, stdout, stderr)
-	}
+	cmd, err := execute(ctx, newCommandLine(t), args, stdin, stdout, stderr)
 	switch {
-	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, flag.ErrHelp):
+	case err == nil, errors.Is(err, context.Canceled):
 		return 0
 	case errors.Is(err, errUsageShown):
 		return 2
 	case errors.Is(err, errUsage):
-		help := "mnemobank --help"
-		if ok {
-			help = "mnemobank " + args[0] + " --help"
-		}
-		fmt.Fprintf(stderr, "mnemobank: %s\nRun %q for the usage.\n", strings.TrimPrefix(err.Error(), errUsage.Error()+": "), help)
+		fmt.Fprintf(stderr, "mnemobank: %s\nRun %q for the usage.\n", strings.TrimPrefix(err.Error(), errUsage.Error()+": "), cmd.CommandPath()+" --help")
 		return 2
 	default:
 		fmt.Fprintln(stderr, "mnemobank:", err)
 		return 1
 	}
+}
+
+// run runs the command line args and serves on t when they name no
+// subcommand, until the client disconnects or ctx is cancelled. --help and
+// --version write to stdout and return nil without serving.
+func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.Writer) error {
+	_, err := execute(ctx, newCommandLine(t), args, nil, stdout, stderr)
+	return err
 }
 
 type nopCloser struct{ io.Writer }
@@ -84,8 +90,8 @@ func (nopCloser) Close() error { return nil }
 // read the usage, and exits 2.
 var errUsage = errors.New("usage")
 
-// errUsageShown is an errUsage the flag package has already printed, with
-// the usage; runMain only exits 2.
+// errUsageShown is an errUsage already printed, with the usage (a wrong
+// flag); runMain only exits 2.
 var errUsageShown = fmt.Errorf("%w, shown", errUsage)
 
 const usageText = `mnemobank: an MCP server (stdio) for agent memory: a memory bank per git
@@ -101,7 +107,8 @@ Usage:
   mnemobank setup claude-code|claude-desktop|cursor|vscode|codex [--root DIR] [--yes | --print]
   mnemobank token create|list|revoke ...   (personal HTTP tokens; mnemobank token --help)
   mnemobank consolidate [--merged BRANCH,...] [--apply]
-  mnemobank --help | --version
+  mnemobank completion bash|zsh|fish|powershell   (shell completions; mnemobank completion bash --help)
+  mnemobank --help | --version | COMMAND --help
 
 With --ui ADDR a browser viewer of the bank is served at http://ADDR/ui/
 while the server runs (beside stdio or --http); with --http it is also at
@@ -109,7 +116,8 @@ http://ADDR/ui/ of the HTTP server. It shows the banks, documents, their
 history with differences and revert, search, the learned memories (delete,
 restore) and the skill graphs, with a live feed of changes. The token and
 address rules of --http hold for it: with MNEMOBANK_TOKEN set, open
-http://ADDR/ui/?token=<token> once. --ui-read-only hides and refuses every
+http://ADDR/ui/?token=<token> once; under --http any token of the server
+signs in (at /ui/signin), with its scope. --ui-read-only hides and refuses every
 change. A --ui port in use does not stop the server: the viewer takes one
 of the next 10 ports (stderr names it) or is left out, with a warning.
 "mnemobank ui" serves the viewer alone. Skill graphs are drawn by
@@ -147,32 +155,64 @@ stderr. Register it with your client, for example:
 Flags:
 `
 
-// run parses the flags, opens the bank and serves it on t until the client
-// disconnects or ctx is cancelled. --help and --version write to stdout and
-// return flag.ErrHelp or nil without serving.
-func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mnemobank", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	where := storeFlags(fs)
-	language := fs.String("language", string(defaultLanguage(os.Getenv)), "default language of read_context, read_rules and plan confirmations: en, ja or zh (default: ja or zh when LC_ALL, LC_MESSAGES or LANG asks for it, else en)")
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	confirmPlansFlag := fs.String("confirm-plans", string(mcpserver.ConfirmAlways), "which memory_ops write plans the user confirms: always (every plan, whatever the model's requiresConfirmation says), "+
+// serverFlags are the server's flags, declared by newRootCmd.
+type serverFlags struct {
+	where                                                 *storeConfig
+	language, confirmPlansFlag, httpAddr, uiAddr, secrets *string
+	uiReadOnly, excludeFlagged                            *bool
+}
+
+// newRootCmd is the command line without a subcommand: the MCP server,
+// over t or --http.
+func newRootCmd(t mcp.Transport) *cobra.Command {
+	var f serverFlags
+	c := newCommand("mnemobank", "an MCP server for agent memory", usageText, func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+		return serve(ctx, f, args, t, stdout, stderr)
+	})
+	c.Args = rootArgs
+	c.Version = versionString()
+	c.SetVersionTemplate("{{.Version}}\n")
+	fs := c.Flags()
+	f.where = storeFlags(fs)
+	f.language = fs.String("language", string(defaultLanguage(os.Getenv)), "default language of read_context, read_rules and plan confirmations: en, ja or zh (default: ja or zh when LC_ALL, LC_MESSAGES or LANG asks for it, else en)")
+	fs.Bool("version", false, "print the version and exit") // cobra answers it
+	f.confirmPlansFlag = fs.String("confirm-plans", string(mcpserver.ConfirmAlways), "which memory_ops write plans the user confirms: always (every plan, whatever the model's requiresConfirmation says), "+
 		"or never (only plans whose requiresConfirmation is true: the model writes without asking)")
-	httpAddr := fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080), and the viewer at http://ADDR/ui/; see MNEMOBANK_TOKEN")
-	uiAddr := fs.String("ui", "", "also serve the browser viewer at http://ADDR/ui/ (e.g. 127.0.0.1:7777) while the server runs; see MNEMOBANK_TOKEN")
-	uiReadOnly := fs.Bool("ui-read-only", false, "the viewer hides and refuses every change (revert, delete, restore)")
-	secrets := fs.String("secrets", "refuse", "what a write holding a credential (gitleaks' rules) does: refuse (the tool fails, naming its kind and line) or redact (it is stored as [REDACTED:<kind>])")
-	excludeFlagged := fs.Bool("exclude-flagged", false, "leave documents and memories flagged as addressing the agent (possible poisoning) out of read_context and memory injection")
-	if err := parseFlags(fs, args, usageText, stdout); err != nil {
-		return err
+	f.httpAddr = fs.String("http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8080), and the viewer at http://ADDR/ui/; see MNEMOBANK_TOKEN")
+	f.uiAddr = fs.String("ui", "", "also serve the browser viewer at http://ADDR/ui/ (e.g. 127.0.0.1:7777) while the server runs; see MNEMOBANK_TOKEN")
+	f.uiReadOnly = fs.Bool("ui-read-only", false, "the viewer hides and refuses every change (revert, delete, restore)")
+	f.secrets = fs.String("secrets", "refuse", "what a write holding a credential (gitleaks' rules) does: refuse (the tool fails, naming its kind and line) or redact (it is stored as [REDACTED:<kind>])")
+	f.excludeFlagged = fs.Bool("exclude-flagged", false, "leave documents and memories flagged as addressing the agent (possible poisoning) out of read_context and memory injection")
+	completeValues(c, "language", languageNames()...)
+	completeValues(c, "confirm-plans", string(mcpserver.ConfirmAlways), string(mcpserver.ConfirmNever))
+	completeValues(c, "secrets", "refuse", "redact")
+	return c
+}
+
+// languageNames are the --language values.
+func languageNames() []string {
+	var out []string
+	for _, l := range memorybank.Languages() {
+		out = append(out, string(l))
 	}
-	if *showVersion {
-		fmt.Fprintln(stdout, versionString())
+	return out
+}
+
+// rootArgs refuses an argument that names no subcommand, with the
+// subcommand it may have been meant as.
+func rootArgs(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
 		return nil
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --language, --memories, --postgres, --namespace, --http, --ui, --ui-read-only, --confirm-plans, --help and --version; subcommands are ui, export, import, copy, scrub, setup, token and consolidate", errUsage, fs.Arg(0))
-	}
+	return fmt.Errorf("%w: unexpected argument %q; flags are --root, --language, --memories, --postgres, --namespace, --http, --ui, --ui-read-only, --confirm-plans, --help and --version; "+
+		"subcommands are ui, export, import, copy, scrub, setup, token and consolidate (and completion, help)%s", errUsage, args[0], suggest(c, args[0]))
+}
+
+// serve opens the bank and serves it on t (or --http) until the client
+// disconnects or ctx is cancelled.
+func serve(ctx context.Context, f serverFlags, _ []string, t mcp.Transport, stdout, stderr io.Writer) error {
+	where, language, confirmPlansFlag, httpAddr, uiAddr, uiReadOnly, secrets, excludeFlagged :=
+		f.where, f.language, f.confirmPlansFlag, f.httpAddr, f.uiAddr, f.uiReadOnly, f.secrets, f.excludeFlagged
 	confirmPlans, err := mcpserver.ParseConfirmPolicy(*confirmPlansFlag)
 	if err != nil {
 		return err
@@ -228,10 +268,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stdout, stderr io.
 	}
 	if *httpAddr != "" {
 		h := mcphttp.NewHandler(srv, mcphttp.DefaultLimits())
-		viewer, err := newViewer(bank, mem, *httpAddr, token, *uiReadOnly, logger)
-		if err != nil {
-			return err
-		}
+		viewer := &ui.Options{Bank: bank, Memories: mem, ReadOnly: *uiReadOnly, Logger: logger}
 		ts, closeTokens, err := openTokenStore(ctx, *where)
 		if err != nil {
 			return err

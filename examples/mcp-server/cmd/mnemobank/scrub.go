@@ -2,27 +2,36 @@ package main
 
 import (
 	"context"
-	"flag"
-	"fmt"
 	"io"
+
+	"github.com/spf13/cobra"
 
 	"github.com/mnemobank/mnemobank/examples/mcp-server/trust"
 	"github.com/mnemobank/mnemobank/scrub"
 )
 
+// scrubFlags are scrub's flags, declared by newScrubCmd.
+type scrubFlags struct {
+	where       *storeConfig
+	yes, dryRun *bool
+}
+
+func newScrubCmd() *cobra.Command {
+	var f scrubFlags
+	c := newCommand("scrub", "find credentials stored in the bank and redact them", trust.ScrubUsage, func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+		return runScrub(ctx, f, args, stdin, stdout, stderr)
+	})
+	c.Args = noArgs
+	fs := c.Flags()
+	f.where = storeFlags(fs)
+	f.yes = fs.Bool("yes", false, "remove without asking")
+	f.dryRun = fs.Bool("dry-run", false, "only list what would be removed")
+	return c
+}
+
 // runScrub is "mnemobank scrub": the store flags, then trust.Scrub.
-func runScrub(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mnemobank scrub", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	where := storeFlags(fs)
-	yes := fs.Bool("yes", false, "remove without asking")
-	dryRun := fs.Bool("dry-run", false, "only list what would be removed")
-	if err := parseFlags(fs, args, trust.ScrubUsage, stdout); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
-	}
+func runScrub(ctx context.Context, f scrubFlags, _ []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	where, yes, dryRun := f.where, f.yes, f.dryRun
 	side, err := openSide(ctx, *where)
 	if err != nil {
 		return err

@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memories/filestore"
@@ -41,7 +42,7 @@ type storeConfig struct {
 
 // storeFlags adds the store flags to fs; the config is filled in when fs
 // is parsed.
-func storeFlags(fs *flag.FlagSet) *storeConfig {
+func storeFlags(fs *pflag.FlagSet) *storeConfig {
 	c := &storeConfig{}
 	fs.StringVar(&c.Root, "root", "", "directory of the memory bank (created if missing); holds global-memory-bank/ and branch-memory-bank/. "+
 		"Default: "+DefaultBankDir+"/ at the git work tree's root (else the working directory), or docs/ there when it holds a memory-bank layout")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
 
 	"github.com/mnemobank/mnemobank/examples/mcp-server/tokens"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/tokens/pgtokens"
@@ -30,31 +31,45 @@ every server of the bank within 2 seconds. MNEMOBANK_TOKEN stays an admin token.
 Flags:
 `
 
-// runToken runs "mnemobank token create|list|revoke".
-func runToken(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
-		if len(args) == 0 {
-			return fmt.Errorf("%w: token needs a command: create, list or revoke", errUsage)
+// newTokenCmd is "mnemobank token" and its commands create, list and
+// revoke, whose flags package tokens declares.
+func newTokenCmd() *cobra.Command {
+	c := newCommand("token", "create, list or revoke personal HTTP tokens", tokenUsage, runTokenArgs)
+	for _, sub := range tokens.Subcommands {
+		gfs := flag.NewFlagSet("mnemobank token "+sub, flag.ContinueOnError)
+		cmd, err := tokens.NewCommand(sub, gfs)
+		if err != nil {
+			panic(err) // tokens.Subcommands are its commands
 		}
-		fmt.Fprint(stdout, tokenUsage)
-		return flag.ErrHelp
+		var where *storeConfig
+		tc := newCommand(sub, "", tokenUsage, func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+			return runToken(ctx, cmd, where, args, stdin, stdout, stderr)
+		})
+		tc.Short = map[string]string{"create": "create a token and print it once", "list": "list the tokens", "revoke": "revoke a token"}[sub]
+		where = storeFlags(tc.Flags())
+		tc.Flags().AddGoFlagSet(gfs)
+		c.AddCommand(tc)
 	}
-	fs := flag.NewFlagSet("mnemobank token "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	where := storeFlags(fs)
-	cmd, err := tokens.NewCommand(args[0], fs)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	return c
+}
+
+// runTokenArgs is "mnemobank token" without one of its commands.
+func runTokenArgs(_ context.Context, args []string, _ io.Reader, _, _ io.Writer) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: token needs a command: create, list or revoke", errUsage)
 	}
-	if err := parseFlags(fs, args[1:], tokenUsage, stdout); err != nil {
-		return err
-	}
+	_, err := tokens.NewCommand(args[0], flag.NewFlagSet("", flag.ContinueOnError))
+	return fmt.Errorf("%w: %v", errUsage, err)
+}
+
+// runToken runs "mnemobank token create|list|revoke".
+func runToken(ctx context.Context, cmd *tokens.Command, where *storeConfig, args []string, _ io.Reader, stdout, _ io.Writer) error {
 	st, closeStore, err := openTokenStore(ctx, *where)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	err = cmd.Run(ctx, st, fs.Args(), time.Now(), stdout)
+	err = cmd.Run(ctx, st, args, time.Now(), stdout)
 	if errors.Is(err, tokens.ErrUsage) {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+
+	"github.com/spf13/cobra"
 
 	"github.com/mnemobank/mnemobank/examples/mcp-server/mcphttp"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
@@ -26,18 +27,7 @@ import (
 // of addr; any host when addr is unspecified (0.0.0.0, which
 // mcphttp.CheckAddr allows only with a token).
 func newViewer(bank *memorybank.Bank, mem *memories.Manager, addr, token string, readOnly bool, logger *slog.Logger) (*ui.Handler, error) {
-	var hosts []string
-	if host, _, err := net.SplitHostPort(addr); err == nil {
-		switch ip := net.ParseIP(host); {
-		case host == "" || ip != nil && ip.IsUnspecified():
-			if token != "" {
-				hosts = []string{"*"}
-			}
-		case host != "localhost" && (ip == nil || !ip.IsLoopback()):
-			hosts = []string{host}
-		}
-	}
-	return ui.New(ui.Options{Bank: bank, Memories: mem, ReadOnly: readOnly, Token: token, Hosts: hosts, Logger: logger})
+	return ui.New(ui.Options{Bank: bank, Memories: mem, ReadOnly: readOnly, Token: token, Hosts: mcphttp.ViewerHosts(addr, token != ""), Logger: logger})
 }
 
 // uiPortTries is how many ports after a --ui port in use are tried.
@@ -107,20 +97,31 @@ by MNEMOBANK_DOT) or Graphviz's dot; without one their DOT source is shown.
 Flags:
 `
 
+// uiFlags are ui's flags, declared by newUICmd.
+type uiFlags struct {
+	where          *storeConfig
+	addr, language *string
+	readOnly       *bool
+}
+
+func newUICmd() *cobra.Command {
+	var f uiFlags
+	c := newCommand("ui", "serve the browser viewer of the bank", uiUsage, func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+		return runUI(ctx, f, args, stdin, stdout, stderr)
+	})
+	c.Args = noArgs
+	fs := c.Flags()
+	f.where = storeFlags(fs)
+	f.addr = fs.String("addr", "127.0.0.1:7777", "address to serve the viewer on, host:port")
+	f.readOnly = fs.Bool("ui-read-only", false, "hide and refuse every change (revert, delete, restore)")
+	f.language = fs.String("language", string(defaultLanguage(os.Getenv)), "language of the SKILL.md shown beside a skill graph: en, ja or zh (default from LC_ALL, LC_MESSAGES, LANG; else en)")
+	completeValues(c, "language", languageNames()...)
+	return c
+}
+
 // runUI is "mnemobank ui": the viewer alone, without an MCP server.
-func runUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mnemobank ui", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	where := storeFlags(fs)
-	addr := fs.String("addr", "127.0.0.1:7777", "address to serve the viewer on, host:port")
-	readOnly := fs.Bool("ui-read-only", false, "hide and refuse every change (revert, delete, restore)")
-	language := fs.String("language", string(defaultLanguage(os.Getenv)), "language of the SKILL.md shown beside a skill graph: en, ja or zh (default from LC_ALL, LC_MESSAGES, LANG; else en)")
-	if err := parseFlags(fs, args, uiUsage, stdout); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q; flags are --root, --memories, --postgres, --namespace, --addr, --language and --ui-read-only", errUsage, fs.Arg(0))
-	}
+func runUI(ctx context.Context, f uiFlags, _ []string, _ io.Reader, stdout, stderr io.Writer) error {
+	where, addr, readOnly, language := f.where, f.addr, f.readOnly, f.language
 	lang := memorybank.Language(*language)
 	if !validLanguage(lang) {
 		return fmt.Errorf("--language %q is not one of en, ja, zh", *language)

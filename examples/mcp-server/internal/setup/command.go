@@ -3,11 +3,12 @@ package setup
 import (
 	"bufio"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/mnemobank/mnemobank/memories/filestore"
 )
@@ -27,11 +28,12 @@ type Machine struct {
 	DefaultRoot string
 }
 
-const usage = `Usage: mnemobank setup CLIENT [--root DIR] [--memories FILE] [--language en|ja|zh] [--name NAME] [--yes | --print]
+// Usage is the usage text of "mnemobank setup"; the flags follow it.
+var Usage = `Usage: mnemobank setup CLIENT [--root DIR] [--memories FILE] [--language en|ja|zh] [--name NAME] [--yes | --print]
 
 Registers this mnemobank binary as an MCP server in CLIENT's user
-configuration: %s.
-The entry runs %s with --root and --memories as absolute paths, so the
+configuration: ` + strings.Join(Clients(), ", ") + `.
+The entry runs this binary with --root and --memories as absolute paths, so the
 client finds the same bank whatever directory it starts the server in.
 Other servers in the file are left as they are; running it again changes
 nothing. It shows the change and asks before writing.
@@ -39,43 +41,54 @@ nothing. It shows the change and asks before writing.
 Flags:
 `
 
-// Run is "mnemobank setup": it plans the change to one client's
-// configuration, shows it on stdout, asks on stdin (unless --yes or
-// --print) and writes it.
+// Flags are the flags of "mnemobank setup".
+type Flags struct {
+	Root, Memories, Language, Name, Command string
+	Yes, Print                              bool
+}
+
+// Add declares f's flags on fs.
+func (f *Flags) Add(fs *pflag.FlagSet) {
+	fs.StringVar(&f.Root, "root", "", "directory of the memory bank, as for the server (default: the bank the server would use in this directory)")
+	fs.StringVar(&f.Memories, "memories", filepath.Join(filestore.AgentDir, filestore.FileName), "file of the learned memories, as for the server")
+	fs.StringVar(&f.Language, "language", "", "the server's --language (en, ja or zh); the server's default when empty")
+	fs.StringVar(&f.Name, "name", "mnemobank", "the server's name in the client")
+	fs.StringVar(&f.Command, "command", "", "the binary the client runs (default: this mnemobank)")
+	fs.BoolVar(&f.Yes, "yes", false, "write without asking")
+	fs.BoolVar(&f.Print, "print", false, "only print the change; write nothing")
+}
+
+// Run is "mnemobank setup" on a whole command line (the client, then
+// flags, or flags first): f.Run after the flags are read.
 func Run(args []string, m Machine, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mnemobank setup", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("mnemobank setup", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	defRoot := m.DefaultRoot
-	if defRoot == "" {
-		defRoot = "./docs"
-	}
-	root := fs.String("root", defRoot, "directory of the memory bank, as for the server")
-	memories := fs.String("memories", filepath.Join(filestore.AgentDir, filestore.FileName), "file of the learned memories, as for the server")
-	language := fs.String("language", "", "the server's --language (en, ja or zh); the server's default when empty")
-	name := fs.String("name", "mnemobank", "the server's name in the client")
-	command := fs.String("command", "", "the binary the client runs (default: this mnemobank)")
-	yes := fs.Bool("yes", false, "write without asking")
-	printOnly := fs.Bool("print", false, "only print the change; write nothing")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), usage, strings.Join(Clients(), ", "), m.Executable)
-		fs.PrintDefaults()
-	}
-	// The client comes first; flags may follow it.
-	var clientName string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		clientName, args = args[0], args[1:]
-	}
+	var f Flags
+	f.Add(fs)
 	if err := fs.Parse(args); err != nil {
-		return err
+		return fmt.Errorf("%w: %v", ErrUsage, err)
 	}
-	if clientName == "" && fs.NArg() > 0 {
-		clientName = fs.Arg(0)
-	} else if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q after the client", ErrUsage, fs.Arg(0))
+	return f.Run(fs.Args(), m, stdin, stdout, stderr)
+}
+
+// Run plans the change to one client's configuration (args holds the
+// client's name), shows it on stdout, asks on stdin (unless Yes or
+// Print) and writes it.
+func (f Flags) Run(args []string, m Machine, stdin io.Reader, stdout, stderr io.Writer) error {
+	if f.Root == "" {
+		f.Root = m.DefaultRoot
+		if f.Root == "" {
+			f.Root = "./docs"
+		}
 	}
-	if clientName == "" {
+	root, memories, language, name, command, yes, printOnly := &f.Root, &f.Memories, &f.Language, &f.Name, &f.Command, &f.Yes, &f.Print
+	if len(args) > 1 {
+		return fmt.Errorf("%w: unexpected argument %q after the client", ErrUsage, args[1])
+	}
+	if len(args) == 0 {
 		return fmt.Errorf("%w: name the client: one of %s", ErrUsage, strings.Join(Clients(), ", "))
 	}
+	clientName := args[0]
 	if *yes && *printOnly {
 		return fmt.Errorf("%w: --yes writes and --print does not: pass one", ErrUsage)
 	}
