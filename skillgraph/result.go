@@ -6,7 +6,9 @@ import (
 	"strings"
 )
 
-// Result says what a successful Apply changed.
+// Result says what a successful Apply changed. As JSON its members are
+// camelCase and an empty one is left out, as in every answer of the
+// repository's agent tools.
 type Result struct {
 	// Changes has one entry per operation, in batch order.
 	Changes []Change
@@ -23,33 +25,33 @@ type Result struct {
 
 // EdgeRef names an edge and its endpoints.
 type EdgeRef struct {
-	ID     string
-	Source string
-	Target string
+	ID     string `json:"id"`
+	Source string `json:"source"`
+	Target string `json:"target"`
 }
 
 func (r EdgeRef) String() string { return r.Source + "→" + r.Target + " (" + r.ID + ")" }
 
 // Change is what one operation did.
 type Change struct {
-	Index       int
-	OperationID string
-	Kind        Kind
-	Description string // the operation's humanReadableDescription
+	Index       int    `json:"index"`
+	OperationID string `json:"operationId"`
+	Kind        Kind   `json:"kind"`
+	Description string `json:"description,omitempty"` // the operation's humanReadableDescription
 
-	NodesAdded    []string
-	NodesRemoved  []string
-	NodesUpdated  []string
-	UpdatedFields []string // of the updated node, in the order label, markdown, type, toolName
-	EdgesAdded    []EdgeRef
-	EdgesRemoved  []EdgeRef
+	NodesAdded    []string  `json:"nodesAdded,omitempty"`
+	NodesRemoved  []string  `json:"nodesRemoved,omitempty"`
+	NodesUpdated  []string  `json:"nodesUpdated,omitempty"`
+	UpdatedFields []string  `json:"updatedFields,omitempty"` // of the updated node, in the order label, markdown, type, toolName
+	EdgesAdded    []EdgeRef `json:"edgesAdded,omitempty"`
+	EdgesRemoved  []EdgeRef `json:"edgesRemoved,omitempty"`
 	// EdgesReplaced are existing edges whose metadata addEdge overwrote.
-	EdgesReplaced []EdgeRef
+	EdgesReplaced []EdgeRef `json:"edgesReplaced,omitempty"`
 	// GeneratedIDs are the node and edge ids the editor made up.
-	GeneratedIDs []string
-	Warnings     []Issue
+	GeneratedIDs []string `json:"generatedIds,omitempty"`
+	Warnings     []Issue  `json:"warnings,omitempty"`
 	// Summary is this change in one line, without the leading index.
-	Summary string
+	Summary string `json:"summary"`
 }
 
 func (s *state) result(in, out *Graph, graphWarnings []Issue) *Result {

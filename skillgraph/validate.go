@@ -11,17 +11,17 @@ import (
 // Issue is one invariant violation (in Report.Errors) or one thing worth a
 // look (in Report.Warnings and Result.Warnings).
 type Issue struct {
-	Code    Code
-	Message string
-	NodeIDs []string `json:",omitempty"`
-	EdgeIDs []string `json:",omitempty"`
+	Code    Code     `json:"code"`
+	Message string   `json:"message"`
+	NodeIDs []string `json:"nodeIds,omitempty"`
+	EdgeIDs []string `json:"edgeIds,omitempty"`
 }
 
 // Report is the outcome of Validate. The graph is valid when Errors is empty;
 // warnings never make it invalid.
 type Report struct {
-	Errors   []Issue
-	Warnings []Issue
+	Errors   []Issue `json:"errors"`
+	Warnings []Issue `json:"warnings"`
 }
 
 // OK reports whether the graph had no errors.

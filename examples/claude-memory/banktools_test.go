@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemobank/mnemobank/memorybank/tools"
+	"github.com/mnemobank/mnemobank/skillgraph/graphtools"
 )
 
 // toolName is the Messages API's rule for a custom tool's name.
@@ -152,7 +153,7 @@ func TestBankToolsLoop(t *testing.T) {
 		strings.NewReader(""), &out, option.WithBaseURL(srv.URL), option.WithAPIKey("test-key"), option.WithMaxRetries(0))
 	require.NoError(t, err)
 	require.Len(t, f.results, 5)
-	assert.Equal(t, 1+len(tools.For(nil)), f.tools, "the memory tool and every bank tool")
+	assert.Equal(t, 1+len(tools.For(nil))+len(graphtools.For(nil)), f.tools, "the memory tool, every bank tool and the skill graph tools")
 
 	// Step 1: both writes succeed; the branch write took --branch.
 	require.Len(t, f.results[1], 2)

@@ -42,6 +42,7 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 	"github.com/mnemobank/mnemobank/memorybank/tools/toolcall"
+	"github.com/mnemobank/mnemobank/skillgraph/graphtools"
 )
 
 func main() {
@@ -83,14 +84,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer, 
 		tools:     []anthropic.ToolUnionParam{{OfMemoryTool20250818: &anthropic.MemoryTool20250818Param{}}},
 	}
 	if !*memoryOnly {
-		c.bank, err = toolcall.New(tools.For(bank, tools.BranchNote(fmt.Sprintf(" Omitted: %q.", *branch))))
+		b := *branch
+		note := tools.BranchNote(fmt.Sprintf(" Omitted: %q.", b))
+		c.bank, err = toolcall.New(append(tools.For(bank, note), graphtools.For(bank, note)...),
+			tools.Env{Branch: func(context.Context) (string, error) { return b, nil }})
 		if err != nil {
 			return err
 		}
 		c.tools = append(c.tools, bankTools(c.bank)...)
 		c.system += " " + bankSystem + tools.Guide
-		b := *branch
-		ctx = tools.WithBranchResolver(ctx, func(context.Context) (string, error) { return b, nil })
 	}
 	if fs.NArg() > 0 {
 		for _, turn := range fs.Args() {

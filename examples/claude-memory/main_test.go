@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
+	"github.com/mnemobank/mnemobank/skillgraph/graphtools"
 )
 
 type transcript struct {
@@ -111,7 +111,7 @@ func TestConversationReplay(t *testing.T) {
 
 	require.Len(t, requests, len(tr.Exchanges))
 	// The memory tool first, then the bank's tools.
-	require.Len(t, requests[0].Tools, 1+len(tools.For(memorybank.New(&memorybank.MemStore{}, nil))))
+	require.Len(t, requests[0].Tools, 1+len(tools.For(nil))+len(graphtools.For(nil)))
 	assert.Equal(t, map[string]any{"type": "memory_20250818", "name": "memory"}, requests[0].Tools[0])
 	assert.Equal(t, "read_context", requests[0].Tools[1+4]["name"])
 	for i, ex := range tr.Exchanges {

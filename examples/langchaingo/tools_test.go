@@ -17,7 +17,7 @@ import (
 
 func bankTools(t *testing.T, opts ...tools.Option) map[string]*lcmemory.Tool {
 	t.Helper()
-	set, err := toolcall.New(tools.For(memorybank.New(&memorybank.MemStore{}, nil), opts...))
+	set, err := toolcall.New(tools.For(memorybank.New(&memorybank.MemStore{}, nil), opts...), tools.Env{})
 	require.NoError(t, err)
 	out := map[string]*lcmemory.Tool{}
 	for _, tl := range lcmemory.Tools(set) {

@@ -38,6 +38,7 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 	"github.com/mnemobank/mnemobank/memorybank/tools/toolcall"
+	"github.com/mnemobank/mnemobank/skillgraph/graphtools"
 )
 
 func main() {
@@ -73,12 +74,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer, 
 		return err
 	}
 	defer store.Close()
-	set, err := toolcall.New(tools.For(memorybank.New(store, nil), tools.BranchNote(fmt.Sprintf(" Omitted: %q.", *branch))))
+	b := *branch
+	set, err := toolcall.New(agentTools(memorybank.New(store, nil), b),
+		tools.Env{Branch: func(context.Context) (string, error) { return b, nil }})
 	if err != nil {
 		return err
 	}
-	b := *branch
-	ctx = tools.WithBranchResolver(ctx, func(context.Context) (string, error) { return b, nil })
 	c := &conversation{
 		client:   openai.NewClient(clientOpts...),
 		set:      set,
@@ -152,4 +153,11 @@ func (c *conversation) turn(ctx context.Context, text string) error {
 		}
 	}
 	return fmt.Errorf("the model still called tools after %d steps (raise --max-steps)", c.maxSteps)
+}
+
+// agentTools are the bank's tools and the skill graph tools over the same
+// bank, which need nothing more; a tool that omits its branch uses branch.
+func agentTools(bank *memorybank.Bank, branch string) []tools.Tool {
+	note := tools.BranchNote(fmt.Sprintf(" Omitted: %q.", branch))
+	return append(tools.For(bank, note), graphtools.For(bank, note)...)
 }

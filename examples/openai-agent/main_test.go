@@ -176,10 +176,11 @@ func TestAgentLoop(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, f.answers, 5)
 	var names []string
-	for _, tl := range tools.For(nil) {
+	for _, tl := range agentTools(nil, "main") {
 		names = append(names, tl.Name)
 	}
-	assert.Equal(t, names, f.tools, "every tool of the bank, in order")
+	assert.Equal(t, names, f.tools, "every tool of the bank and the skill graphs, in order")
+	assert.Contains(t, names, "write_skill_graph")
 
 	// Step 1: both writes answered, the branch one on --branch.
 	require.Len(t, f.answers[1], 2)

@@ -22,7 +22,7 @@ func tourTools(ctx context.Context, w io.Writer) error {
 	fmt.Fprintf(w, "%d tools, each a name, a description, a JSON Schema and a handler; e.g. %s\n",
 		len(byName), tools.WriteBranchMemoryBank)
 	call := func(name, args string) {
-		res, err := byName[name].Handle(ctx, json.RawMessage(args))
+		res, err := byName[name].Handle(ctx, tools.Env{}, json.RawMessage(args))
 		if err != nil {
 			te := tools.AsError(err)
 			details, _ := json.Marshal(te.Details)

@@ -178,7 +178,7 @@ func TestToolWriteConcurrentIfVersion(t *testing.T) {
 	for i := range writers {
 		wg.Go(func() {
 			<-start
-			_, err := e.tools[tools.WriteGlobalMemoryBank].Handle(t.Context(),
+			_, err := e.tools[tools.WriteGlobalMemoryBank].Handle(t.Context(), tools.Env{},
 				json.RawMessage(fmt.Sprintf(`{"path":"shared.json","content":{"n":%d},"ifVersion":1}`, i+1)))
 			if err != nil {
 				codes[i] = tools.AsError(err).Code
@@ -381,7 +381,7 @@ func FuzzToolHandle(f *testing.F) {
 	all := tools.For(memorybank.New(store, nil))
 	f.Fuzz(func(t *testing.T, which uint8, args string) {
 		tool := all[int(which)%len(all)]
-		res, err := tool.Handle(t.Context(), json.RawMessage(args))
+		res, err := tool.Handle(t.Context(), tools.Env{}, json.RawMessage(args))
 		if err != nil {
 			var te *tools.Error
 			require.ErrorAs(t, err, &te)
@@ -394,4 +394,27 @@ func FuzzToolHandle(f *testing.F) {
 		require.NoError(t, merr)
 		require.True(t, strings.HasPrefix(string(data), "{"), "%s returned %s", tool.Name, data)
 	})
+}
+
+// A read answers a document's metadata once: inside the envelope of a
+// JSON document, beside the text of a text document; only version is
+// repeated at the top, for ifVersion.
+func TestReadAnswersMetadataOnce(t *testing.T) {
+	e := newToolEnv(t, nil)
+	e.ok(t, tools.WriteGlobalMemoryBank, `{"path":"n.json","content":{"a":1},"tags":["x"]}`)
+	e.ok(t, tools.WriteGlobalMemoryBank, `{"path":"n.md","content":"# Notes","tags":["x"]}`)
+	for _, path := range []string{"n.json", "n.md"} {
+		out := e.ok(t, tools.ReadGlobalMemoryBank, `{"path":"`+path+`"}`)
+		for _, dup := range []string{"title", "tags", "documentType", "id", "lastModified", "createdAt"} {
+			assert.NotContains(t, out, dup, "%s: %s is in the metadata", path, dup)
+		}
+		meta, _ := out["metadata"].(map[string]any)
+		if path == "n.json" {
+			assert.Nil(t, meta, "a JSON document's metadata is in its envelope")
+			meta = out["content"].(map[string]any)["metadata"].(map[string]any)
+		}
+		require.NotNil(t, meta, path)
+		assert.Equal(t, []any{"x"}, meta["tags"], path)
+		assert.EqualValues(t, 1, out["version"], path)
+	}
 }

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -21,14 +19,6 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/internal/pointer"
 )
-
-// Every tool is declared once, by declare: its argument type (field names
-// from the json tags, descriptions from the jsonschema tags, required
-// unless omitempty), its result type and its Effect. The input and output
-// schemas are derived from those types with jsonschema-go, and the
-// arguments of a call are decoded into the argument type in one pass,
-// checked against the same derived schema: there is no second description
-// of a tool to drift from the first.
 
 // Effect says what a tool does to what is stored; it gives the tool's
 // Annotations. Every declaration names one: the zero Effect is refused.
@@ -87,14 +77,6 @@ func SchemaOptions() *jsonschema.ForOptions {
 	return &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[json.RawMessage](): {Description: "any JSON"},
 	}}
-}
-
-// branchArgs is an argument type with a branch argument that may be
-// needed, depending on the other arguments.
-type branchArgs interface {
-	branchRef() *string
-	// needsBranch reports whether the call needs a branch.
-	needsBranch() bool
 }
 
 // Args is a tool's argument type, derived schema and decoder, for hosts
@@ -184,6 +166,11 @@ func (a *Args[In]) Decode(tool string, args json.RawMessage, lenient func(map[st
 	if lenient != nil {
 		lenient(obj)
 	}
+	for name, raw := range obj {
+		if f, ok := a.fields[name]; ok {
+			obj[name] = unquoteContainer(f.schema, raw)
+		}
+	}
 	in := new(In)
 	v := reflect.ValueOf(in).Elem()
 	var problems []memorybank.Problem
@@ -230,14 +217,41 @@ func (a *Args[In]) Decode(tool string, args json.RawMessage, lenient func(map[st
 				problems = check(problems, "/"+pointer.Escape(name), v.FieldByIndex(f.index), f.schema)
 			}
 		}
-		if ba, ok := any(in).(branchArgs); ok && *ba.branchRef() == "" && ba.needsBranch() {
+		if ba, ok := any(in).(Branched); ok && *ba.BranchRef() == "" && ba.NeedsBranch() {
 			problems = append(problems, memorybank.Problem{Pointer: "/branch", Message: "branch is required"})
+		}
+		if c, ok := any(in).(interface{ argProblems() []memorybank.Problem }); ok {
+			problems = append(problems, c.argProblems()...)
 		}
 	}
 	if len(problems) > 0 {
 		return nil, a.refusal(tool, problems, unknown)
 	}
 	return in, nil
+}
+
+// unquoteContainer returns the array or object a string argument holds
+// when the argument's schema takes an array or an object and no string:
+// models often send a list or an object as a string holding its JSON, and
+// every tool reads it the same way. Anything else is returned as it is.
+func unquoteContainer(s *jsonschema.Schema, raw json.RawMessage) json.RawMessage {
+	types := s.Types
+	if s.Type != "" {
+		types = []string{s.Type}
+	}
+	if len(raw) == 0 || raw[0] != '"' || slices.Contains(types, "string") ||
+		!(slices.Contains(types, "array") || slices.Contains(types, "object")) {
+		return raw
+	}
+	var str string
+	if json.Unmarshal(raw, &str) != nil {
+		return raw
+	}
+	inner := bytes.TrimSpace([]byte(str))
+	if len(inner) == 0 || !json.Valid(inner) || !slices.Contains(types, kind(inner)) {
+		return raw
+	}
+	return inner
 }
 
 // decodeField decodes one member into its field. An integer field also
@@ -279,8 +293,12 @@ func check(problems []memorybank.Problem, ptr string, v reflect.Value, s *jsonsc
 		v = v.Elem()
 	}
 	if raw, ok := v.Interface().(json.RawMessage); ok {
-		if len(raw) > 0 && len(s.Types) > 0 && !slices.Contains(s.Types, kind(raw)) {
-			add("invalid type: expected one of [%s], given %s", strings.Join(s.Types, ","), kind(raw))
+		types := s.Types
+		if s.Type != "" {
+			types = []string{s.Type}
+		}
+		if len(raw) > 0 && len(types) > 0 && !slices.Contains(types, kind(raw)) {
+			add("invalid type: expected one of [%s], given %s", strings.Join(types, ","), kind(raw))
 		}
 		return problems
 	}
@@ -483,9 +501,10 @@ func OutputSchema[Out any](tool string) *jsonschema.Schema {
 	return out
 }
 
-// property returns the property name of s, panicking if there is none: an
-// adjustment naming a field the type does not have is a mistake.
-func property(s *jsonschema.Schema, name string) *jsonschema.Schema {
+// Property returns the property name of s, panicking if there is none:
+// an adjustment naming a field the type does not have is a mistake, which
+// the first test that derives the tool's schema finds.
+func Property(s *jsonschema.Schema, name string) *jsonschema.Schema {
 	p := s.Properties[name]
 	if p == nil {
 		panic(fmt.Sprintf("tools: the schema has no property %q", name))
@@ -493,106 +512,35 @@ func property(s *jsonschema.Schema, name string) *jsonschema.Schema {
 	return p
 }
 
-func setEnum(s *jsonschema.Schema, name string, values ...string) {
-	p := property(s, name)
+// SetEnum restricts the string property name to values.
+func SetEnum(s *jsonschema.Schema, name string, values ...string) {
+	p := Property(s, name)
 	p.Enum = nil
 	for _, v := range values {
 		p.Enum = append(p.Enum, v)
 	}
 }
 
-func setDefault(s *jsonschema.Schema, name string, v any) {
-	property(s, name).Default, _ = json.Marshal(v)
+// SetDefault gives the property name the default v, applied by Decode
+// when the argument is absent.
+func SetDefault(s *jsonschema.Schema, name string, v any) {
+	Property(s, name).Default, _ = json.Marshal(v)
 }
 
-func setBounds(s *jsonschema.Schema, name string, lo, hi float64) {
-	p := property(s, name)
+// SetBounds bounds the number property name to lo and, unless hi is 0, hi.
+func SetBounds(s *jsonschema.Schema, name string, lo, hi float64) {
+	p := Property(s, name)
 	p.Minimum = &lo
 	if hi != 0 {
 		p.Maximum = &hi
 	}
 }
 
-func setMinLength(s *jsonschema.Schema, name string, n int) {
-	property(s, name).MinLength = &n
+// SetMinLength gives the string property name a minimum length.
+func SetMinLength(s *jsonschema.Schema, name string, n int) {
+	Property(s, name).MinLength = &n
 }
 
 // maxSafeInteger bounds integer arguments: the largest integer every JSON
 // implementation (JavaScript's included) reads exactly.
 const maxSafeInteger = 1<<53 - 1
-
-// decl is one declared tool. Its schemas and decoder are derived on
-// first use, not when the package is initialised: a host that starts
-// often (an MCP server per agent session) and registers schemas saved
-// beforehand never derives the schemas of tools it is not called with.
-type decl struct {
-	name, description string
-	effect            Effect
-	in, out           reflect.Type
-	// branch: the tool has a branch argument a host may supply.
-	branch bool
-	derive func() *derived
-}
-
-// derived is what a decl derives from its types, once per process.
-type derived struct {
-	inSchema, outSchema *jsonschema.Schema
-	handle              func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error)
-}
-
-func (d *decl) handle(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
-	return d.derive().handle(ctx, b, args)
-}
-
-// declare declares a tool: run gets the arguments decoded and checked,
-// with defaults applied. lenient, when set, rewrites the members a model
-// wrote loosely first.
-func declare[In, Out any](name, description string, effect Effect, adjust func(*jsonschema.Schema), lenient func(map[string]json.RawMessage),
-	run func(ctx context.Context, b *memorybank.Bank, in *In) (Out, error)) decl {
-	effect.Annotations() // panics on an undeclared effect
-	_, branch := any(new(In)).(branchArgs)
-	return decl{name: name, description: description, effect: effect, branch: branch,
-		in: reflect.TypeFor[In](), out: reflect.TypeFor[Out](),
-		derive: sync.OnceValue(func() *derived {
-			a := DeriveArgs[In](name, adjust)
-			return &derived{inSchema: a.Schema, outSchema: OutputSchema[Out](name),
-				handle: func(ctx context.Context, b *memorybank.Bank, args json.RawMessage) (any, error) {
-					in, err := a.Decode(name, args, lenient, func(in *In) error { return fillBranch(ctx, in) })
-					if err != nil {
-						return nil, err
-					}
-					return run(ctx, b, in)
-				}}
-		})}
-}
-
-// BranchResolver supplies the branch of a call that needs one and omitted
-// it: the branch, "" for none (the call then fails as without it), or an
-// error that fails the call as it is.
-type BranchResolver func(ctx context.Context) (string, error)
-
-type resolverKey struct{}
-
-// WithBranchResolver returns a context under which the tools ask r for
-// the branch of a call that needs one and omitted it (the MCP server asks
-// the client's roots).
-func WithBranchResolver(ctx context.Context, r BranchResolver) context.Context {
-	return context.WithValue(ctx, resolverKey{}, r)
-}
-
-func fillBranch(ctx context.Context, in any) error {
-	ba, ok := in.(branchArgs)
-	if !ok || *ba.branchRef() != "" || !ba.needsBranch() {
-		return nil
-	}
-	r, _ := ctx.Value(resolverKey{}).(BranchResolver)
-	if r == nil {
-		return nil
-	}
-	branch, err := r(ctx)
-	if err != nil {
-		return err
-	}
-	*ba.branchRef() = branch
-	return nil
-}

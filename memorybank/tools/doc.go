@@ -11,6 +11,16 @@
 //		register(t.Name, t.Description, t.InputSchema, t.Handle)
 //	}
 //
+// The package is also where every agent tool of the repository is
+// declared alike: [Declare] derives a tool from its argument and result
+// types, [Bind] binds it to what it works on, and each domain has its own
+// package of tools built that way (memories/memtools,
+// skillgraph/graphtools, memorybank/plan/plantools,
+// consolidate/consolidatetools), so a host registers all of them in one
+// loop. What a host knows about a call beyond its arguments (who makes it,
+// the branch an omitted one is, how the user confirms a plan) is an [Env]
+// passed to [Tool.Handle] with every call, never carried in the context.
+//
 // Arguments are validated against each tool's InputSchema before anything
 // runs, unknown properties are refused and defaults applied. Every failure
 // is an [*Error] whose Code (NOT_FOUND, INVALID_PATCH, CONFLICT, ...) is
@@ -19,10 +29,12 @@
 // Results are JSON values: documents are objects, not strings holding JSON.
 //
 // This package is the edge that reads what models write, so the leniency
-// models need lives here and not in the Bank: in the write tools, content
-// "" or null is absent, a string holding a JSON object is that object (also
-// as an envelope's content), empty patches beside content are dropped, and
-// a content string for a text path (any path not ending in .json) is the
+// models need lives here and not in the Bank: in every tool, an argument
+// whose schema takes a list or an object and no string may come as a
+// string holding its JSON; in the write tools, content "" or null is
+// absent, a string holding a JSON object is that object (also as an
+// envelope's content), empty patches beside content are dropped, and a
+// content string for a text path (any path not ending in .json) is the
 // document's text. An argument given twice is refused, since JSON decoders
 // disagree on which one counts. Arguments that are not UTF-8 text (a byte
 // that is not UTF-8, or a \u escape of half a surrogate pair such as
@@ -47,8 +59,9 @@
 //     instructions. Requirements that depend on another argument (branch
 //     when scope is "branch" or branch memory is included) are stated in
 //     the descriptions or the Guide and checked on the decoded
-//     arguments, after a host's BranchResolver had its chance to supply an
-//     omitted branch.
+//     arguments, after the Env's BranchResolver had its chance to supply an
+//     omitted branch (also for search_documents_by_tags with scope "all",
+//     which takes a branch without needing one).
 //   - Defaults in the schemas are applied before the call: mode "upsert",
 //     returnContent false, include flags true, match "or", search scope
 //     "all". language has no schema default: it is the Bank's
@@ -56,10 +69,16 @@
 //   - Every result is a JSON object: list_documents and
 //     search_documents_by_tags wrap their entries in {"documents": [...]},
 //     read_rules returns {"language", "content"}, delete_document
-//     {"deleted": true, ...}. Reads return the memorybank.Document, whose
-//     "content" is the envelope as a JSON value.
-//   - list_documents and delete_document take scope "branch" or "global",
-//     one tool for both banks.
+//     {"deleted": true, ...}. Members are camelCase; a member without a
+//     value is left out, never null, and a list is [] when empty. Reads
+//     return the document with its metadata once: a JSON document's
+//     "content" is the envelope as a JSON value (metadata inside), a text
+//     document's "metadata" stands beside its text; only "version" is
+//     repeated at the top, for ifVersion.
+//   - list_documents, delete_document, document_history and
+//     revert_document take scope "branch" or "global", one tool for both
+//     banks; scope may be left out when branch is given (the branch's
+//     bank), and is refused when both are, rather than guessed.
 //   - returnContent returns the document as this write stored it (not read
 //     back, so never another writer's version).
 //   - NOT_FOUND lists at most 50 of the bank's documents (and how many

@@ -117,7 +117,7 @@ func TestToolsOverNilBank(t *testing.T) {
 	for _, tool := range tools.For(nil) {
 		var err error
 		assert.NotPanics(t, func() {
-			_, err = tool.Handle(context.Background(), json.RawMessage(`{"branch":"main","path":"a.json","content":{"a":1},"tags":["x"]}`))
+			_, err = tool.Handle(context.Background(), tools.Env{}, json.RawMessage(`{"branch":"main","path":"a.json","content":{"a":1},"tags":["x"]}`))
 		}, tool.Name)
 		require.Error(t, err, tool.Name)
 		var te *tools.Error

@@ -27,7 +27,7 @@ func ExampleFor() {
 		byName[t.Name] = t
 	}
 	call := func(name, args string) []byte {
-		res, err := byName[name].Handle(ctx, json.RawMessage(args))
+		res, err := byName[name].Handle(ctx, tools.Env{}, json.RawMessage(args))
 		if err != nil {
 			var te *tools.Error
 			errors.As(err, &te)

@@ -3,7 +3,7 @@ package tools
 // Guide says once what the tools of For share, so that their descriptions
 // (sent to the model on every turn) need not repeat it: a host puts it in
 // its instructions or system prompt, as the MCP server does.
-const Guide = `branch is the current git branch name (the bank does not detect it), required with scope branch; ` +
+const Guide = `branch is the current git branch name (the bank does not detect it; a host may fill an omitted one and say so), required with scope branch; ` +
 	`scope all is the global bank and branch's (search_documents without branch: every branch bank). Unknown arguments are refused. ` +
 	`A document's path is relative to its bank. A .json path holds a memory_document_v2 envelope ` +
 	`{schema, metadata: {title, documentType, tags}, content}, validated by its documentType ` +

@@ -18,35 +18,18 @@ const (
 	RevertDocument  = "revert_document"
 )
 
-type actorKey struct{}
-
-// WithActor returns a context under which the tools record actor (for
-// example the MCP client's name) as the Actor of every write, delete and
-// revert, so a document's history says who changed it. An actor the Bank
-// refuses (see memorybank.ValidateActor: control characters, not UTF-8,
-// over memorybank.MaxActorBytes) makes those calls fail with
-// INVALID_ARGUMENT; check it where it comes in.
-func WithActor(ctx context.Context, actor string) context.Context {
-	return context.WithValue(ctx, actorKey{}, actor)
-}
-
-func actorFrom(ctx context.Context) string {
-	a, _ := ctx.Value(actorKey{}).(string)
-	return a
-}
-
-var historyDecl = declare(DocumentHistory,
+var historyDecl = Declare(DocumentHistory,
 	`A document's changes, newest first, each with actor, reason and an RFC 6902 patch.`,
-	ReadOnly, adjustHistory, nil, runHistory)
+	ReadOnly, adjustHistory, inferScope, runHistory)
 
-var revertDecl = declare(RevertDocument,
+var revertDecl = Declare(RevertDocument,
 	`Write an earlier version (toVersion) as the next one; restores a deleted document too.`,
-	Overwriting, adjustRevert, nil, runRevert)
+	Overwriting, adjustRevert, inferScope, runRevert)
 
 type historyArgs struct {
 	scopedArgs
 	Path string `json:"path"`
-	pageArgs
+	PageArgs
 }
 
 // defaultHistoryLimit is document_history's default limit.
@@ -54,13 +37,13 @@ const defaultHistoryLimit = 10
 
 func adjustHistory(s *jsonschema.Schema) {
 	adjustScoped(s)
-	adjustPage(s, defaultHistoryLimit)
+	AdjustPage(s, defaultHistoryLimit)
 }
 
 // historyResult is the result of document_history.
 type historyResult struct {
 	Entries []historyEntry `json:"entries"`
-	pageResult
+	PageResult
 }
 
 // historyEntry is one entry as the tool shows it.
@@ -75,7 +58,7 @@ type historyEntry struct {
 	Note string `json:"note,omitempty"`
 }
 
-func runHistory(ctx context.Context, b *memorybank.Bank, a *historyArgs) (*historyResult, error) {
+func runHistory(ctx context.Context, b *memorybank.Bank, _ Env, a *historyArgs) (*historyResult, error) {
 	p, err := history.Page(ctx, b, memorybank.HistoryRequest{Scope: a.Scope, Branch: a.Branch, Path: a.Path,
 		Limit: cmp.Or(a.Limit, defaultHistoryLimit), Offset: a.Offset})
 	if err != nil {
@@ -95,8 +78,8 @@ func runHistory(ctx context.Context, b *memorybank.Bank, a *historyArgs) (*histo
 		}
 		out = append(out, he)
 	}
-	out = fit(out, a.MaxTokens)
-	return &historyResult{out, pageOf(a.Offset, len(out), p.Total)}, nil
+	out = Fit(out, a.MaxTokens)
+	return &historyResult{out, PageOf(a.Offset, len(out), p.Total)}, nil
 }
 
 type revertArgs struct {
@@ -108,11 +91,11 @@ type revertArgs struct {
 
 func adjustRevert(s *jsonschema.Schema) {
 	adjustScoped(s)
-	setBounds(s, "toVersion", 1, 0)
-	setBounds(s, "ifVersion", 0, 0)
+	SetBounds(s, "toVersion", 1, 0)
+	SetBounds(s, "ifVersion", 0, 0)
 }
 
-func runRevert(ctx context.Context, b *memorybank.Bank, a *revertArgs) (*memorybank.WriteResult, error) {
+func runRevert(ctx context.Context, b *memorybank.Bank, env Env, a *revertArgs) (*memorybank.WriteResult, error) {
 	return history.Revert(ctx, b, memorybank.RevertRequest{Scope: a.Scope, Branch: a.Branch, Path: a.Path,
-		ToVersion: a.ToVersion, IfVersion: a.IfVersion, Actor: actorFrom(ctx)})
+		ToVersion: a.ToVersion, IfVersion: a.IfVersion, Actor: env.Actor})
 }

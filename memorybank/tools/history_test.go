@@ -12,12 +12,12 @@ import (
 )
 
 // document_history lists who changed what; revert_document undoes it, also
-// for a deleted document; the actor comes from the context.
+// for a deleted document; the actor is the call's Env's.
 func TestHistoryTools(t *testing.T) {
 	e := newToolEnv(t, nil)
-	ctx := tools.WithActor(t.Context(), "claude-code")
+	ctx := t.Context()
 	call := func(name, args string) (any, error) {
-		return e.tools[name].Handle(ctx, json.RawMessage(args))
+		return e.tools[name].Handle(ctx, tools.Env{Actor: "claude-code"}, json.RawMessage(args))
 	}
 	_, err := call(tools.WriteGlobalMemoryBank, `{"path":"p.json","content":{"status":"good"}}`)
 	require.NoError(t, err)
@@ -52,4 +52,30 @@ func TestHistoryTools(t *testing.T) {
 	e.fail(t, tools.RevertDocument, `{"scope":"global","path":"p.json","toVersion":1,"ifVersion":2}`, tools.CodeConflict)
 	e.fail(t, tools.RevertDocument, `{"scope":"global","path":"p.json","toVersion":0}`, tools.CodeInvalidArgument)
 	e.fail(t, tools.DocumentHistory, `{"scope":"branch","path":"p.json"}`, tools.CodeInvalidArgument)
+}
+
+// The tools on one bank (list_documents, delete_document,
+// document_history, revert_document) take their scope from branch when
+// it is left out, and refuse a call with neither rather than guess one.
+func TestScopeInferredFromBranch(t *testing.T) {
+	e := newToolEnv(t, nil)
+	e.ok(t, tools.WriteBranchMemoryBank, `{"branch":"main","path":"a.md","content":"one"}`)
+	e.ok(t, tools.WriteBranchMemoryBank, `{"branch":"main","path":"a.md","content":"two"}`)
+
+	list := e.ok(t, tools.ListDocuments, `{"branch":"main"}`)
+	assert.Equal(t, "branch", list["scope"])
+	require.Len(t, list["documents"], 1)
+	hist := e.ok(t, tools.DocumentHistory, `{"branch":"main","path":"a.md"}`)
+	require.Len(t, hist["entries"], 2)
+	rev := e.ok(t, tools.RevertDocument, `{"branch":"main","path":"a.md","toVersion":1}`)
+	assert.EqualValues(t, 3, rev["version"])
+	del := e.ok(t, tools.DeleteDocument, `{"branch":"main","path":"a.md"}`)
+	assert.Equal(t, "branch", del["scope"])
+
+	for name, args := range map[string]string{tools.ListDocuments: `{}`, tools.DeleteDocument: `{"path":"a.md"}`,
+		tools.DocumentHistory: `{"path":"a.md"}`, tools.RevertDocument: `{"path":"a.md","toVersion":1}`} {
+		te := e.fail(t, name, args, tools.CodeInvalidArgument)
+		assert.Contains(t, te.Message, "/scope: scope is required without branch", name)
+	}
+	e.fail(t, tools.ListDocuments, `{"scope":"global","branch":"main","x":1}`, tools.CodeInvalidArgument)
 }

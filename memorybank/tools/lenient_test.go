@@ -143,7 +143,7 @@ func TestNotFoundHintReadsNoDocument(t *testing.T) {
 	store := &countingStore{Store: mem}
 	read := tools.For(memorybank.New(store, nil))[2] // read_branch_memory_bank, in a fresh Bank
 	require.Equal(t, tools.ReadBranchMemoryBank, read.Name)
-	_, err := read.Handle(t.Context(), []byte(`{"branch":"main","path":"notes/1000.md"}`))
+	_, err := read.Handle(t.Context(), tools.Env{}, []byte(`{"branch":"main","path":"notes/1000.md"}`))
 	te := tools.AsError(err)
 	require.Equal(t, tools.CodeNotFound, te.Code, te.Message)
 	assert.Equal(t, 200, te.Details["totalDocuments"])
@@ -158,4 +158,18 @@ func envContent(t *testing.T, d *memorybank.Document) string {
 	}
 	require.NoError(t, json.Unmarshal(d.Content, &env))
 	return string(env.Content)
+}
+
+// A list sent as a string holding its JSON is that list, in every tool
+// whose argument takes a list and no string (tags here, and the memories',
+// plans' and skill graphs' tools alike, which Decode serves too); a string
+// that holds no list stays a wrong type.
+func TestListSentAsAString(t *testing.T) {
+	e := newToolEnv(t, nil)
+	out := e.ok(t, tools.WriteBranchMemoryBank, `{"branch":"main","path":"n.json","content":{"a":1},"tags":"[\"x\",\"y\"]"}`)
+	assert.Equal(t, []any{"x", "y"}, out["tags"])
+	out = e.ok(t, tools.WriteBranchMemoryBank, `{"branch":"main","path":"n.json","patches":"[{\"op\":\"replace\",\"path\":\"/content/a\",\"value\":2}]"}`)
+	assert.EqualValues(t, 2, out["version"])
+	te := e.fail(t, tools.WriteBranchMemoryBank, `{"branch":"main","path":"n.json","content":{"a":1},"tags":"x"}`, tools.CodeInvalidArgument)
+	assert.Contains(t, te.Message, "/tags: invalid type")
 }

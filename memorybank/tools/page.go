@@ -21,32 +21,39 @@ const (
 	MaxPageTokens     = 32000 // the largest maxTokens
 )
 
-// pageArgs are the paging arguments of a listing tool.
-type pageArgs struct {
+// PageArgs are the paging arguments of a listing tool, embedded in its
+// argument type (every listing tool of every domain pages alike); its
+// adjust calls AdjustPage.
+type PageArgs struct {
 	Limit     int `json:"limit,omitempty"`
 	Offset    int `json:"offset,omitempty"`
 	MaxTokens int `json:"maxTokens,omitempty"`
 }
 
-// adjustPage bounds the paging arguments, limit defaulting to limit.
-func adjustPage(s *jsonschema.Schema, limit int) {
-	setBounds(s, "limit", 1, MaxPageLimit)
-	setDefault(s, "limit", limit)
-	setBounds(s, "offset", 0, 0)
-	setBounds(s, "maxTokens", MinPageTokens, 0) // above MaxPageTokens: MaxPageTokens
-	setDefault(s, "maxTokens", DefaultPageTokens)
+// AdjustPage bounds the paging arguments of PageArgs (or of a type with
+// limit and maxTokens and no offset, for a tool that ranks and does not
+// skip), limit defaulting to limit.
+func AdjustPage(s *jsonschema.Schema, limit int) {
+	SetBounds(s, "limit", 1, MaxPageLimit)
+	SetDefault(s, "limit", limit)
+	if s.Properties["offset"] != nil {
+		SetBounds(s, "offset", 0, 0)
+	}
+	SetBounds(s, "maxTokens", MinPageTokens, 0) // above MaxPageTokens: MaxPageTokens
+	SetDefault(s, "maxTokens", DefaultPageTokens)
 }
 
-// pageResult says how many results follow a page (More) and, when any
-// do, how to get them (Hint: the offset of the next page).
-type pageResult struct {
+// PageResult says how many results follow a page (More) and, when any
+// do, how to get them (Hint: the offset of the next page); it is embedded
+// in a listing tool's result.
+type PageResult struct {
 	More int    `json:"more"`
 	Hint string `json:"hint,omitempty"`
 }
 
-// fit cuts items to the token budget (DefaultPageTokens when 0), keeping
+// Fit cuts items to the token budget (DefaultPageTokens when 0), keeping
 // the first item whatever its size.
-func fit[T any](items []T, budget int) []T {
+func Fit[T any](items []T, budget int) []T {
 	if budget <= 0 {
 		budget = DefaultPageTokens
 	}
@@ -65,10 +72,10 @@ func fit[T any](items []T, budget int) []T {
 	return items
 }
 
-// pageOf describes the page of returned results from offset, of total.
-func pageOf(offset, returned, total int) pageResult {
+// PageOf describes the page of returned results from offset, of total.
+func PageOf(offset, returned, total int) PageResult {
 	more := max(total-offset-returned, 0)
-	r := pageResult{More: more}
+	r := PageResult{More: more}
 	if more > 0 {
 		r.Hint = fmt.Sprintf("%d more: call again with offset %d (or raise limit, maxTokens).", more, offset+returned)
 	}

@@ -12,7 +12,7 @@ import (
 const SearchDocuments = "search_documents"
 
 // searchDocumentsDecl is the search_documents tool: Bank.Search.
-var searchDocumentsDecl = declare(SearchDocuments,
+var searchDocumentsDecl = Declare(SearchDocuments,
 	`Find documents by what they say (any language), best first, with a snippet each.`,
 	ReadOnly, adjustSearchDocuments, nil, runSearchDocuments)
 
@@ -21,38 +21,38 @@ type searchDocumentsArgs struct {
 	Scope  memorybank.Scope `json:"scope,omitempty"`
 	Branch string           `json:"branch,omitempty"`
 	Tags   []string         `json:"tags,omitempty" jsonschema:"all of these"`
-	pageArgs
+	PageArgs
 }
 
-func (a *searchDocumentsArgs) branchRef() *string { return &a.Branch }
-func (a *searchDocumentsArgs) needsBranch() bool  { return a.Scope == memorybank.ScopeBranch }
+func (a *searchDocumentsArgs) BranchRef() *string { return &a.Branch }
+func (a *searchDocumentsArgs) NeedsBranch() bool  { return a.Scope == memorybank.ScopeBranch }
 
 func adjustSearchDocuments(s *jsonschema.Schema) {
 	one := 1
-	setMinLength(s, "query", 1)
-	property(s, "query").MaxLength = jsonschema.Ptr(memorybank.MaxQueryBytes)
-	setEnum(s, "scope", string(memorybank.ScopeBranch), string(memorybank.ScopeGlobal), string(memorybank.ScopeAll))
-	setDefault(s, "scope", memorybank.ScopeAll)
-	tags := property(s, "tags")
+	SetMinLength(s, "query", 1)
+	Property(s, "query").MaxLength = jsonschema.Ptr(memorybank.MaxQueryBytes)
+	SetEnum(s, "scope", string(memorybank.ScopeBranch), string(memorybank.ScopeGlobal), string(memorybank.ScopeAll))
+	SetDefault(s, "scope", memorybank.ScopeAll)
+	tags := Property(s, "tags")
 	tags.Types, tags.Type = nil, "array"
 	tags.Items.MinLength = &one
-	adjustPage(s, memorybank.DefaultSearchLimit)
+	AdjustPage(s, memorybank.DefaultSearchLimit)
 }
 
 // searchResults is the result of search_documents.
 type searchResults struct {
 	Results []memorybank.TextHit `json:"results"`
-	pageResult
+	PageResult
 }
 
-func runSearchDocuments(ctx context.Context, b *memorybank.Bank, a *searchDocumentsArgs) (*searchResults, error) {
+func runSearchDocuments(ctx context.Context, b *memorybank.Bank, _ Env, a *searchDocumentsArgs) (*searchResults, error) {
 	p, err := b.SearchTextPage(ctx, memorybank.TextSearchRequest{Query: a.Query, Scope: a.Scope, Branch: a.Branch, Tags: a.Tags,
 		Limit: a.Limit, Offset: a.Offset})
 	if err != nil {
 		return nil, err
 	}
-	hits := fit(nonNil(p.Items), a.MaxTokens)
-	return &searchResults{hits, pageOf(a.Offset, len(hits), p.Total)}, nil
+	hits := Fit(NonNil(p.Items), a.MaxTokens)
+	return &searchResults{hits, PageOf(a.Offset, len(hits), p.Total)}, nil
 }
 
 // readContextBudget are the read_context arguments that choose documents
@@ -63,6 +63,6 @@ type readContextBudget struct {
 }
 
 func adjustReadContextBudget(s *jsonschema.Schema) {
-	property(s, "query").MaxLength = jsonschema.Ptr(memorybank.MaxQueryBytes)
-	setBounds(s, "maxTokens", 0, 0)
+	Property(s, "query").MaxLength = jsonschema.Ptr(memorybank.MaxQueryBytes)
+	SetBounds(s, "maxTokens", 0, 0)
 }

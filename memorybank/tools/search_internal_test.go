@@ -13,13 +13,9 @@ import (
 )
 
 // callSpec runs a declared tool as For's tools do.
-func callSpec(t *testing.T, d decl, b *memorybank.Bank, args string) (any, error) {
+func callSpec(t *testing.T, d Decl[*memorybank.Bank], b *memorybank.Bank, args string) (any, error) {
 	t.Helper()
-	res, err := d.handle(context.Background(), b, json.RawMessage(args))
-	if err != nil {
-		return nil, AsError(err)
-	}
-	return res, nil
+	return d.Bind(b).Handle(context.Background(), Env{}, json.RawMessage(args))
 }
 
 func TestSearchDocumentsTool(t *testing.T) {
@@ -75,7 +71,7 @@ func TestReadContextBudgetArguments(t *testing.T) {
 	b := memorybank.New(&memorybank.MemStore{}, nil)
 	_, err := b.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "notes/pay.md", Text: "Refunds need a manager.\n"})
 	require.NoError(t, err)
-	i := slices.IndexFunc(decls, func(d decl) bool { return d.name == ReadContext })
+	i := slices.IndexFunc(decls, func(d Decl[*memorybank.Bank]) bool { return d.Name() == ReadContext })
 	require.GreaterOrEqual(t, i, 0)
 	spec := decls[i]
 	res, err := callSpec(t, spec, b, `{"includeBranchMemory":false,"includeRules":false,"query":"refunds","maxTokens":2000}`)

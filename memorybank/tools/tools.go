@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemobank/mnemobank/jsonpatch"
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/screen"
 )
 
 // Tool is one agent tool over a Bank, independent of any transport: a host
@@ -42,9 +43,13 @@ type Tool struct {
 	Annotations  Annotations        `json:"annotations"`
 	// InputType and OutputType are the Go types the schemas are derived
 	// from.
-	InputType  reflect.Type                                                 `json:"-"`
-	OutputType reflect.Type                                                 `json:"-"`
-	Handle     func(ctx context.Context, args json.RawMessage) (any, error) `json:"-"`
+	InputType  reflect.Type `json:"-"`
+	OutputType reflect.Type `json:"-"`
+	// Handle runs the tool with the arguments the model sent; env says
+	// who calls and supplies what the model may omit (the zero Env
+	// works).
+	Handle func(ctx context.Context, env Env, args json.RawMessage) (any, error) `json:"-"`
+	branch bool                                                                  // the arguments have a branch a BranchResolver may supply
 }
 
 // Tool names, as the memory-bank MCP server names its tools.
@@ -63,61 +68,55 @@ const (
 const writeText = `: content (the whole document) or patches (RFC 6902, to an existing one), mutually exclusive.`
 
 // decls is every tool, in the order For returns them.
-var decls = []decl{
-	declare(WriteBranchMemoryBank,
+var decls = []Decl[*memorybank.Bank]{
+	Declare(WriteBranchMemoryBank,
 		`Write a document of a branch's bank (branch required)`+writeText,
 		Overwriting, adjustWrite, lenientWrite,
-		func(ctx context.Context, b *memorybank.Bank, a *writeBranchArgs) (*writeToolResult, error) {
-			return runWrite(ctx, b, memorybank.ScopeBranch, a.Branch, &a.writeArgs)
+		func(ctx context.Context, b *memorybank.Bank, env Env, a *writeBranchArgs) (*writeToolResult, error) {
+			return runWrite(ctx, b, env, memorybank.ScopeBranch, a.Branch, &a.writeArgs)
 		}),
-	declare(WriteGlobalMemoryBank,
+	Declare(WriteGlobalMemoryBank,
 		`Write a document of the global bank (shared by all branches)`+writeText,
 		Overwriting, adjustWrite, lenientWrite,
-		func(ctx context.Context, b *memorybank.Bank, a *writeArgs) (*writeToolResult, error) {
-			return runWrite(ctx, b, memorybank.ScopeGlobal, "", a)
+		func(ctx context.Context, b *memorybank.Bank, env Env, a *writeArgs) (*writeToolResult, error) {
+			return runWrite(ctx, b, env, memorybank.ScopeGlobal, "", a)
 		}),
-	declare(ReadBranchMemoryBank,
+	Declare(ReadBranchMemoryBank,
 		`Read a document of a branch's bank (branch required): metadata, version and content.`,
 		ReadOnly, nil, nil,
-		func(ctx context.Context, b *memorybank.Bank, a *readBranchArgs) (*memorybank.Document, error) {
+		func(ctx context.Context, b *memorybank.Bank, _ Env, a *readBranchArgs) (*readResult, error) {
 			return runRead(ctx, b, memorybank.ScopeBranch, a.Branch, a.Path)
 		}),
-	declare(ReadGlobalMemoryBank,
+	Declare(ReadGlobalMemoryBank,
 		`Read a document of the global bank: metadata, version and content.`,
 		ReadOnly, nil, nil,
-		func(ctx context.Context, b *memorybank.Bank, a *readArgs) (*memorybank.Document, error) {
+		func(ctx context.Context, b *memorybank.Bank, _ Env, a *readArgs) (*readResult, error) {
 			return runRead(ctx, b, memorybank.ScopeGlobal, "", a.Path)
 		}),
-	declare(ReadContext,
+	Declare(ReadContext,
 		`Call first in a task: rules, both banks' core files, other paths; with query the most relevant documents. `+
 			`branch required unless includeBranchMemory is false.`,
 		// read_context initialises a new branch bank with the core files.
 		Initialising, adjustReadContext, nil, runReadContext),
-	declare(ReadRules, `Read the rules (Markdown): how to use and keep the memory bank.`,
+	Declare(ReadRules, `Read the rules (Markdown): how to use and keep the memory bank.`,
 		ReadOnly, adjustLanguage, nil, runReadRules),
-	declare(SearchDocumentsByTags,
+	Declare(SearchDocumentsByTags,
 		`Find documents by tags, without content.`,
 		ReadOnly, adjustSearchByTags, nil, runSearch),
 	searchDocumentsDecl,
-	declare(ListDocuments,
+	Declare(ListDocuments,
 		`List one bank's documents by path with title, tags, version, size.`,
-		ReadOnly, adjustList, nil, runList),
-	declare(DeleteDocument,
+		ReadOnly, adjustList, inferScope, runList),
+	Declare(DeleteDocument,
 		`Delete a document; revert_document restores it.`,
-		Replacing, adjustDelete, nil, runDelete),
+		Replacing, adjustDelete, inferScope, runDelete),
 	historyDecl,
 	revertDecl,
 }
 
-// Option configures the tools For returns.
-type Option func(*options)
-
-type options struct{ branchNote string }
-
-// BranchNote appends text to the description of every tool with a branch
-// argument, and of that argument: for a host that supplies an omitted
-// branch (see WithBranchResolver) and says how.
-func BranchNote(text string) Option { return func(o *options) { o.branchNote = text } }
+// Defs returns the tools of the memory bank b bound to it, in the order
+// of For, without deriving their schemas.
+func Defs(b *memorybank.Bank) []Def { return Bind(b, decls...) }
 
 // For returns the agent tools of the memory bank b, in a fixed order:
 // write_branch_memory_bank, write_global_memory_bank,
@@ -126,55 +125,7 @@ func BranchNote(text string) Option { return func(o *options) { o.branchNote = t
 // delete_document, document_history, revert_document.
 // The schemas are derived once per process, by the first call; each call
 // returns new Tool values whose schemas the caller may modify.
-func For(b *memorybank.Bank, opts ...Option) []Tool {
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
-	tools := make([]Tool, 0, len(decls))
-	for _, d := range decls {
-		t := Tool{Name: d.name, Description: d.description, InputSchema: d.derive().inSchema.CloneSchemas(),
-			OutputSchema: d.derive().outSchema.CloneSchemas(), Annotations: d.effect.Annotations(), InputType: d.in, OutputType: d.out}
-		if d.branch && o.branchNote != "" {
-			t.Description += o.branchNote
-			if p := t.InputSchema.Properties["branch"]; p != nil {
-				p.Description += o.branchNote
-			}
-		}
-		t.Handle = func(ctx context.Context, args json.RawMessage) (any, error) {
-			res, err := d.handle(ctx, b, args)
-			if err != nil {
-				return nil, AsError(err)
-			}
-			return res, nil
-		}
-		tools = append(tools, t)
-	}
-	return tools
-}
-
-// Call runs the tool named name on b with the arguments the model sent,
-// as the Handle of For(b)'s Tool of that name does, deriving only that
-// tool's schema and decoder: for a host that registers the tools from
-// their schemas saved beforehand (as the MCP server does, to start fast).
-// An unknown name is an INVALID_ARGUMENT *Error listing the tools.
-func Call(ctx context.Context, b *memorybank.Bank, name string, args json.RawMessage) (any, error) {
-	for i := range decls {
-		if d := &decls[i]; d.name == name {
-			res, err := d.handle(ctx, b, args)
-			if err != nil {
-				return nil, AsError(err)
-			}
-			return res, nil
-		}
-	}
-	names := make([]string, len(decls))
-	for i, d := range decls {
-		names[i] = d.name
-	}
-	return nil, &Error{Code: CodeInvalidArgument, Err: ErrUnknownTool,
-		Message: fmt.Sprintf("no tool %q; the tools are %s", name, strings.Join(names, ", "))}
-}
+func For(b *memorybank.Bank, opts ...Option) []Tool { return Tools(Defs(b), opts...) }
 
 // patchArgError reports a patches argument that does not decode as an RFC
 // 6902 patch (an unknown op, a malformed pointer, a move without from) as
@@ -217,41 +168,41 @@ type writeBranchArgs struct {
 	writeArgs
 }
 
-func (a *writeBranchArgs) branchRef() *string { return &a.Branch }
-func (a *writeBranchArgs) needsBranch() bool  { return true }
+func (a *writeBranchArgs) BranchRef() *string { return &a.Branch }
+func (a *writeBranchArgs) NeedsBranch() bool  { return true }
 
 func adjustWrite(s *jsonschema.Schema) {
-	content := property(s, "content")
+	content := Property(s, "content")
 	content.Types = []string{"string", "object"}
-	patches := property(s, "patches")
+	patches := Property(s, "patches")
 	patches.Types, patches.Type = nil, "array"
 	one := 1
 	patches.MinItems = &one
 	op := patches.Items
 	op.AdditionalProperties = nil // RFC 6902: other members are ignored
-	setEnum(op, "op", jsonpatch.OpAdd, jsonpatch.OpRemove, jsonpatch.OpReplace, jsonpatch.OpMove, jsonpatch.OpCopy, jsonpatch.OpTest)
-	tags := property(s, "tags")
+	SetEnum(op, "op", jsonpatch.OpAdd, jsonpatch.OpRemove, jsonpatch.OpReplace, jsonpatch.OpMove, jsonpatch.OpCopy, jsonpatch.OpTest)
+	tags := Property(s, "tags")
 	tags.Types, tags.Type = nil, "array"
 	tags.Items.MinLength = &one
-	setEnum(s, "mode", string(memorybank.ModeUpsert), string(memorybank.ModeCreate), string(memorybank.ModeUpdate))
-	setDefault(s, "mode", memorybank.ModeUpsert)
-	setBounds(s, "ifVersion", 0, 0)
-	setDefault(s, "returnContent", false)
+	SetEnum(s, "mode", string(memorybank.ModeUpsert), string(memorybank.ModeCreate), string(memorybank.ModeUpdate))
+	SetDefault(s, "mode", memorybank.ModeUpsert)
+	SetBounds(s, "ifVersion", 0, 0)
+	SetDefault(s, "returnContent", false)
 }
 
 // writeToolResult is the WriteResult, plus the stored document when
 // returnContent is set.
 type writeToolResult struct {
 	*memorybank.WriteResult
-	Document *memorybank.Document `json:"document,omitempty"`
+	Document *readResult `json:"document,omitempty"`
 }
 
-func runWrite(ctx context.Context, b *memorybank.Bank, scope memorybank.Scope, branch string, a *writeArgs) (*writeToolResult, error) {
+func runWrite(ctx context.Context, b *memorybank.Bank, env Env, scope memorybank.Scope, branch string, a *writeArgs) (*writeToolResult, error) {
 	tool := WriteGlobalMemoryBank
 	if scope == memorybank.ScopeBranch {
 		tool = WriteBranchMemoryBank
 	}
-	req := memorybank.WriteRequest{Scope: scope, Branch: branch, Path: a.Path, Patches: a.Patches, Actor: actorFrom(ctx),
+	req := memorybank.WriteRequest{Scope: scope, Branch: branch, Path: a.Path, Patches: a.Patches, Actor: env.Actor,
 		Tags: a.Tags, Mode: a.Mode, IfVersion: a.IfVersion, Provenance: &memorybank.Provenance{Tool: tool}}
 	if err := setContent(&req, a.Content); err != nil {
 		return nil, err
@@ -264,7 +215,9 @@ func runWrite(ctx context.Context, b *memorybank.Bank, scope memorybank.Scope, b
 	if a.ReturnContent {
 		// The document this write stored, not read back: a concurrent
 		// writer cannot swap in another version.
-		out.Document, _ = res.Document()
+		if doc, err := res.Document(); err == nil {
+			out.Document = asRead(doc)
+		}
 	}
 	return out, nil
 }
@@ -278,15 +231,40 @@ type readBranchArgs struct {
 	readArgs
 }
 
-func (a *readBranchArgs) branchRef() *string { return &a.Branch }
-func (a *readBranchArgs) needsBranch() bool  { return true }
+func (a *readBranchArgs) BranchRef() *string { return &a.Branch }
+func (a *readBranchArgs) NeedsBranch() bool  { return true }
 
-func runRead(ctx context.Context, b *memorybank.Bank, scope memorybank.Scope, branch, path string) (*memorybank.Document, error) {
+// readResult is a document as a read answers it, with its metadata once:
+// inside the envelope that is a JSON document's content, or as metadata
+// beside a text document's text (memorybank.Document also repeats the
+// metadata's fields at its top, which a model would read twice). version
+// is kept at the top, as every write answers it, for ifVersion.
+type readResult struct {
+	Scope    memorybank.Scope  `json:"scope"`
+	Branch   string            `json:"branch,omitempty"`
+	Path     string            `json:"path"`
+	Format   memorybank.Format `json:"format"`
+	Version  int64             `json:"version"`
+	Metadata json.RawMessage   `json:"metadata,omitempty"`
+	Content  json.RawMessage   `json:"content"`
+	Flags    []screen.Flag     `json:"flags,omitempty"`
+}
+
+func asRead(d *memorybank.Document) *readResult {
+	return &readResult{Scope: d.Scope, Branch: d.Branch, Path: d.Path, Format: d.Format, Version: d.Version,
+		Metadata: d.Metadata, Content: d.Content, Flags: d.Flags}
+}
+
+func runRead(ctx context.Context, b *memorybank.Bank, scope memorybank.Scope, branch, path string) (*readResult, error) {
 	doc, err := b.Read(ctx, memorybank.ReadRequest{Scope: scope, Branch: branch, Path: path})
 	if err != nil {
 		return nil, withAvailable(ctx, b, err, scope, branch)
 	}
-	return bounded(doc, b.Options().MaxDocumentBytes)
+	doc, err = bounded(doc, b.Options().MaxDocumentBytes)
+	if err != nil {
+		return nil, err
+	}
+	return asRead(doc), nil
 }
 
 // Truncate returns text when it is at most limit bytes, else its first
@@ -338,26 +316,26 @@ type readContextArgs struct {
 	readContextBudget
 }
 
-func (a *readContextArgs) branchRef() *string { return &a.Branch }
-func (a *readContextArgs) needsBranch() bool {
+func (a *readContextArgs) BranchRef() *string { return &a.Branch }
+func (a *readContextArgs) NeedsBranch() bool {
 	return a.IncludeBranchMemory == nil || *a.IncludeBranchMemory
 }
 
 func adjustLanguage(s *jsonschema.Schema) {
-	setEnum(s, "language", string(memorybank.English), string(memorybank.Japanese), string(memorybank.Chinese))
+	SetEnum(s, "language", string(memorybank.English), string(memorybank.Japanese), string(memorybank.Chinese))
 }
 
 func adjustReadContext(s *jsonschema.Schema) {
 	adjustLanguage(s)
 	for _, name := range []string{"includeRules", "includeBranchMemory", "includeGlobalMemory"} {
-		p := property(s, name)
+		p := Property(s, name)
 		p.Types, p.Type = nil, "boolean"
-		setDefault(s, name, true)
+		SetDefault(s, name, true)
 	}
 	adjustReadContextBudget(s)
 }
 
-func runReadContext(ctx context.Context, b *memorybank.Bank, a *readContextArgs) (*memorybank.ReadContextResult, error) {
+func runReadContext(ctx context.Context, b *memorybank.Bank, _ Env, a *readContextArgs) (*memorybank.ReadContextResult, error) {
 	return b.ReadContext(ctx, memorybank.ReadContextRequest{Branch: a.Branch, Language: a.Language,
 		IncludeRules: a.IncludeRules, IncludeBranchMemory: a.IncludeBranchMemory, IncludeGlobalMemory: a.IncludeGlobalMemory,
 		Query: a.Query, MaxTokens: a.MaxTokens})
@@ -373,7 +351,7 @@ type rulesResult struct {
 	Content  string              `json:"content"`
 }
 
-func runReadRules(ctx context.Context, b *memorybank.Bank, a *readRulesArgs) (*rulesResult, error) {
+func runReadRules(ctx context.Context, b *memorybank.Bank, _ Env, a *readRulesArgs) (*rulesResult, error) {
 	if a.Language == "" {
 		a.Language = b.Options().Language
 	}
@@ -389,23 +367,24 @@ type searchByTagsArgs struct {
 	Match  memorybank.Match `json:"match,omitempty"`
 	Scope  memorybank.Scope `json:"scope,omitempty"`
 	Branch string           `json:"branch,omitempty"`
-	pageArgs
+	PageArgs
 }
 
-func (a *searchByTagsArgs) branchRef() *string { return &a.Branch }
-func (a *searchByTagsArgs) needsBranch() bool  { return a.Scope == memorybank.ScopeBranch }
+func (a *searchByTagsArgs) BranchRef() *string { return &a.Branch }
+func (a *searchByTagsArgs) NeedsBranch() bool  { return a.Scope == memorybank.ScopeBranch }
+func (a *searchByTagsArgs) wantsBranch() bool  { return a.Scope == memorybank.ScopeAll }
 
 func adjustSearchByTags(s *jsonschema.Schema) {
-	tags := property(s, "tags")
+	tags := Property(s, "tags")
 	tags.Types, tags.Type = nil, "array"
 	one := 1
 	tags.MinItems = &one
 	tags.Items.MinLength = &one
-	setEnum(s, "match", string(memorybank.MatchAny), string(memorybank.MatchAll))
-	setDefault(s, "match", memorybank.MatchAny)
-	setEnum(s, "scope", string(memorybank.ScopeBranch), string(memorybank.ScopeGlobal), string(memorybank.ScopeAll))
-	setDefault(s, "scope", memorybank.ScopeAll)
-	adjustPage(s, defaultListLimit)
+	SetEnum(s, "match", string(memorybank.MatchAny), string(memorybank.MatchAll))
+	SetDefault(s, "match", memorybank.MatchAny)
+	SetEnum(s, "scope", string(memorybank.ScopeBranch), string(memorybank.ScopeGlobal), string(memorybank.ScopeAll))
+	SetDefault(s, "scope", memorybank.ScopeAll)
+	AdjustPage(s, defaultListLimit)
 }
 
 // defaultListLimit is the default limit of list_documents and
@@ -415,48 +394,64 @@ const defaultListLimit = 20
 // tagResults is the result of search_documents_by_tags.
 type tagResults struct {
 	Documents []memorybank.SearchHit `json:"documents"`
-	pageResult
+	PageResult
 }
 
-func runSearch(ctx context.Context, b *memorybank.Bank, a *searchByTagsArgs) (*tagResults, error) {
+func runSearch(ctx context.Context, b *memorybank.Bank, _ Env, a *searchByTagsArgs) (*tagResults, error) {
 	p, err := b.SearchByTagsPage(ctx, memorybank.SearchRequest{Tags: a.Tags, Match: a.Match, Scope: a.Scope, Branch: a.Branch,
 		Offset: a.Offset, Limit: cmp.Or(a.Limit, defaultListLimit)})
 	if err != nil {
 		return nil, err
 	}
-	hits := fit(nonNil(p.Items), a.MaxTokens)
-	return &tagResults{hits, pageOf(a.Offset, len(hits), p.Total)}, nil
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
+	hits := Fit(NonNil(p.Items), a.MaxTokens)
+	return &tagResults{hits, PageOf(a.Offset, len(hits), p.Total)}, nil
 }
 
 // scopedArgs are the scope and branch of a tool on one bank.
+// scope may be left out when branch is given (inferScope): the bank a
+// branch names is the branch's.
 type scopedArgs struct {
-	Scope  memorybank.Scope `json:"scope"`
+	Scope  memorybank.Scope `json:"scope,omitempty" jsonschema:"branch if branch is given"`
 	Branch string           `json:"branch,omitempty"`
 }
 
-func (a *scopedArgs) branchRef() *string { return &a.Branch }
-func (a *scopedArgs) needsBranch() bool  { return a.Scope == memorybank.ScopeBranch }
+func (a *scopedArgs) argProblems() []memorybank.Problem {
+	if a.Scope == "" {
+		return []memorybank.Problem{{Pointer: "/scope", Message: "scope is required without branch: give scope global, or branch (scope branch)"}}
+	}
+	return nil
+}
+
+// inferScope gives an omitted scope from the branch: a call naming a
+// branch means the branch's bank. Without either, the call is refused
+// (argProblems): "global" guessed for a delete would remove another
+// bank's document.
+func inferScope(args map[string]json.RawMessage) {
+	if _, given := args["scope"]; given {
+		return
+	}
+	var branch string
+	if json.Unmarshal(args["branch"], &branch) == nil && branch != "" {
+		args["scope"] = json.RawMessage(`"branch"`)
+	}
+}
+
+func (a *scopedArgs) BranchRef() *string { return &a.Branch }
+func (a *scopedArgs) NeedsBranch() bool  { return a.Scope == memorybank.ScopeBranch }
 
 func adjustScoped(s *jsonschema.Schema) {
-	setEnum(s, "scope", string(memorybank.ScopeBranch), string(memorybank.ScopeGlobal))
+	SetEnum(s, "scope", string(memorybank.ScopeBranch), string(memorybank.ScopeGlobal))
 }
 
 type listArgs struct {
 	scopedArgs
 	Prefix string `json:"prefix,omitempty" jsonschema:"e.g. notes/"`
-	pageArgs
+	PageArgs
 }
 
 func adjustList(s *jsonschema.Schema) {
 	adjustScoped(s)
-	adjustPage(s, defaultListLimit)
+	AdjustPage(s, defaultListLimit)
 }
 
 // listResult is the result of list_documents.
@@ -464,17 +459,17 @@ type listResult struct {
 	Scope     memorybank.Scope       `json:"scope"`
 	Branch    string                 `json:"branch,omitempty"`
 	Documents []memorybank.ListEntry `json:"documents"`
-	pageResult
+	PageResult
 }
 
-func runList(ctx context.Context, b *memorybank.Bank, a *listArgs) (*listResult, error) {
+func runList(ctx context.Context, b *memorybank.Bank, _ Env, a *listArgs) (*listResult, error) {
 	p, err := b.ListPage(ctx, memorybank.ListRequest{Scope: a.Scope, Branch: a.Branch, Prefix: a.Prefix,
 		Offset: a.Offset, Limit: cmp.Or(a.Limit, defaultListLimit)})
 	if err != nil {
 		return nil, err
 	}
-	entries := fit(nonNil(p.Items), a.MaxTokens)
-	return &listResult{a.Scope, a.Branch, entries, pageOf(a.Offset, len(entries), p.Total)}, nil
+	entries := Fit(NonNil(p.Items), a.MaxTokens)
+	return &listResult{a.Scope, a.Branch, entries, PageOf(a.Offset, len(entries), p.Total)}, nil
 }
 
 type deleteArgs struct {
@@ -485,7 +480,7 @@ type deleteArgs struct {
 
 func adjustDelete(s *jsonschema.Schema) {
 	adjustScoped(s)
-	setBounds(s, "ifVersion", 0, 0)
+	SetBounds(s, "ifVersion", 0, 0)
 }
 
 // deleteResult is the result of delete_document.
@@ -496,8 +491,8 @@ type deleteResult struct {
 	Path    string           `json:"path"`
 }
 
-func runDelete(ctx context.Context, b *memorybank.Bank, a *deleteArgs) (*deleteResult, error) {
-	req := memorybank.DeleteRequest{Scope: a.Scope, Branch: a.Branch, Path: a.Path, IfVersion: a.IfVersion, Actor: actorFrom(ctx)}
+func runDelete(ctx context.Context, b *memorybank.Bank, env Env, a *deleteArgs) (*deleteResult, error) {
+	req := memorybank.DeleteRequest{Scope: a.Scope, Branch: a.Branch, Path: a.Path, IfVersion: a.IfVersion, Actor: env.Actor}
 	if err := b.Delete(ctx, req); err != nil {
 		return nil, withAvailable(ctx, b, err, req.Scope, req.Branch)
 	}

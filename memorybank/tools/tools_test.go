@@ -48,7 +48,7 @@ func (e *toolEnv) call(t *testing.T, name, args string) (map[string]any, *tools.
 	t.Helper()
 	tool, ok := e.tools[name]
 	require.True(t, ok, "no tool %s", name)
-	res, err := tool.Handle(t.Context(), json.RawMessage(args))
+	res, err := tool.Handle(t.Context(), tools.Env{}, json.RawMessage(args))
 	if err != nil {
 		var te *tools.Error
 		require.ErrorAs(t, err, &te, "a tool error is always a *tools.Error")
@@ -108,10 +108,10 @@ func TestToolsDefinitions(t *testing.T) {
 		{tools.ReadRules, []string{"language"}, nil},
 		{tools.SearchDocumentsByTags, []string{"branch", "limit", "match", "maxTokens", "offset", "scope", "tags"}, []string{"tags"}},
 		{tools.SearchDocuments, []string{"branch", "limit", "maxTokens", "offset", "query", "scope", "tags"}, []string{"query"}},
-		{tools.ListDocuments, []string{"branch", "limit", "maxTokens", "offset", "prefix", "scope"}, []string{"scope"}},
-		{tools.DeleteDocument, []string{"branch", "ifVersion", "path", "scope"}, []string{"path", "scope"}},
-		{tools.DocumentHistory, []string{"branch", "limit", "maxTokens", "offset", "path", "scope"}, []string{"path", "scope"}},
-		{tools.RevertDocument, []string{"branch", "ifVersion", "path", "scope", "toVersion"}, []string{"path", "scope", "toVersion"}},
+		{tools.ListDocuments, []string{"branch", "limit", "maxTokens", "offset", "prefix", "scope"}, nil},
+		{tools.DeleteDocument, []string{"branch", "ifVersion", "path", "scope"}, []string{"path"}},
+		{tools.DocumentHistory, []string{"branch", "limit", "maxTokens", "offset", "path", "scope"}, []string{"path"}},
+		{tools.RevertDocument, []string{"branch", "ifVersion", "path", "scope", "toVersion"}, []string{"path", "toVersion"}},
 	}
 	all := tools.For(e.bank)
 	require.Len(t, all, len(want))
@@ -263,7 +263,7 @@ func BenchmarkToolHandle(b *testing.B) {
 	for _, tool := range tools.For(bank) {
 		byName[tool.Name] = tool
 	}
-	_, err := byName[tools.WriteGlobalMemoryBank].Handle(ctx,
+	_, err := byName[tools.WriteGlobalMemoryBank].Handle(ctx, tools.Env{},
 		json.RawMessage(`{"path":"notes.json","content":{"steps":["a","b","c"],"owner":"me"},"tags":["x"]}`))
 	require.NoError(b, err)
 	b.Run("Bank.Read", func(b *testing.B) {
@@ -276,7 +276,7 @@ func BenchmarkToolHandle(b *testing.B) {
 	b.Run("read_global_memory_bank", func(b *testing.B) {
 		args := json.RawMessage(`{"path":"notes.json"}`)
 		for b.Loop() {
-			res, err := byName[tools.ReadGlobalMemoryBank].Handle(ctx, args)
+			res, err := byName[tools.ReadGlobalMemoryBank].Handle(ctx, tools.Env{}, args)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -288,33 +288,40 @@ func BenchmarkToolHandle(b *testing.B) {
 	b.Run("write_global_memory_bank/patch", func(b *testing.B) {
 		args := json.RawMessage(`{"path":"notes.json","patches":[{"op":"replace","path":"/content/owner","value":"you"}]}`)
 		for b.Loop() {
-			if _, err := byName[tools.WriteGlobalMemoryBank].Handle(ctx, args); err != nil {
+			if _, err := byName[tools.WriteGlobalMemoryBank].Handle(ctx, tools.Env{}, args); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 }
 
-// Call runs a tool by its name as the Handle of For's Tool does, and
-// refuses a name that is not a tool, listing the tools.
-func TestCallByName(t *testing.T) {
+// A Def looked up by name runs as the Handle of For's Tool does, and
+// Lookup refuses a name that is not a tool, listing the tools.
+func TestLookupByName(t *testing.T) {
 	e := newToolEnv(t, nil)
 	ctx := context.Background()
-	res, err := tools.Call(ctx, e.bank, tools.WriteGlobalMemoryBank, json.RawMessage(`{"path":"a.json","content":{"x":1}}`))
+	call := func(name string, args json.RawMessage) (any, error) {
+		d, err := tools.Lookup(tools.Defs(e.bank), name)
+		if err != nil {
+			return nil, err
+		}
+		return d.Handle(ctx, tools.Env{}, args)
+	}
+	res, err := call(tools.WriteGlobalMemoryBank, json.RawMessage(`{"path":"a.json","content":{"x":1}}`))
 	require.NoError(t, err)
 	got, err := json.Marshal(res)
 	require.NoError(t, err)
 	assert.Contains(t, string(got), `"version":1`)
 	out, te := e.call(t, tools.ReadGlobalMemoryBank, `{"path":"a.json"}`)
 	require.Nil(t, te)
-	assert.EqualValues(t, 1, out["version"], "Call wrote what Handle reads")
+	assert.EqualValues(t, 1, out["version"], "the Def wrote what Handle reads")
 
-	_, err = tools.Call(ctx, e.bank, tools.ReadGlobalMemoryBank, json.RawMessage(`{"path":"a.json","x":1}`))
+	_, err = call(tools.ReadGlobalMemoryBank, json.RawMessage(`{"path":"a.json","x":1}`))
 	var bad *tools.Error
 	require.ErrorAs(t, err, &bad)
 	assert.Equal(t, tools.CodeInvalidArgument, bad.Code)
 
-	_, err = tools.Call(ctx, e.bank, "read_bank", nil)
+	_, err = call("read_bank", nil)
 	require.ErrorIs(t, err, tools.ErrUnknownTool)
 	var unknown *tools.Error
 	require.ErrorAs(t, err, &unknown)

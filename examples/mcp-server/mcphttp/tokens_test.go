@@ -288,6 +288,11 @@ func TestHistoryNamesTheToken(t *testing.T) {
 	ok(t, a, "apply_memory_ops", `{"branch":"main","plan":`+createPlan+`,"confirmed":true}`)
 	planned := ok(t, b, "document_history", `{"scope":"branch","branch":"main","path":"details/learnings/flaky-test.md"}`)
 	assert.Contains(t, fmtJSON(t, planned), `"actor":"alice"`, "a plan's writes name its token")
+	ok(t, a, "write_skill_graph", `{"skillId":"deploy","graph":{"nodes":[{"id":"a","type":"instruction","data":{"label":"Build"}}],"edges":[]}}`)
+	ok(t, b, "apply_skill_graph_operations", `{"skillId":"deploy","operations":[{"operationId":"op1","kind":"addNode","node":{"type":"instruction","label":"Ship"}}]}`)
+	skill := fmtJSON(t, ok(t, a, "document_history", `{"scope":"global","path":"skills/deploy.json"}`))
+	assert.Contains(t, skill, `"actor":"alice"`, "a skill graph's write names its token")
+	assert.Contains(t, skill, `"actor":"bob"`, "a skill graph's change names its token")
 
 	h := ok(t, a, "document_history", `{"scope":"branch","branch":"main","path":"notes.md"}`)
 	raw, err := json.Marshal(h)

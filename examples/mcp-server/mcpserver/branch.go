@@ -55,46 +55,13 @@ var errBranchRequiredRemote = fmt.Errorf("%w: branch is required over HTTP", mem
 // errDetachedHead: the client's work tree has no current branch.
 var errDetachedHead = errors.New("the git work tree is on a detached HEAD")
 
-// branchUsedKey holds, in a call's context, where rootsBranch records the
-// branch it took from the roots (a **branchUsed set by the handler).
-type branchUsedKey struct{}
-
-// branchArgs is the argument type of a server tool whose branch may come
-// from the roots.
-type branchArgs interface {
-	branchRef() *string
-	needsBranch() bool
-}
-
-// fillBranch fills in the omitted branch of decoded arguments that need
-// one, from the client's roots.
-func fillBranch(ctx context.Context, req *mcp.CallToolRequest, in any) error {
-	ba, ok := in.(branchArgs)
-	if !ok || *ba.branchRef() != "" || !ba.needsBranch() {
-		return nil
-	}
-	s, _ := ctx.Value(serverKey{}).(*Server)
-	if s == nil {
-		return nil
-	}
-	branch, err := s.rootsBranch(ctx, req)
-	if err != nil {
-		return err
-	}
-	*ba.branchRef() = branch
-	return nil
-}
-
-// serverKey holds the server in a call's context, for fillBranch.
-type serverKey struct{}
-
 // rootsBranch returns the branch of a call that needs one and omitted it:
 // the current branch of the client's single root, or "" (the tool then
 // reports the missing branch as it always did). It records what it used
 // for the result's branchFromRoots. The error is a *needInput when the
 // client's roots must be asked for first (once per session until they
-// change), or a *tools.Error.
-func (s *Server) rootsBranch(ctx context.Context, req *mcp.CallToolRequest) (string, error) {
+// change), or a *tools.Error. used, when not nil, is set to what it used.
+func (s *Server) rootsBranch(ctx context.Context, req *mcp.CallToolRequest, used **branchUsed) (string, error) {
 	if s.remote.Load() {
 		// The roots name the client's machine; read on this one they
 		// would let a remote client probe the server's disk.
@@ -114,21 +81,52 @@ func (s *Server) rootsBranch(ctx context.Context, req *mcp.CallToolRequest) (str
 		if req.ProtocolVersion() >= multiRoundTripProtocol {
 			return "", &needInput{requests: mcp.InputRequestMap{rootsRequestID: &mcp.ListRootsParams{}}}
 		}
-		// Earlier protocols: ask now. A client that declares roots but
-		// cannot list them (some answer "method not found") is taken as
-		// having none, so the call still runs.
-		lctx, cancel := context.WithTimeout(ctx, rootsTimeout)
-		res, err := req.Session.ListRoots(lctx, nil)
-		cancel()
-		if err != nil {
-			s.logger.Warn("the client declared roots but did not list them; branch detection is off for this session", "err", err)
-			roots = nil
-		} else {
-			roots = res.Roots
-		}
-		s.roots.set(req.Session, roots)
-		s.track(req.Session)
+		roots = s.listRoots(ctx, req.Session)
 	}
+	return branchOfRoots(roots, used)
+}
+
+// listRoots asks the client for its roots (protocols before multi
+// round-trip requests) and keeps them for the session. A client that
+// declares roots but cannot list them (some answer "method not found") is
+// taken as having none, so the call still runs.
+func (s *Server) listRoots(ctx context.Context, ss *mcp.ServerSession) []*mcp.Root {
+	lctx, cancel := context.WithTimeout(ctx, rootsTimeout)
+	res, err := ss.ListRoots(lctx, nil)
+	cancel()
+	var roots []*mcp.Root
+	if err != nil {
+		s.logger.Warn("the client declared roots but did not list them; branch detection is off for this session", "err", err)
+	} else {
+		roots = res.Roots
+	}
+	s.roots.set(ss, roots)
+	s.track(ss)
+	return roots
+}
+
+// sessionBranch is rootsBranch for a request that cannot ask for input
+// in its result (prompts/get): the roots the session has, or asked for
+// over a protocol that lets the server ask; "" when there are none.
+func (s *Server) sessionBranch(ctx context.Context, ss *mcp.ServerSession, protocol string) (string, error) {
+	if s.remote.Load() || ss == nil {
+		return "", nil
+	}
+	roots, ok := s.roots.get(ss)
+	if !ok {
+		p := ss.InitializeParams()
+		if p == nil || p.Capabilities == nil || p.Capabilities.RootsV2 == nil || protocol >= multiRoundTripProtocol {
+			return "", nil
+		}
+		roots = s.listRoots(ctx, ss)
+	}
+	return branchOfRoots(roots, nil)
+}
+
+// branchOfRoots is the current branch of the single root's git work tree,
+// "" when there is not exactly one root or it is not in a work tree, and
+// an error for a detached HEAD. used, when not nil, is set to what it used.
+func branchOfRoots(roots []*mcp.Root, used **branchUsed) (string, error) {
 	if len(roots) != 1 {
 		return "", nil
 	}
@@ -140,7 +138,7 @@ func (s *Server) rootsBranch(ctx context.Context, req *mcp.CallToolRequest) (str
 	if err != nil || memorybank.ValidateBranch(branch) != nil {
 		return "", nil
 	}
-	if used, _ := ctx.Value(branchUsedKey{}).(**branchUsed); used != nil {
+	if used != nil {
 		*used = &branchUsed{Branch: branch, Root: roots[0].URI}
 	}
 	return branch, nil

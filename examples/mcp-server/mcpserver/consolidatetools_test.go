@@ -6,14 +6,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/mnemobank/mnemobank/memories"
 )
 
 // addDuplicates adds two memories that say the same thing and one other.
 func addDuplicates(t *testing.T, ts *testServer) {
 	t.Helper()
-	m := ts.mem.(*memories.Manager)
+	m := ts.mem
 	for _, c := range []string{"Run the integration tests with make itest; they need docker running",
 		"Integration tests run with make itest and need docker running",
 		"Prefer table tests with testify require for preconditions"} {
@@ -85,8 +83,7 @@ func TestConsolidationInTwoCalls(t *testing.T) {
 func TestConsolidationThroughTheDialog(t *testing.T) {
 	for _, action := range []string{"accept", "decline"} {
 		t.Run(action, func(t *testing.T) {
-			ts := newTestServer(t)
-			ts.confirmPlans = ConfirmNever
+			ts := newTestServerWith(t, &Options{ConfirmPlans: ConfirmNever})
 			addDuplicates(t, ts)
 			ec := &elicitingClient{action: action}
 			s := ts.connect(t, ec.client(), legacyProtocol)

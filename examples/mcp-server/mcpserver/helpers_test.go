@@ -21,8 +21,16 @@ type testServer struct {
 
 func newTestServer(t testing.TB) *testServer {
 	t.Helper()
+	return newTestServerWith(t, &Options{})
+}
+
+// newTestServerWith is newTestServer with opts (its Logger is the bank's).
+func newTestServerWith(t testing.TB, opts *Options) *testServer {
+	t.Helper()
 	b := mcptest.NewBank(t)
-	s := New(b.Bank, b.Memories, &Options{Logger: b.Logger})
+	o := *opts
+	o.Logger = b.Logger
+	s := New(b.Bank, b.Memories, &o)
 	t.Cleanup(s.Close)
 	return &testServer{Server: s, root: b.Root, memories: b.File}
 }

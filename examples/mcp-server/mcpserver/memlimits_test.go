@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"github.com/mnemobank/mnemobank/memorybank/tools"
+
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -49,11 +51,11 @@ func TestMemoryToolLimits(t *testing.T) {
 		{"query past the limit", "search_memories", map[string]any{"query": strings.Repeat("q", memories.MaxQueryBytes+1)}, "LIMIT_EXCEEDED"},
 		{"empty query", "search_memories", map[string]any{"query": ""}, "INVALID_ARGUMENT"},
 		{"white space query", "search_memories", map[string]any{"query": " \t\n"}, "INVALID_ARGUMENT"},
-		{"search limit at the maximum", "search_memories", map[string]any{"query": "x", "limit": maxMemoryResults}, ""},
-		{"search limit past the maximum", "search_memories", map[string]any{"query": "x", "limit": maxMemoryResults + 1}, "INVALID_ARGUMENT"},
+		{"search limit at the maximum", "search_memories", map[string]any{"query": "x", "limit": tools.MaxPageLimit}, ""},
+		{"search limit past the maximum", "search_memories", map[string]any{"query": "x", "limit": tools.MaxPageLimit + 1}, "INVALID_ARGUMENT"},
 		{"search limit zero", "search_memories", map[string]any{"query": "x", "limit": 0}, "INVALID_ARGUMENT"},
-		{"list limit at the maximum", "list_memories", map[string]any{"limit": maxMemoryResults}, ""},
-		{"list limit past the maximum", "list_memories", map[string]any{"limit": maxMemoryResults + 1}, "INVALID_ARGUMENT"},
+		{"list limit at the maximum", "list_memories", map[string]any{"limit": tools.MaxPageLimit}, ""},
+		{"list limit past the maximum", "list_memories", map[string]any{"limit": tools.MaxPageLimit + 1}, "INVALID_ARGUMENT"},
 		{"list offset negative", "list_memories", map[string]any{"offset": -1}, "INVALID_ARGUMENT"},
 		{"id past the limit", "delete_memory", map[string]any{"id": strings.Repeat("i", memories.MaxIDBytes+1)}, "LIMIT_EXCEEDED"},
 		{"id past the limit (restore)", "restore_memory", map[string]any{"id": strings.Repeat("i", memories.MaxIDBytes+1)}, "LIMIT_EXCEEDED"},
@@ -100,11 +102,11 @@ func TestMemoryResultsCapped(t *testing.T) {
 		name, tool, args string
 		n, more          int
 	}{
-		{"search default", "search_memories", `{"query":"alpha"}`, defaultMemoryResults, 25 - defaultMemoryResults},
+		{"search default", "search_memories", `{"query":"alpha"}`, 10, 25 - 10},
 		{"search limit", "search_memories", `{"query":"alpha","limit":3}`, 3, 22},
 		{"search all", "search_memories", `{"query":"alpha","limit":100}`, 25, 0},
 		{"search few", "search_memories", `{"query":"24"}`, 1, 0},
-		{"list default", "list_memories", `{}`, defaultMemoryResults, 25 - defaultMemoryResults},
+		{"list default", "list_memories", `{}`, 10, 25 - 10},
 		{"list offset", "list_memories", `{"offset":20}`, 5, 0},
 		{"list offset and limit", "list_memories", `{"offset":5,"limit":5}`, 5, 15},
 		{"list past the end", "list_memories", `{"offset":30}`, 0, 0},

@@ -196,8 +196,7 @@ func TestPlanWithoutRequiresConfirmationIsConfirmed(t *testing.T) {
 		assert.FileExists(t, notes(ts))
 	})
 	t.Run("--confirm-plans never", func(t *testing.T) {
-		ts := newTestServer(t)
-		ts.confirmPlans = ConfirmNever
+		ts := newTestServerWith(t, &Options{ConfirmPlans: ConfirmNever})
 		ec := &elicitingClient{action: "decline"}
 		s := ts.connect(t, ec.client(), "")
 		ok(t, s, "write_branch_memory_bank", `{"branch":"main","path":"notes.md","content":"keep me"}`)

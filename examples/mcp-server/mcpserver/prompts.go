@@ -12,7 +12,8 @@ import (
 
 // Two prompts frame a task: start_task puts the context of a branch (rules,
 // branch and global memory) in front of the model, end_task asks it to
-// record progress and learnings with the tools.
+// record progress and learnings with the tools. Their branch, when
+// omitted, is the client's git root's, as for the tools (over stdio).
 
 func (s *Server) addPrompts() {
 	s.AddPrompt(&mcp.Prompt{
@@ -20,7 +21,7 @@ func (s *Server) addPrompts() {
 		Title:       "Start a task with the memory bank",
 		Description: "The memory bank's context for a branch (rules, branch memory, global memory), to read before working on a task.",
 		Arguments: []*mcp.PromptArgument{
-			{Name: "branch", Description: "The current git branch, e.g. main or feature/login.", Required: true},
+			{Name: "branch", Description: "The current git branch, e.g. main or feature/login; omitted: the branch of the client's git root."},
 			{Name: "task", Description: "What the task is, in a sentence."},
 		},
 	}, s.startTask)
@@ -29,16 +30,33 @@ func (s *Server) addPrompts() {
 		Title:       "Record progress and learnings",
 		Description: "Asks the model to record what was done, what is next and what was learned, in the branch's memory bank and the memories file.",
 		Arguments: []*mcp.PromptArgument{
-			{Name: "branch", Description: "The current git branch.", Required: true},
+			{Name: "branch", Description: "The current git branch; omitted: the branch of the client's git root."},
 			{Name: "summary", Description: "What was done, if you want to say it."},
 		},
 	}, s.endTask)
 }
 
-func (s *Server) startTask(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+// promptBranch is the branch argument of a prompt, else the client's git
+// root's, checked.
+func (s *Server) promptBranch(ctx context.Context, req *mcp.GetPromptRequest) (string, error) {
 	branch := req.Params.Arguments["branch"]
+	if branch == "" {
+		b, err := s.sessionBranch(ctx, req.Session, req.ProtocolVersion())
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", req.Params.Name, err)
+		}
+		branch = b
+	}
 	if err := memorybank.ValidateBranch(branch); err != nil {
-		return nil, fmt.Errorf("start_task: argument branch: %w", err)
+		return "", fmt.Errorf("%s: argument branch (none given, and the client has no single git root to take it from): %w", req.Params.Name, err)
+	}
+	return branch, nil
+}
+
+func (s *Server) startTask(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	branch, err := s.promptBranch(ctx, req)
+	if err != nil {
+		return nil, err
 	}
 	rc, err := s.bank.ReadContext(ctx, memorybank.ReadContextRequest{Branch: branch})
 	if err != nil {
@@ -62,18 +80,18 @@ func (s *Server) startTask(ctx context.Context, req *mcp.GetPromptRequest) (*mcp
 	}, nil
 }
 
-func (s *Server) endTask(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	branch := req.Params.Arguments["branch"]
-	if err := memorybank.ValidateBranch(branch); err != nil {
-		return nil, fmt.Errorf("end_task: argument branch: %w", err)
+func (s *Server) endTask(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	branch, err := s.promptBranch(ctx, req)
+	if err != nil {
+		return nil, err
 	}
 	text := fmt.Sprintf("The task on the git branch %q is ending. Record it in the memory bank before you stop:\n", branch)
 	if sum := req.Params.Arguments["summary"]; sum != "" {
 		text += "\nWhat was done, in the user's words: " + sum + "\n"
 	}
 	text += fmt.Sprintf(`
-1. progress.json of the branch: patch what was completed and what is left (write_branch_memory_bank with branch %[1]q and patches, e.g. {"op":"add","path":"/content/completed/-","value":"..."}).
-2. activeContext.json of the branch: the current state and the next steps, so the next session can pick up from here.
+1. progress.json of the branch: patch what now works and what is left (write_branch_memory_bank with branch %[1]q and patches, e.g. {"op":"add","path":"/content/workingFeatures/-","value":"..."}).
+2. activeContext.json of the branch: the current state and the next steps, so the next session can pick up from here (e.g. {"op":"add","path":"/content/nextSteps/-","value":"..."}).
 3. Learnings that outlive this branch (a preference of the user, a fact about the project, a lesson from a mistake): add_memory, one per learning, with tags.
 4. Conventions worth sharing across branches: the global memory bank (write_global_memory_bank), e.g. systemPatterns.json.
 

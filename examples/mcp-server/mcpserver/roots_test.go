@@ -113,3 +113,30 @@ func TestRootsListFails(t *testing.T) {
 	}
 	ok(t, s, "read_context", `{"branch":"main"}`)
 }
+
+// search_documents_by_tags without a branch searches the branch of the
+// client's git root with the global bank, as the other tools use it,
+// rather than the global bank alone.
+func TestTagSearchUsesTheRootsBranch(t *testing.T) {
+	repo := t.TempDir()
+	git(t, repo, "init")
+	git(t, repo, "checkout", "-b", "feature/tags")
+	git(t, repo, "commit", "--allow-empty", "-m", "first")
+	ts := newTestServer(t)
+	s := ts.connect(t, rootsClient(repo), legacyProtocol)
+	ok(t, s, "write_branch_memory_bank", `{"branch":"feature/tags","path":"auth.md","content":"tokens","tags":["auth"]}`)
+	out := ok(t, s, "search_documents_by_tags", `{"tags":["auth"]}`)
+	require.Len(t, out["documents"], 1, "%v", out)
+	assert.Equal(t, "feature/tags", out["branchFromRoots"].(map[string]any)["branch"])
+}
+
+// The rules the server answers say what it does with an omitted branch:
+// it takes the client's root's and names it in branchFromRoots (tested
+// above), so the rules cannot say the branch is never filled in.
+func TestRulesSayTheBranchMayComeFromTheRoot(t *testing.T) {
+	s := newTestServer(t).connect(t, nil, "")
+	for _, lang := range []string{"en", "ja", "zh"} {
+		out := ok(t, s, "read_rules", `{"language":"`+lang+`"}`)
+		assert.Contains(t, out["content"], "branchFromRoots", lang)
+	}
+}

@@ -83,7 +83,7 @@ func allowed(req mcp.Request, name string) *tools.Error {
 	if id.Scope.Allows(need) {
 		return nil
 	}
-	return toolError(CodePermissionDenied, ErrPermission, map[string]any{"tool": name, "needs": need.String(), "token": id.Name, "scope": id.Scope.String()},
+	return tools.Errorf(CodePermissionDenied, ErrPermission, map[string]any{"tool": name, "needs": need.String(), "token": id.Name, "scope": id.Scope.String()},
 		"%s needs a token of scope %s; the token %q has scope %s (ask an admin: mnemobank token create --name %s --scope %s)",
 		name, need, id.Name, id.Scope, id.Name, need)
 }
@@ -109,11 +109,14 @@ func (s *Server) authorize(ctx context.Context, req *mcp.CallToolRequest, name s
 	if err := json.Unmarshal(args, &ra); err != nil {
 		return nil, tools.AsError(fmt.Errorf("%w: revert_document's arguments: %v", memorybank.ErrInvalidRequest, err))
 	}
+	if ra.Scope == "" && ra.Branch != "" {
+		ra.Scope = memorybank.ScopeBranch // as revert_document reads an omitted scope
+	}
 	pinned, err := ownrevert.Check(ctx, s.bank, id, ra)
 	var de *ownrevert.DeniedError
 	switch {
 	case errors.As(err, &de):
-		return nil, toolError(CodePermissionDenied, fmt.Errorf("%w: %w", ErrPermission, err),
+		return nil, tools.Errorf(CodePermissionDenied, fmt.Errorf("%w: %w", ErrPermission, err),
 			map[string]any{"tool": name, "needs": de.Need.String(), "token": id.Name, "scope": id.Scope.String()}, "%v", err)
 	case err != nil:
 		return nil, tools.AsError(err)

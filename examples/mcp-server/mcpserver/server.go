@@ -1,8 +1,9 @@
 // Package mcpserver is the mnemobank MCP server as a package a Go program
 // can embed: New registers, over one memory bank and one memories manager,
-// every tool (the memory bank tools of memorybank/tools and the server's
-// own memory, skill graph and plan tools), every document as a resource
-// with subscriptions, and two prompts. The *Server embeds the SDK's
+// every tool (the library's: memorybank/tools, memories/memtools,
+// skillgraph/graphtools, memorybank/plan/plantools,
+// consolidate/consolidatetools), every document as a resource with
+// subscriptions, and two prompts. The *Server embeds the SDK's
 // *mcp.Server, so a host runs it on any transport: Run over the stdio
 // package's transport, the mcphttp package's handler for streamable HTTP,
 // or mcp.NewInMemoryTransports in a test.
@@ -25,7 +26,6 @@ import (
 	"errors"
 	buildversion "github.com/mnemobank/mnemobank/examples/mcp-server/internal/version"
 	"log/slog"
-	"reflect"
 	"sync"
 	"sync/atomic"
 
@@ -61,16 +61,14 @@ const StatelessProtocol = "2026-07-28"
 type Server struct {
 	*mcp.Server
 	bank    *memorybank.Bank
-	mem     memories.MemoryManager
+	mem     *memories.Manager
+	defs    []tools.Def // every tool, as toolDefs binds them
 	logger  *slog.Logger
 	roots   *rootsCache
 	watcher *watcher
 	// remote: clients reach the server over HTTP from other machines, so
 	// their roots are not read (see rootsBranch).
 	remote atomic.Bool
-	// confirmPlans is the person's policy for write plans; the zero
-	// value is ConfirmAlways.
-	confirmPlans ConfirmPolicy
 	// sessions holds the sessions track waits on.
 	sessions sync.Map // *mcp.ServerSession → struct{}
 	// states seals the state a multi round-trip tool call carries
@@ -102,7 +100,7 @@ type Options struct {
 // New returns the server of bank and mem with every tool, resource
 // template and prompt registered; opts may be nil. Close stops its change
 // watcher.
-func New(bank *memorybank.Bank, mem memories.MemoryManager, opts *Options) *Server {
+func New(bank *memorybank.Bank, mem *memories.Manager, opts *Options) *Server {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -111,7 +109,8 @@ func New(bank *memorybank.Bank, mem memories.MemoryManager, opts *Options) *Serv
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{bank: bank, mem: mem, logger: logger, roots: newRootsCache(), states: newStateSealer(nil), confirmPlans: o.ConfirmPlans}
+	s := &Server{bank: bank, mem: mem, logger: logger, roots: newRootsCache(), states: newStateSealer(nil),
+		defs: toolDefs(bank, mem, o.ConfirmPlans)}
 	s.watcher = newWatcher(bank, logger)
 	s.Server = mcp.NewServer(&mcp.Implementation{Name: "mnemobank", Version: Version()}, &mcp.ServerOptions{
 		Logger:       logger,
@@ -137,10 +136,6 @@ func New(bank *memorybank.Bank, mem memories.MemoryManager, opts *Options) *Serv
 	return s
 }
 
-func (s *Server) toolDefs() []toolDef {
-	return append(append(append(s.memoryTools(), s.skillTools()...), s.planTools()...), s.consolidateTools()...)
-}
-
 // Close stops watching the bank for subscribed documents.
 func (s *Server) Close() { s.watcher.stop() }
 
@@ -154,19 +149,6 @@ func (s *Server) MarkRemote() { s.remote.Store(true) }
 // subscribers, over all sessions; a session's watches end with it.
 func (s *Server) WatchedDocuments() int { return s.watcher.watchedDocuments() }
 
-// toolDef is one tool of the server's own: its name, the Go types its
-// schemas are derived from, its MCP declaration derived from them
-// (schemas included; see toollist.go), and how it runs. run gets the
-// arguments as the client sent them and decodes them once; an omitted
-// branch it needs comes from rootsBranch. Its result marshals to a JSON
-// object; its error may be a *needInput.
-type toolDef struct {
-	name    string
-	in, out reflect.Type
-	declare func() *mcp.Tool
-	run     func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (any, error)
-}
-
 // needInput is returned as an error by a tool that needs the client's
 // input first (MCP's multi round-trip requests: elicitation, roots); the
 // result asks for it and the client calls again with the responses.
@@ -179,10 +161,11 @@ type needInput struct {
 
 func (*needInput) Error() string { return "the tool needs the client's input first" }
 
-// handler runs d: it fills in an omitted branch from the client's roots,
-// runs the tool and turns its result or error into a tool result. Tool
-// failures are results with IsError, so the model sees them and can fix its
-// call; the Go error is nil.
+// handler runs d with the request's tools.Env: the actor (the token's
+// name, else the client's), an omitted branch from the client's roots,
+// and the client's dialog to confirm a plan; it turns the result or error
+// into a tool result. Tool failures are results with IsError, so the model
+// sees them and can fix its call; the Go error is nil.
 //
 // A result's text is its structured content's JSON, byte for byte, for
 // every tool: clients differ in which of the two reaches the model, so a
@@ -190,18 +173,24 @@ func (*needInput) Error() string { return "the tool needs the client's input fir
 // two say different things. Answers stay small by paging instead:
 // list_documents answers 20 entries by default (about 6.6 KB with both
 // copies, against 14 KB for the simple Node server's 1,000 names).
-func (s *Server) handler(d toolDef) mcp.ToolHandler {
+func (s *Server) handler(d tools.Def) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var used *branchUsed
-		ctx = context.WithValue(context.WithValue(ctx, branchUsedKey{}, &used), serverKey{}, s)
 		if err := ctx.Err(); err != nil {
-			return errorResult(cancelled(err)), nil
+			return errorResult(tools.Cancelled(err)), nil
 		}
-		args, te := s.authorize(ctx, req, d.name, req.Params.Arguments)
+		args, te := s.authorize(ctx, req, d.Name, req.Params.Arguments)
 		if te != nil {
 			return errorResult(te), nil
 		}
-		res, err := d.run(ctx, req, args)
+		var used *branchUsed
+		env := tools.Env{
+			Actor:  actor(req),
+			Branch: func(ctx context.Context) (string, error) { return s.rootsBranch(ctx, req, &used) },
+			Confirm: func(ctx context.Context, text string, confirmed bool) (tools.Confirmation, error) {
+				return s.askUser(ctx, req, text, confirmed, d.Name)
+			},
+		}
+		res, err := d.Handle(ctx, env, args)
 		var ni *needInput
 		if errors.As(err, &ni) {
 			return &mcp.CallToolResult{InputRequests: ni.requests, RequestState: ni.state}, nil
@@ -221,13 +210,6 @@ func (s *Server) handler(d toolDef) mcp.ToolHandler {
 			StructuredContent: json.RawMessage(data),
 		}, nil
 	}
-}
-
-// cancelled is the error of a call whose request was cancelled before it
-// changed anything.
-func cancelled(err error) *tools.Error {
-	return &tools.Error{Code: tools.CodeInternal, Err: err,
-		Message: "the request was cancelled before it ran; nothing was written"}
 }
 
 // withField adds "name": v to the JSON object data.

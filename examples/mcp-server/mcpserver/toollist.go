@@ -10,8 +10,8 @@ import (
 )
 
 // The tools the server registers are derived from their Go declarations
-// (memorybank/tools for the memory bank tools, define for the server's
-// own), and saved in tools_gen.go, as tools/list answers with them:
+// (memorybank/tools and the other domains' tool packages), and saved in
+// tools_gen.go, as tools/list answers with them:
 // starting the server then derives no schema and parses none (deriving and
 // marshalling them cost most of the start-up), and a tool's decoder is
 // derived when it is first called. TestToolListIsGenerated fails when
@@ -28,18 +28,18 @@ type savedTool struct {
 	Annotations  *mcp.ToolAnnotations
 }
 
-// addTools registers every tool of tools_gen.go, run by the server's
-// toolDef of that name or else by the memory bank tool of that name.
+// addTools registers every tool of tools_gen.go, run by the declaration
+// of that name.
 func (s *Server) addTools() {
-	defs := map[string]toolDef{}
-	for _, d := range s.toolDefs() {
-		defs[d.name] = d
+	defs := map[string]tools.Def{}
+	for _, d := range s.defs {
+		defs[d.Name] = d
 	}
 	for _, t := range generatedTools {
 		mustScope(t.Name)
 		d, ok := defs[t.Name]
 		if !ok {
-			d = s.bankTool(t.Name)
+			panic("mcpserver: tools_gen.go names " + t.Name + ", which no declaration has; run go generate")
 		}
 		s.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema,
 			OutputSchema: t.OutputSchema, Annotations: t.Annotations}, s.handler(d))
@@ -54,15 +54,13 @@ type declaredTool struct {
 }
 
 // declaredTools derives every tool from its declaration, in the order
-// tools_gen.go has them: the memory bank tools, then the server's own.
+// tools_gen.go has them.
 func (s *Server) declaredTools() []declaredTool {
 	var all []declaredTool
-	for _, t := range tools.For(s.bank) {
+	for _, d := range s.defs {
+		t := d.Tool()
 		all = append(all, declaredTool{&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema,
 			OutputSchema: t.OutputSchema, Annotations: mcpAnnotations(t.Annotations)}, t.InputType, t.OutputType})
-	}
-	for _, d := range s.toolDefs() {
-		all = append(all, declaredTool{d.declare(), d.in, d.out})
 	}
 	return all
 }

@@ -29,7 +29,6 @@ import (
 	gmhtml "github.com/yuin/goldmark/renderer/html"
 
 	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/dottest"
-	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/skilldoc"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/internal/browsertest"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/render"
@@ -39,6 +38,7 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
 	"github.com/mnemobank/mnemobank/memorybank/pgstore"
 	"github.com/mnemobank/mnemobank/skillgraph"
+	"github.com/mnemobank/mnemobank/skillgraph/skilldoc"
 )
 
 // The second process: when writerEnv names a bank directory, the test
@@ -128,7 +128,7 @@ func seedE2E(t *testing.T, b *e2eBank) {
 		{ID: "ok", Type: skillgraph.TypeDecision, Data: skillgraph.NodeData{Label: "CI green?"}},
 		{ID: "push", Type: skillgraph.TypeTool, Data: skillgraph.NodeData{Label: "Push", ToolName: "git"}},
 	}, Edges: []skillgraph.Edge{{ID: "e1", Source: "tag", Target: "ok"}, {ID: "e2", Source: "ok", Target: "push"}}}
-	_, err := skilldoc.Store(ctx, b.bank, g, 0)
+	_, err := skilldoc.Store(ctx, b.bank, g, 0, "")
 	require.NoError(t, err)
 }
 

@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/skilldoc"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/render"
 	"github.com/mnemobank/mnemobank/skillgraph"
+	"github.com/mnemobank/mnemobank/skillgraph/skilldoc"
 )
 
 // standInSVG is what standInRenderer draws, whatever the graph.
@@ -61,7 +61,7 @@ func TestSkillPageWithoutARendererShowsTheDOT(t *testing.T) {
 	g := &skillgraph.Graph{SkillID: "hostile", Version: 1, Nodes: []skillgraph.Node{
 		{ID: "a", Type: skillgraph.TypeInstruction, Data: skillgraph.NodeData{Label: `<script>alert(1)</script>`}},
 	}}
-	_, err := skilldoc.Store(context.Background(), f.bank, g, 0)
+	_, err := skilldoc.Store(context.Background(), f.bank, g, 0, "")
 	require.NoError(t, err)
 
 	res := f.get("/ui/skill?id=hostile")
@@ -96,7 +96,7 @@ func TestSkillGraphIsDrawnOncePerVersion(t *testing.T) {
 	g, v, err := skilldoc.Load(context.Background(), f.bank, "release")
 	require.NoError(t, err)
 	g.Nodes[0].Data.Label = "Tag it"
-	_, err = skilldoc.Store(context.Background(), f.bank, g, v)
+	_, err = skilldoc.Store(context.Background(), f.bank, g, v, "")
 	require.NoError(t, err)
 	res := f.get("/ui/skill/graph.svg?id=release")
 	require.Equal(t, http.StatusOK, res.Code, res.Body)

@@ -13,11 +13,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/skilldoc"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/skillgraph"
+	"github.com/mnemobank/mnemobank/skillgraph/skilldoc"
 )
 
 // fixture is a viewer over an in-memory bank and memories file.
@@ -64,7 +64,7 @@ func (f *fixture) seed() {
 		{ID: "tag", Type: skillgraph.TypeInstruction, Data: skillgraph.NodeData{Label: "Tag the release"}},
 		{ID: "push", Type: skillgraph.TypeTool, Data: skillgraph.NodeData{Label: "Push", ToolName: "git"}},
 	}, Edges: []skillgraph.Edge{{ID: "e1", Source: "tag", Target: "push"}}}
-	_, err = skilldoc.Store(context.Background(), f.bank, g, 0)
+	_, err = skilldoc.Store(context.Background(), f.bank, g, 0, "")
 	require.NoError(f.t, err)
 }
 

@@ -21,13 +21,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/skilldoc"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/internal/browsertest"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/render"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
 	"github.com/mnemobank/mnemobank/skillgraph"
+	"github.com/mnemobank/mnemobank/skillgraph/skilldoc"
 )
 
 const xss = `"'><script>alert(1)</script><img src=x onerror=alert(1)>`
@@ -97,7 +97,7 @@ func TestReviewStoredFieldsAreEscaped(t *testing.T) {
 		{ID: "a", Type: skillgraph.TypeInstruction, Data: skillgraph.NodeData{Label: xss + " [l](javascript:alert(1)) <svg onload=alert(1)>"}},
 		{ID: "b", Type: skillgraph.TypeTool, Data: skillgraph.NodeData{Label: "b", ToolName: xss}},
 	}, Edges: []skillgraph.Edge{{ID: "e", Source: "a", Target: "b"}}}
-	_, err = skilldoc.Store(t.Context(), f.bank, g, 0)
+	_, err = skilldoc.Store(t.Context(), f.bank, g, 0, "")
 	require.NoError(t, err)
 	br := url.Values{"scope": {"branch"}, "branch": {"feature/x"}, "path": {"a.md"}}.Encode()
 	for _, p := range []string{

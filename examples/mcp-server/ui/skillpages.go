@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/skilldoc"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui/render"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/skillgraph"
+	"github.com/mnemobank/mnemobank/skillgraph/skilldoc"
 )
 
 // graphTimeout bounds the drawing of one skill graph.

@@ -5,7 +5,7 @@
 // take as parameters) and answers a model's call by name with the text
 // the model reads next.
 //
-//	set, err := toolcall.New(tools.For(bank))
+//	set, err := toolcall.New(tools.For(bank), tools.Env{})
 //	for _, f := range set.Functions() {
 //		declare(f.Name, f.Description, f.Parameters)
 //	}

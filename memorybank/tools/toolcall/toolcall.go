@@ -38,16 +38,20 @@ type Function struct {
 
 // Set is a fixed set of tools, by name. It is safe for concurrent use.
 type Set struct {
+	env    tools.Env
 	tools  []tools.Tool
 	params [][]byte // the input schema of tools[i], as JSON
 	byName map[string]int
 }
 
-// New returns the Set of ts, in their order. It returns a *DeclError
-// (ErrInvalidTool) for a tool whose name or schema a function-calling API
-// would refuse, or whose name was already given, or which has no Handle.
-func New(ts []tools.Tool) (*Set, error) {
-	s := &Set{tools: make([]tools.Tool, len(ts)), params: make([][]byte, len(ts)), byName: make(map[string]int, len(ts))}
+// New returns the Set of ts, in their order, answering every call with
+// env (who calls, the branch an omitted one is, how a plan is confirmed):
+// a function-calling agent acts for one person on one project. It returns
+// a *DeclError (ErrInvalidTool) for a tool whose name or schema a
+// function-calling API would refuse, or whose name was already given, or
+// which has no Handle.
+func New(ts []tools.Tool, env tools.Env) (*Set, error) {
+	s := &Set{env: env, tools: make([]tools.Tool, len(ts)), params: make([][]byte, len(ts)), byName: make(map[string]int, len(ts))}
 	for i, t := range ts {
 		if reason := badName(t.Name); reason != "" {
 			return nil, &DeclError{Tool: t.Name, Reason: reason}
@@ -151,7 +155,7 @@ func (s *Set) Call(ctx context.Context, name string, args []byte) Result {
 		return failed(&tools.Error{Code: tools.CodeInvalidArgument, Err: tools.ErrUnknownTool,
 			Message: fmt.Sprintf("no tool %q; the tools are %s", name, strings.Join(names, ", "))})
 	}
-	res, err := s.tools[i].Handle(ctx, json.RawMessage(args))
+	res, err := s.tools[i].Handle(ctx, s.env, json.RawMessage(args))
 	if err != nil {
 		return failed(tools.AsError(err))
 	}

@@ -17,7 +17,7 @@ import (
 
 func newSet(t *testing.T) *toolcall.Set {
 	t.Helper()
-	set, err := toolcall.New(tools.For(memorybank.New(&memorybank.MemStore{}, nil)))
+	set, err := toolcall.New(tools.For(memorybank.New(&memorybank.MemStore{}, nil)), tools.Env{})
 	require.NoError(t, err)
 	return set
 }
@@ -62,7 +62,7 @@ func TestNewRefusesWhatAnAPIRefuses(t *testing.T) {
 		}),
 		"no handle": with(func(t *tools.Tool) { t.Handle = nil }),
 	} {
-		_, err := toolcall.New(ts)
+		_, err := toolcall.New(ts, tools.Env{})
 		require.Error(t, err, name)
 		assert.ErrorIs(t, err, toolcall.ErrInvalidTool, name)
 		var de *toolcall.DeclError

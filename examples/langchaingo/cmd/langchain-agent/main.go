@@ -37,10 +37,12 @@ import (
 	lcmemory "github.com/mnemobank/mnemobank/examples/langchaingo"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memories/filestore"
+	"github.com/mnemobank/mnemobank/memories/memtools"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 	"github.com/mnemobank/mnemobank/memorybank/tools/toolcall"
+	"github.com/mnemobank/mnemobank/skillgraph/graphtools"
 )
 
 func main() {
@@ -97,12 +99,16 @@ func run(ctx context.Context, args []string, stdout io.Writer, llmOpts ...openai
 	if err != nil {
 		return err
 	}
-	set, err := toolcall.New(tools.For(bank, tools.BranchNote(fmt.Sprintf(" Omitted: %q.", *branch))))
+	b := *branch
+	note := tools.BranchNote(fmt.Sprintf(" Omitted: %q.", b))
+	// The memories the agent is given are also its to keep: add_memory
+	// and the other memory tools work on the same file.
+	all := append(append(tools.For(bank, note), graphtools.For(bank, note)...), memtools.For(mem)...)
+	set, err := toolcall.New(all,
+		tools.Env{Branch: func(context.Context) (string, error) { return b, nil }})
 	if err != nil {
 		return err
 	}
-	b := *branch
-	ctx = tools.WithBranchResolver(ctx, func(context.Context) (string, error) { return b, nil })
 	agent := agents.NewOpenAIFunctionsAgent(llm, lcmemory.Tools(set), agents.NewOpenAIOption().WithSystemMessage(system))
 	executor := agents.NewExecutor(agent, agents.WithMemory(&lcmemory.Memories{Memories: mem}),
 		agents.WithMaxIterations(*maxSteps))

@@ -19,7 +19,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms/openai"
 
+	"github.com/mnemobank/mnemobank/memories/memtools"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
+	"github.com/mnemobank/mnemobank/skillgraph/graphtools"
 )
 
 var functionName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
@@ -167,7 +169,8 @@ func TestAgent(t *testing.T) {
 	assert.Equal(t, "Recorded: we deploy on Fridays after the review.\n", out.String())
 
 	first := f.requests[0]
-	require.Len(t, first.Tools, len(tools.For(nil)))
+	require.Len(t, first.Tools, len(tools.For(nil))+len(graphtools.For(nil))+len(memtools.For(nil)),
+		"the bank's, the skill graphs' and the memories' tools")
 	for _, tl := range first.Tools {
 		assert.Contains(t, tl.Function.Description, `"properties"`, "the tool's schema is in its description")
 	}

@@ -15,12 +15,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/skilldoc"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/mcphttp"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 	"github.com/mnemobank/mnemobank/skillgraph"
+	"github.com/mnemobank/mnemobank/skillgraph/skilldoc"
 )
 
 // addrWriter is a stderr that hands over the viewer's address once it is
@@ -215,7 +215,7 @@ func TestViewerSubcommandLanguage(t *testing.T) {
 	g := &skillgraph.Graph{SkillID: "release", Version: 1, Nodes: []skillgraph.Node{
 		{ID: "tag", Type: skillgraph.TypeInstruction, Data: skillgraph.NodeData{Label: "Tag the release"}},
 	}}
-	_, err = skilldoc.Store(t.Context(), memorybank.New(store, nil), g, 0)
+	_, err = skilldoc.Store(t.Context(), memorybank.New(store, nil), g, 0, "")
 	require.NoError(t, err)
 	require.NoError(t, store.Close())
 

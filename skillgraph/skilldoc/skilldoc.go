@@ -1,8 +1,9 @@
 // Package skilldoc keeps skill graphs as documents of a memory bank: one
 // JSON document per skill in the global bank, at skills/<skillId>.json,
 // with documentType "skill_graph" and the graph as the envelope's content.
-// The MCP server's skill tools and the viewer read and write them through
-// these functions, so the layout has one owner.
+// The skill graph tools (skillgraph/graphtools) and the MCP server's viewer
+// read and write them through these functions, so the layout has one
+// owner.
 //
 // The graph's own version (what skillgraph's baseVersion refers to) goes up
 // by one on every stored change; the document's version guards the
@@ -77,8 +78,9 @@ func Load(ctx context.Context, b *memorybank.Bank, id string) (*skillgraph.Graph
 }
 
 // Store writes g as the skill's document, only if the document is still
-// at docVersion (0: it must not exist yet).
-func Store(ctx context.Context, b *memorybank.Bank, g *skillgraph.Graph, docVersion int64) (*memorybank.WriteResult, error) {
+// at docVersion (0: it must not exist yet), recording actor as who wrote
+// it in the document's history ("" for none).
+func Store(ctx context.Context, b *memorybank.Bank, g *skillgraph.Graph, docVersion int64, actor string) (*memorybank.WriteResult, error) {
 	content, err := json.Marshal(g)
 	if err != nil {
 		return nil, err
@@ -91,7 +93,7 @@ func Store(ctx context.Context, b *memorybank.Bank, g *skillgraph.Graph, docVers
 	if err != nil {
 		return nil, err
 	}
-	req := memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: Path(g.SkillID), Content: env, IfVersion: docVersion}
+	req := memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: Path(g.SkillID), Content: env, IfVersion: docVersion, Actor: actor}
 	if docVersion == 0 {
 		req.Mode = memorybank.ModeCreate
 	}

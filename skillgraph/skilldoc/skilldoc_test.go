@@ -7,9 +7,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/skilldoc"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/skillgraph"
+	"github.com/mnemobank/mnemobank/skillgraph/skilldoc"
 )
 
 func TestStoreLoadIDs(t *testing.T) {
@@ -22,9 +22,9 @@ func TestStoreLoadIDs(t *testing.T) {
 	assert.Zero(t, v)
 
 	in := &skillgraph.Graph{SkillID: "deploy", Version: 1, Nodes: []skillgraph.Node{{ID: "start", Type: skillgraph.TypeInstruction, Data: skillgraph.NodeData{Label: "Start"}}}}
-	_, err = skilldoc.Store(ctx, b, in, 0)
+	_, err = skilldoc.Store(ctx, b, in, 0, "")
 	require.NoError(t, err)
-	_, err = skilldoc.Store(ctx, b, in, 0)
+	_, err = skilldoc.Store(ctx, b, in, 0, "")
 	assert.ErrorIs(t, err, memorybank.ErrExists, "version 0 means: must not exist yet")
 
 	g, v, err = skilldoc.Load(ctx, b, "deploy")

@@ -1,28 +1,13 @@
 package mcpserver
 
 import (
-	"context"
-	"encoding/json"
 	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemobank/mnemobank/memorybank"
-	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
-
-// bankTool runs the memory bank tool name of memorybank/tools, as it is
-// declared there, with an omitted branch filled from the client's roots
-// and the request's actor (see actor).
-func (s *Server) bankTool(name string) toolDef {
-	return toolDef{name: name,
-		run: func(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (any, error) {
-			ctx = tools.WithBranchResolver(ctx, func(ctx context.Context) (string, error) { return s.rootsBranch(ctx, req) })
-			return tools.Call(tools.WithActor(ctx, actor(req)), s.bank, name, args)
-		},
-	}
-}
 
 // clientName is the name the MCP client gave in its handshake (such as
 // "claude-code"), recorded as the actor of every change to the bank when
