@@ -39,6 +39,7 @@ type fixture struct {
 	mm    *memories.Manager
 	bank  *memorybank.Bank
 	store *memories.MemStore
+	usage *memories.MemStore // set by loadSeed
 }
 
 func newFixture(t testing.TB) *fixture {

@@ -254,6 +254,7 @@ func serve(ctx context.Context, f serverFlags, _ []string, t mcp.Transport, stdo
 	}()
 	srv := mcpserver.New(bank, mem, &mcpserver.Options{Logger: logger, ConfirmPlans: confirmPlans})
 	defer srv.Close()
+	defer startWarmUp(ctx, srv.Server, bank, logger)()
 	token := mcphttp.TrimToken(os.Getenv)
 	if *uiAddr != "" {
 		viewer, err := newViewer(bank, mem, *uiAddr, token, *uiReadOnly, logger)
