@@ -49,9 +49,7 @@ func startWarmUp(ctx context.Context, srv *mcp.Server, bank *memorybank.Bank, lo
 		if !idle.wait(ctx) {
 			return
 		}
-		// Any word does: the search brings every bank's index up to date
-		// before it scores.
-		_, err := bank.Search(ctx, memorybank.TextSearchRequest{Query: "warm", Scope: memorybank.ScopeAll, Limit: 1})
+		err := bank.Warm(ctx, memorybank.ScopeAll, "")
 		if err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
 			logger.Warn("mnemobank: indexing the banks for search ahead of time failed; the first search will", "err", err)
 		}
