@@ -180,7 +180,9 @@ func TestScanLine(t *testing.T) {
 // reply line, never a panic and never nothing.
 func FuzzLineDecode(f *testing.F) {
 	for _, s := range []string{"garbage", "{}", "[]", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":{},"method":"x"}`,
-		`{"jsonrpc":"2.0","id":1,"result":{}}`, `"\u005b"`, "[[[[", `{"id":"a"`} {
+		`{"jsonrpc":"2.0","id":1,"result":{}}`, `"\u005b"`, "[[[[", `{"id":"a"`,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\",\"arguments\":{\"a\":\"\xff\"}}}",
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"prompts/get\",\"params\":{\"arguments\":{\"a\":\"\xff\"},\"name\":\"p\"}}"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
