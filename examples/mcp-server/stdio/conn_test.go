@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -206,4 +208,33 @@ func FuzzLineDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A successful response is written as EncodeMessage writes it, byte for
+// byte, whatever its id; one whose result is not compact, or an error, is
+// left to EncodeMessage.
+func TestEncodeResultAgrees(t *testing.T) {
+	result, err := json.Marshal(map[string]any{"text": "a <b> & \"c\"\u2028 é 認証", "n": 1.5, "list": []any{nil, true}})
+	require.NoError(t, err)
+	for _, raw := range []any{float64(7), float64(-1), "abc", "<&>\"\\ é"} {
+		id, err := jsonrpc.MakeID(raw)
+		require.NoError(t, err)
+		msg := &jsonrpc.Response{ID: id, Result: result}
+		want, err := jsonrpc.EncodeMessage(msg)
+		require.NoError(t, err)
+		got, ok := encodeResult(msg)
+		require.True(t, ok, "id %v", id.Raw())
+		assert.Equal(t, string(want), string(got), "id %v", id.Raw())
+	}
+	one, err := jsonrpc.MakeID(float64(1))
+	require.NoError(t, err)
+	for _, msg := range []jsonrpc.Message{
+		&jsonrpc.Response{ID: one, Result: json.RawMessage("{\n\"a\": 1}")},
+		&jsonrpc.Response{ID: one, Error: errors.New("failed")},
+		&jsonrpc.Response{ID: one},
+		&jsonrpc.Request{ID: one, Method: "ping"},
+	} {
+		_, ok := encodeResult(msg)
+		assert.False(t, ok, "%#v", msg)
+	}
 }
