@@ -11,8 +11,9 @@ import (
 )
 
 // Gathering the candidates of 10,000 memories from a Manager that has not
-// indexed them yet (the file parsed and indexed, every memory compared
-// with its nearest, use read): what a consolidate command pays once.
+// read them yet (the file parsed, every memory compared with those sharing
+// a rare term, use read): what a consolidate command pays once. No search
+// index is built: the duplicates do not need one.
 func BenchmarkGather10000(b *testing.B) {
 	l := seedSet(8000) // about 10,900 memories with the duplicates and conflicts
 	require.GreaterOrEqual(b, len(l.memories), 10000)

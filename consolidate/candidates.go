@@ -136,9 +136,31 @@ func Gather(ctx context.Context, src Sources, opts *Options) (*Candidates, error
 	return out, nil
 }
 
+// memoryEntry is m as an entry, but for its Version: a hash of the
+// memory, which setVersions computes only for the few memories the
+// candidates show.
 func memoryEntry(m memories.Memory) Entry {
-	return Entry{Ref: Ref{Memory: m.ID}, Title: m.Title, Tags: m.Tags, Date: m.Date, Text: m.Content,
-		Version: memories.Fingerprint(m)}
+	return Entry{Ref: Ref{Memory: m.ID}, Title: m.Title, Tags: m.Tags, Date: m.Date, Text: m.Content}
+}
+
+// setVersions gives the memory entries of items their Version.
+func setVersions(items []Candidate, ms []memories.Memory, byID map[string]int) {
+	version := make(map[int]string)
+	for _, it := range items {
+		for k := range it.Entries {
+			e := &it.Entries[k]
+			if !e.Ref.IsMemory() {
+				continue
+			}
+			i := byID[e.Ref.Memory]
+			v, ok := version[i]
+			if !ok {
+				v = memories.Fingerprint(ms[i])
+				version[i] = v
+			}
+			e.Version = v
+		}
+	}
 }
 
 func gatherMemories(ctx context.Context, mm *memories.Manager, o Options, out *Candidates) error {
@@ -148,6 +170,7 @@ func gatherMemories(ctx context.Context, mm *memories.Manager, o Options, out *C
 	}
 	ms, pairs, clusters := d.Memories, d.Pairs, d.Clusters
 	out.Memories = len(ms)
+	first := len(out.Items)
 	entries := make([]Entry, len(ms))
 	byID := make(map[string]int, len(ms))
 	for i, m := range ms {
@@ -176,6 +199,7 @@ func gatherMemories(ctx context.Context, mm *memories.Manager, o Options, out *C
 			}
 		}
 	}
+	setVersions(out.Items[first:], ms, byID)
 	return nil
 }
 
@@ -241,9 +265,11 @@ func conflicts(pairs []memories.Pair, byID map[string]int, entries []Entry) []Ca
 		t := memories.Fold(e.Title)
 		byTitle[t] = append(byTitle[t], i)
 	}
-	titles := make([]string, 0, len(byTitle))
-	for t := range byTitle {
-		titles = append(titles, t)
+	var titles []string // those more than one entry has
+	for t, g := range byTitle {
+		if len(g) > 1 {
+			titles = append(titles, t)
+		}
 	}
 	slices.Sort(titles)
 	for _, t := range titles {

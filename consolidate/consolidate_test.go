@@ -13,6 +13,7 @@ import (
 	"github.com/mnemobank/mnemobank/consolidate"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 type seqRand struct {
@@ -38,6 +39,7 @@ type fixture struct {
 	mm    *memories.Manager
 	bank  *memorybank.Bank
 	store *memories.MemStore
+	usage *memories.MemStore // set by loadSeed
 }
 
 func newFixture(t testing.TB) *fixture {
@@ -47,7 +49,7 @@ func newFixture(t testing.TB) *fixture {
 		Now: func() time.Time { return today }, Location: time.UTC, Rand: new(seqRand)})
 	require.NoError(t, err)
 	clock := today
-	bank := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{
+	bank := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil),
 		Clock: func() time.Time { clock = clock.Add(time.Minute); return clock }})
 	return &fixture{mm: mm, bank: bank, store: store}
 }

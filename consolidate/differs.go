@@ -12,27 +12,36 @@ import (
 // entries about one subject disagree.
 func differs(a, b string) (onlyA, onlyB []string) {
 	wa, wb := words(a), words(b)
-	in := func(ws []string) map[string]bool {
-		s := make(map[string]bool, len(ws))
-		for _, w := range ws {
-			s[memories.Fold(w)] = true
+	fa, fb := foldAll(wa), foldAll(wb)
+	in := func(fs []string) map[string]bool {
+		s := make(map[string]bool, len(fs))
+		for _, f := range fs {
+			s[f] = true
 		}
 		return s
 	}
-	sa, sb := in(wa), in(wb)
-	pick := func(ws []string, other map[string]bool) []string {
+	sa, sb := in(fa), in(fb)
+	pick := func(ws, fs []string, other map[string]bool) []string {
 		out := []string{}
 		seen := map[string]bool{}
-		for _, w := range ws {
-			f := memories.Fold(w)
-			if !other[f] && !seen[f] {
+		for k, w := range ws {
+			if f := fs[k]; !other[f] && !seen[f] {
 				seen[f] = true
 				out = append(out, w)
 			}
 		}
 		return out
 	}
-	return pick(wa, sb), pick(wb, sa)
+	return pick(wa, fa, sb), pick(wb, fb, sa)
+}
+
+// foldAll folds each word.
+func foldAll(ws []string) []string {
+	out := make([]string, len(ws))
+	for k, w := range ws {
+		out[k] = memories.Fold(w)
+	}
+	return out
 }
 
 // words splits s into words, keeping dotted, dashed and slashed tokens

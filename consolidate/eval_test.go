@@ -15,6 +15,7 @@ import (
 	"github.com/mnemobank/mnemobank/consolidate"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 const seedBranch = "feature/loader"
@@ -24,15 +25,15 @@ const seedBranch = "feature/loader"
 func loadSeed(t testing.TB, l *labelled, docs bool) (*fixture, *consolidate.Options) {
 	t.Helper()
 	ctx := context.Background()
-	store := new(memories.MemStore)
+	store, usage := new(memories.MemStore), new(memories.MemStore)
 	today, _ := time.Parse(time.DateOnly, seedToday)
 	mm, err := memories.New(store, &memories.Options{Trash: new(memories.MemStore), TrashEntries: 100000,
-		Usage: new(memories.MemStore), Now: func() time.Time { return today }, Location: time.UTC, Rand: new(seqRand)})
+		Usage: usage, Now: func() time.Time { return today }, Location: time.UTC, Rand: new(seqRand)})
 	require.NoError(t, err)
-	f := &fixture{mm: mm, store: store}
+	f := &fixture{mm: mm, store: store, usage: usage}
 	f.seed(t, l.memories...)
 	clock := today.Add(-24 * time.Hour)
-	f.bank = memorybank.New(&memorybank.MemStore{}, &memorybank.Options{
+	f.bank = memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil),
 		Clock: func() time.Time { clock = clock.Add(time.Second); return clock }})
 	if docs {
 		for _, d := range l.docs {
@@ -225,6 +226,31 @@ func TestSeededSetCandidates(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, back, len(all), "undo brings every memory back")
 	assert.Equal(t, rcBefore, readContextTokens(t, f), "undo brings every document back")
+}
+
+// A Manager that searched has a search index, and gathers through it; a
+// new one finds the duplicates without building one. The candidates are
+// the same, entry for entry.
+func TestSeededSetCandidatesWithoutSearchIndex(t *testing.T) {
+	l := seedSet(300)
+	f, opts := loadSeed(t, l, false)
+	ctx := t.Context()
+	require.NotEmpty(t, l.usedQuery, "the seeded Manager searched, so it has an index")
+	searched, err := consolidate.Gather(ctx, consolidate.Sources{Memories: f.mm}, opts)
+	require.NoError(t, err)
+	require.NoError(t, f.mm.FlushUsage(ctx))
+	fresh, err := memories.New(f.store, &memories.Options{Usage: f.usage, Location: time.UTC})
+	require.NoError(t, err)
+	c, err := consolidate.Gather(ctx, consolidate.Sources{Memories: fresh}, opts)
+	require.NoError(t, err)
+	kinds := map[consolidate.Kind]int{}
+	for _, it := range c.Items {
+		kinds[it.Kind]++
+	}
+	require.Positive(t, kinds[consolidate.KindDuplicate])
+	require.Positive(t, kinds[consolidate.KindConflict])
+	require.Positive(t, kinds[consolidate.KindStale])
+	assert.Equal(t, searched, c)
 }
 
 func injectTokens(t *testing.T, f *fixture) int {

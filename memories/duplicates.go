@@ -1,12 +1,15 @@
 package memories
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"math"
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mnemobank/mnemobank/internal/textsearch"
 )
@@ -61,7 +64,7 @@ func (ix *index) dups() *dupInfo {
 	ix.dupsMu.Lock()
 	defer ix.dupsMu.Unlock()
 	if ix.dupsOf == nil {
-		ix.dupsOf = ix.findDups()
+		ix.dupsOf = findDups(ix.ms)
 	}
 	return ix.dupsOf
 }
@@ -82,37 +85,23 @@ const (
 // count every memory once (the set as it is, not a new text against it),
 // so the score of a pair is the same both ways. Two memories made only of
 // common words are not compared: duplicates share the names and numbers
-// their fact is about.
-func (ix *index) findDups() *dupInfo {
-	n := len(ix.ms)
-	vocab := map[string]int32{}
-	var nterms int32
-	termsOf := make([][]int32, n)
+// their fact is about. It needs no search index: consolidation asks for
+// duplicates of a file nobody searched, and pays only for this.
+func findDups(ms []Memory) *dupInfo {
+	n := len(ms)
+	ct := analyseContent(ms)
+	nterms := len(ct.digits)
+	termsOf := func(i int) []int32 { return ct.terms[ct.start[i]:ct.start[i+1]] }
 	numsOf := make([][]int32, n) // the ids of a memory's terms with digits, ascending
-	var buf []string
-	for i := range ix.ms {
-		buf = contentTermsInto(buf[:0], NormalizeContent(ix.ms[i].Content))
-		ids := make([]int32, len(buf))
-		for k, t := range buf {
-			id, ok := vocab[t]
-			if !ok {
-				id = nterms
-				vocab[t] = id
-				nterms++
-			}
-			ids[k] = id
-			if strings.ContainsAny(t, "0123456789") {
-				numsOf[i] = append(numsOf[i], id)
+	df := make([]int32, nterms)
+	for i := range n {
+		for _, t := range termsOf(i) {
+			df[t]++
+			if ct.digits[t] {
+				numsOf[i] = append(numsOf[i], t)
 			}
 		}
 		slices.Sort(numsOf[i])
-		termsOf[i] = ids
-	}
-	df := make([]int32, nterms)
-	for _, ids := range termsOf {
-		for _, t := range ids {
-			df[t]++
-		}
 	}
 	w2 := make([]float64, nterms) // squared weights
 	for t, d := range df {
@@ -120,8 +109,8 @@ func (ix *index) findDups() *dupInfo {
 		w2[t] = w * w
 	}
 	norm := make([]float64, n)
-	for i, ids := range termsOf {
-		for _, t := range ids {
+	for i := range n {
+		for _, t := range termsOf(i) {
 			norm[i] += w2[t]
 		}
 	}
@@ -142,7 +131,8 @@ func (ix *index) findDups() *dupInfo {
 	}
 	info := &dupInfo{}
 	var cands []int32
-	for i, ids := range termsOf {
+	for i := range n {
+		ids := termsOf(i)
 		stamp := int32(i + 1)
 		cands = cands[:0]
 		for _, t := range ids {
@@ -160,7 +150,7 @@ func (ix *index) findDups() *dupInfo {
 		}
 		for _, j := range cands {
 			dot := 0.0
-			for _, t := range termsOf[j] {
+			for _, t := range termsOf(int(j)) {
 				if inI[t] == stamp {
 					dot += w2[t]
 				}
@@ -169,6 +159,12 @@ func (ix *index) findDups() *dupInfo {
 				continue
 			}
 			raw := dot / math.Sqrt(norm[i]*norm[j])
+			// Below SimilarThreshold a pair is kept only when its numbers
+			// differ at NumbersDifferThreshold or more, which is higher: so
+			// the numbers are compared only for pairs that may be kept.
+			if raw < SimilarThreshold && raw < NumbersDifferThreshold {
+				continue
+			}
 			score, differ := raw, numbersDiffer32(numsOf[i], numsOf[j])
 			if differ {
 				score *= numberPenalty
@@ -177,7 +173,7 @@ func (ix *index) findDups() *dupInfo {
 				continue
 			}
 			a, b := int(j), i // j < i: file order
-			info.pairs = append(info.pairs, Pair{A: ix.ms[a].ID, B: ix.ms[b].ID,
+			info.pairs = append(info.pairs, Pair{A: ms[a].ID, B: ms[b].ID,
 				Score: round3(score), RawScore: round3(raw), NumbersDiffer: differ})
 			if score >= SimilarThreshold {
 				parent[find(int32(a))] = find(int32(b))
@@ -188,7 +184,7 @@ func (ix *index) findDups() *dupInfo {
 		return cmp.Or(cmp.Compare(y.Score, x.Score), cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B))
 	})
 	members := map[int32][]int{}
-	order := newestFirst(ix.ms)
+	order := newestFirst(ms)
 	for _, i := range order {
 		r := find(int32(i))
 		members[r] = append(members[r], i)
@@ -209,6 +205,72 @@ func (ix *index) findDups() *dupInfo {
 		}
 	}
 	return info
+}
+
+// contentTermIDs are the distinct content terms of each of a set of
+// memories (contentTerms, in order of first occurrence), as ids: memory
+// i's are terms[start[i]:start[i+1]], and digits[t] says whether term t
+// holds a digit.
+type contentTermIDs struct {
+	terms  []int32
+	start  []int32
+	digits []bool
+}
+
+// analyseContent analyses the content of every memory once, interning
+// each term as it comes: no string is made but for a term seen for the
+// first time, and no set per memory.
+func analyseContent(ms []Memory) contentTermIDs {
+	vocab := map[string]int32{}
+	var seen []int32 // seen[t] == i+1: memory i holds term t already
+	ct := contentTermIDs{start: make([]int32, 0, len(ms)+1)}
+	for i := range ms {
+		stamp := int32(i + 1)
+		ct.start = append(ct.start, int32(len(ct.terms)))
+		textsearch.Analyze(normalizedContent(ms[i].Content), func(t textsearch.Token) {
+			if t.Stop {
+				return
+			}
+			id, ok := vocab[string(t.Term)]
+			if !ok {
+				id = int32(len(ct.digits))
+				vocab[string(t.Term)] = id
+				ct.digits = append(ct.digits, bytes.ContainsAny(t.Term, "0123456789"))
+				seen = append(seen, 0)
+			}
+			if seen[id] != stamp {
+				seen[id] = stamp
+				ct.terms = append(ct.terms, id)
+			}
+		})
+	}
+	ct.start = append(ct.start, int32(len(ct.terms)))
+	return ct
+}
+
+// normalizedContent is NormalizeContent(s), without the copy when s is
+// normalized already, as a parsed memory's content is: no carriage
+// return, and no white space at either end or at the end of a line.
+func normalizedContent(s string) string {
+	if s == "" {
+		return s
+	}
+	first, _ := utf8.DecodeRuneInString(s)
+	last, _ := utf8.DecodeLastRuneInString(s)
+	if unicode.IsSpace(first) || unicode.IsSpace(last) || strings.IndexByte(s, '\r') >= 0 {
+		return NormalizeContent(s)
+	}
+	for k := strings.IndexByte(s, '\n'); k >= 0; {
+		if r, _ := utf8.DecodeLastRuneInString(s[:k]); r != '\n' && unicode.IsSpace(r) {
+			return NormalizeContent(s)
+		}
+		next := strings.IndexByte(s[k+1:], '\n')
+		if next < 0 {
+			break
+		}
+		k += 1 + next
+	}
+	return s
 }
 
 // numbersDiffer32 is numbersDiffer over sorted term ids: both hold
@@ -234,12 +296,11 @@ type Duplicates struct {
 // clusters the duplicates form. It is pure: documents or any other texts
 // can be compared by passing them as memories with an ID and a Content.
 func NearDuplicates(ms []Memory) Duplicates {
-	ix := newIndex("", ms)
-	return ix.dups().export(ix)
+	return findDups(ms).export(ms)
 }
 
-func (d *dupInfo) export(ix *index) Duplicates {
-	out := Duplicates{Memories: slices.Clone(ix.ms), Pairs: slices.Clone(d.pairs), Clusters: make([]Cluster, 0, len(d.groups))}
+func (d *dupInfo) export(ms []Memory) Duplicates {
+	out := Duplicates{Memories: slices.Clone(ms), Pairs: slices.Clone(d.pairs), Clusters: make([]Cluster, 0, len(d.groups))}
 	if out.Pairs == nil {
 		out.Pairs = []Pair{}
 	}
@@ -249,7 +310,7 @@ func (d *dupInfo) export(ix *index) Duplicates {
 	for _, g := range d.groups {
 		c := Cluster{IDs: make([]string, len(g))}
 		for k, i := range g {
-			c.IDs[k] = ix.ms[i].ID
+			c.IDs[k] = ms[i].ID
 		}
 		out.Clusters = append(out.Clusters, c)
 	}
@@ -257,18 +318,54 @@ func (d *dupInfo) export(ix *index) Duplicates {
 }
 
 // NearDuplicates is the package function over the Manager's memories,
-// one version of the file, computed once per version (searches share the
-// index). Nothing is found when memories are disabled.
+// one version of the file, computed once per version. The search index
+// is not built for it: when a search built it for this version, its
+// duplicates are shared; otherwise they are found from the parsed file,
+// and kept for the index a later search builds. Nothing is found when
+// memories are disabled.
 func (m *Manager) NearDuplicates(ctx context.Context) (Duplicates, error) {
 	if !m.cfg.Enabled {
 		return Duplicates{Memories: []Memory{}, Pairs: []Pair{}, Clusters: []Cluster{}}, nil
 	}
-	ix, done, err := m.indexed(ctx, "similar")
+	ix, data, v, err := m.cachedOrLoad(ctx, "similar")
 	if err != nil {
 		return Duplicates{}, err
 	}
-	defer done()
-	return ix.dups().export(ix), nil
+	if ix != nil {
+		m.mu.RLock()
+		defer m.mu.RUnlock()
+		return ix.dups().export(ix.ms), nil
+	}
+	if c := m.cachedDups(v); c != nil {
+		return c.info.export(c.ms), nil
+	}
+	ms := Parse(data).all()
+	c := &parsedDups{version: v, ms: ms, info: findDups(ms)}
+	if v != "" {
+		m.mu.Lock()
+		m.dups = c
+		m.mu.Unlock()
+	}
+	return c.info.export(ms), nil
+}
+
+// parsedDups are the duplicates of a version of the file found without
+// the search index (see Manager.NearDuplicates).
+type parsedDups struct {
+	version string
+	ms      []Memory
+	info    *dupInfo
+}
+
+// cachedDups returns the duplicates found for version v without the
+// index, if any.
+func (m *Manager) cachedDups(v string) *parsedDups {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.dups != nil && v != "" && m.dups.version == v {
+		return m.dups
+	}
+	return nil
 }
 
 // dupsState is the lazily computed duplicate information of an index.

@@ -134,8 +134,9 @@ type Manager struct {
 	flagger        screen.Flagger
 	excludeFlagged bool
 
-	mu sync.RWMutex // guards ix, and its contents (see extendIndex)
-	ix *index       // the last file version searched (see indexed)
+	mu   sync.RWMutex // guards ix, and its contents (see extendIndex), and dups
+	ix   *index       // the last file version searched (see indexed)
+	dups *parsedDups  // duplicates of a later version, found without the index
 }
 
 var _ MemoryManager = (*Manager)(nil)
@@ -231,33 +232,51 @@ func (m *Manager) cached() (*index, string) {
 }
 
 func (m *Manager) current(ctx context.Context, op string) (*index, error) {
-	if vs, ok := m.store.(Versioner); ok {
-		if ix, have := m.cached(); ix != nil {
-			if v, err := vs.Version(ctx); err == nil && v != "" && v == have {
-				return ix, nil // unchanged: not even read
-			}
-		}
-	}
-	data, v, err := m.store.Load(ctx)
-	if err != nil && errors.Is(err, ErrUnreadable) {
-		m.log.WarnContext(ctx, "memories: cannot read the memories file; treating it as empty", "op", op, "error", err)
-		return newIndex("", nil), nil
-	}
-	if err != nil {
-		return nil, &OpError{Op: op, Err: err, Detail: "loading the memories file"}
-	}
-	if ix, have := m.cached(); ix != nil && v != "" && have == v {
-		return ix, nil
+	ix, data, v, err := m.cachedOrLoad(ctx, op)
+	if ix != nil || err != nil {
+		return ix, err
 	}
 	d := Parse(data)
-	ix := newIndex(v, d.all())
+	ix = newIndex(v, d.all())
 	ix.ralph = d.RalphDialect()
 	if v != "" {
 		m.mu.Lock()
 		m.ix = ix
+		if m.dups != nil && m.dups.version == v {
+			// The same version parses to the same memories: the
+			// duplicates NearDuplicates found hold for this index.
+			ix.dupsOf = m.dups.info
+		}
+		m.dups = nil
 		m.mu.Unlock()
 	}
 	return ix, nil
+}
+
+// cachedOrLoad returns the index of the last version searched when the
+// file is still at that version; otherwise the file's content and
+// version. A file the Store reports as ErrUnreadable reads as no
+// memories, with a warning.
+func (m *Manager) cachedOrLoad(ctx context.Context, op string) (ix *index, data []byte, v string, err error) {
+	if vs, ok := m.store.(Versioner); ok {
+		if ix, have := m.cached(); ix != nil {
+			if v, err := vs.Version(ctx); err == nil && v != "" && v == have {
+				return ix, nil, v, nil // unchanged: not even read
+			}
+		}
+	}
+	data, v, err = m.store.Load(ctx)
+	if err != nil && errors.Is(err, ErrUnreadable) {
+		m.log.WarnContext(ctx, "memories: cannot read the memories file; treating it as empty", "op", op, "error", err)
+		return nil, nil, "", nil
+	}
+	if err != nil {
+		return nil, nil, "", &OpError{Op: op, Err: err, Detail: "loading the memories file"}
+	}
+	if ix, have := m.cached(); ix != nil && v != "" && have == v {
+		return ix, nil, v, nil
+	}
+	return nil, data, v, nil
 }
 
 // extendIndex takes the memory Add appended as entry, with id, into ix,

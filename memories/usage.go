@@ -20,7 +20,11 @@ import (
 // are pending, once a pending return is older than UsageInterval (checked
 // on the next return; no goroutine), or when the host calls FlushUsage
 // (at exit). So a search costs no write, and a process that stops without
-// FlushUsage loses at most the last batch of counts, never the file. The
+// FlushUsage loses at most the last batch of counts, never the file.
+// FlushUsage also drops the counts of memories that are neither in the
+// file nor in the trash (a trashed memory may be restored), so the sidecar
+// does not keep growing with deleted memories; the batch writes do not,
+// since that means reading the memories file. The
 // sidecar is JSON, {"<id>": {"count": n, "last": "YYYY-MM-DD"}}; writers in
 // several processes merge their counts (the rewrite retries on
 // ErrConflict). Consolidation reads it to find memories nobody uses.
@@ -96,14 +100,16 @@ func (m *Manager) record(ctx context.Context, ids []string) {
 // flushLocked writes the pending usage; a failure is logged and the counts
 // kept for the next attempt (a search never fails for its bookkeeping).
 func (m *Manager) flushLocked(ctx context.Context) {
-	if err := m.writeUsage(ctx); err != nil {
+	if err := m.writeUsage(ctx, false); err != nil {
 		m.log.WarnContext(ctx, "memories: cannot record memory use", "error", err)
 	}
 }
 
-func (m *Manager) writeUsage(ctx context.Context) error {
+// writeUsage adds the pending counts to the sidecar; with prune it also
+// drops the counts of memories that no longer exist.
+func (m *Manager) writeUsage(ctx context.Context, prune bool) error {
 	u := &m.usageNow
-	if len(u.pending) == 0 {
+	if len(u.pending) == 0 && !prune {
 		return nil
 	}
 	for range m.tries {
@@ -122,6 +128,25 @@ func (m *Manager) writeUsage(ctx context.Context) error {
 				e.Last = u.day
 			}
 			all[id] = e
+		}
+		dropped := 0
+		if prune {
+			// Read after the sidecar: a memory it counts was returned, so
+			// written, before; if the file no longer holds it, it was
+			// deleted since.
+			live, err := m.liveIDs(ctx)
+			if err != nil {
+				m.log.WarnContext(ctx, "memories: cannot read the memories to drop the use of deleted ones; nothing dropped", "error", err)
+			}
+			for id := range all {
+				if live != nil && !live[id] {
+					delete(all, id)
+					dropped++
+				}
+			}
+		}
+		if len(u.pending) == 0 && dropped == 0 {
+			return nil
 		}
 		out, err := json.Marshal(all)
 		if err != nil {
@@ -151,15 +176,38 @@ func parseUsage(data []byte) (map[string]Usage, error) {
 	return all, nil
 }
 
-// FlushUsage writes the pending usage counts now. Hosts call it before
-// they exit; without Options.Usage it does nothing.
+// FlushUsage writes the pending usage counts now, and drops the counts of
+// memories neither the file nor the trash holds (when the memories cannot
+// be read, it logs a warning and drops nothing). Hosts call it before they
+// exit; without Options.Usage it does nothing.
 func (m *Manager) FlushUsage(ctx context.Context) error {
 	if m.usage == nil {
 		return nil
 	}
 	m.usageMu.Lock()
 	defer m.usageMu.Unlock()
-	return m.writeUsage(ctx)
+	return m.writeUsage(ctx, true)
+}
+
+// liveIDs are the ids of the memories in the file and in the trash. It
+// reads the stores rather than the index: a batch write runs under the
+// index's read lock (see record), so FlushUsage, holding usageMu, must
+// not wait for that lock.
+func (m *Manager) liveIDs(ctx context.Context) (map[string]bool, error) {
+	ids := map[string]bool{}
+	for _, s := range []Store{m.store, m.trash} {
+		if s == nil {
+			continue
+		}
+		data, _, err := s.Load(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, mem := range Parse(data).all() {
+			ids[mem.ID] = true
+		}
+	}
+	return ids, nil
 }
 
 // Usage returns the recorded use of each memory that was ever returned,

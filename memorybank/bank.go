@@ -70,13 +70,15 @@ const (
 	DefaultMaxPatchOps   = 256
 	DefaultMaxTags       = 64
 	DefaultMaxRetries    = 32
-	// DefaultHistoryVersions and DefaultHistoryEntryBytes bound each
-	// document's history (Options.HistoryVersions, HistoryEntryBytes).
-	DefaultHistoryVersions   = 100
-	DefaultHistoryEntryBytes = 256 << 10
-	// DefaultIndexMaxAge bounds how stale List, ReadContext and searches
-	// may be about changes made outside any Bank (see Options.IndexMaxAge).
-	DefaultIndexMaxAge = 2 * time.Second
+	// IndexMaxAge bounds how stale List, ReadContext, searches and the
+	// check of a new path against its spellings may be about changes no
+	// Store counted (a person editing the folder, git pull): what the Bank
+	// derived from the store is listed again once it is this old, by the
+	// Bank's Clock. Writes through any Bank are seen at once: this Bank's
+	// update what it derived, and another's change the Store's count
+	// (ChangeCounter; a Store without one is listed on every call). Read
+	// always reads the store.
+	IndexMaxAge = 2 * time.Second
 	// DefaultContextTokens is ReadContext's default token budget: room
 	// for the core files of both banks and a listing, a small part of a
 	// model's context window.
@@ -139,22 +141,11 @@ type Options struct {
 	// lock instead). Retries wait a jittered pause growing from 1 ms to 50 ms
 	// (about 1 s in all at the default). Default 32.
 	MaxRetries int
-	// IndexMaxAge bounds how long List, ReadContext and searches trust
-	// the Bank's index about changes no Store counted. Writes through any
-	// Bank are seen at once: this Bank's update the index, and another's
-	// change the Store's count (ChangeCounter; a Store without one is
-	// listed on every call). Changes made outside any Bank (a person
-	// editing the folder, git pull) are seen once the last full reconcile
-	// is older than this, by the Bank's Clock. Read always reads the store.
-	// Zero means DefaultIndexMaxAge; negative means every call reconciles.
-	IndexMaxAge time.Duration
-	// HistoryVersions is how many versions of each document its history
-	// keeps (see package history). Default 100; negative: no history (deletes
+	// History records every write and delete (see Journal);
+	// history.New(nil) keeps each document's history in the Store, where
+	// package history reads it. Nil: the Bank records no history (deletes
 	// still record the version they consumed, so versions never repeat).
-	HistoryVersions int
-	// HistoryEntryBytes bounds one history entry; a larger change is
-	// recorded without its patches. Default 256 KiB.
-	HistoryEntryBytes int
+	History Journal
 	// ContextTokens is ReadContext's default token budget
 	// (ReadContextRequest.MaxTokens overrides it). Zero means
 	// DefaultContextTokens; negative means unlimited.
@@ -187,7 +178,9 @@ type Options struct {
 // one or many processes) may share one Store.
 type Bank struct {
 	store Store
-	hist  Store // history entries: store, or its Lazy view (LazyWriter)
+	// journalStore: what Options.History writes to: store, or its Lazy
+	// view (LazyWriter), counting the Bank's own changes.
+	journalStore Store
 	// ahead: what rides on the next durable write (a delete's tombstone):
 	// store, or its Ordered view (OrderedWriter).
 	ahead Store
@@ -196,20 +189,19 @@ type Bank struct {
 	locks *keyLocks // serialise this Bank's writers of one key
 
 	mu         sync.Mutex
-	branches   map[string]string // branch dir -> branch name, verified
-	indexes    map[string]*bankIndex
-	folds      map[string]*foldIndex // bank prefix -> folded paths (collide.go)
-	own        atomic.Uint64         // this Bank's successful Puts and Deletes (see index.go)
-	branchList branchListing         // the branch banks, for searches of every branch
-	ctxFiles   ctxCache              // what ReadContext made of each document (ctxcache.go)
+	branches   map[string]string   // branch dir -> branch name, verified
+	catalogs   map[string]*catalog // bank prefix -> what is derived from the bank
+	branchList branchListing       // the branch banks, for searches of every branch
+	own        atomic.Uint64       // this Bank's successful Puts and Deletes: the freshness rule's own count
 }
 
 // New returns a Bank over store. opts may be nil. A nil store gives a Bank
 // whose every method returns ErrNotInitialised.
 func New(store Store, opts *Options) *Bank {
-	b := &Bank{store: store, hist: store, ahead: store, locks: newKeyLocks(), branches: map[string]string{}, indexes: map[string]*bankIndex{}}
+	b := &Bank{store: store, ahead: store, locks: newKeyLocks(), branches: map[string]string{}, catalogs: map[string]*catalog{}}
+	b.journalStore = ownStore{Store: store, own: &b.own}
 	if lw, ok := store.(LazyWriter); ok {
-		b.hist = lw.Lazy()
+		b.journalStore = ownStore{Store: lw.Lazy(), own: &b.own}
 	}
 	if ow, ok := store.(OrderedWriter); ok {
 		b.ahead = ow.Ordered()
@@ -259,15 +251,6 @@ func New(store Store, opts *Options) *Bank {
 	}
 	if o.MaxRetries <= 0 {
 		o.MaxRetries = DefaultMaxRetries
-	}
-	if o.HistoryVersions == 0 {
-		o.HistoryVersions = DefaultHistoryVersions
-	}
-	if o.HistoryEntryBytes <= 0 {
-		o.HistoryEntryBytes = DefaultHistoryEntryBytes
-	}
-	if o.IndexMaxAge == 0 {
-		o.IndexMaxAge = DefaultIndexMaxAge
 	}
 	if o.ContextTokens == 0 {
 		o.ContextTokens = DefaultContextTokens

@@ -32,7 +32,7 @@ func populate(b testing.TB, store memorybank.Store, n int) {
 // BenchmarkPatchWrite10KB: one patch write (read, patch, validate, CAS
 // write, index update) on a 10 KB document.
 func BenchmarkPatchWrite10KB(b *testing.B) {
-	bank := memorybank.New(&memorybank.MemStore{}, nil)
+	bank := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)})
 	items := make([]string, 0, 200)
 	for i := 0; len(strings.Join(items, ",")) < 10_000; i++ {
 		items = append(items, fmt.Sprintf(`{"title":"decision %d","decision":"use approach %d for module %d"}`, i, i, i))
@@ -59,7 +59,7 @@ func BenchmarkPatchWrite10KB(b *testing.B) {
 func BenchmarkReadContext1000(b *testing.B) {
 	store := &memorybank.MemStore{}
 	populate(b, store, 994)
-	bank := memorybank.New(store, nil)
+	bank := memorybank.New(store, &memorybank.Options{History: history.New(nil)})
 	for _, p := range []string{"architecture.md", "coding-standards.md", "domain-models.md", "glossary.md", "tech-stack.md", "user-guide.md"} {
 		_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: p, Text: ("# " + p + "\n" + strings.Repeat("Some text. ", 50)), Tags: []string{"core"}})
 		require.NoError(b, err)
@@ -81,7 +81,7 @@ func BenchmarkReadContext1000(b *testing.B) {
 func BenchmarkSearchByTags10000(b *testing.B) {
 	store := &memorybank.MemStore{}
 	populate(b, store, 10_000)
-	bank := memorybank.New(store, nil)
+	bank := memorybank.New(store, &memorybank.Options{History: history.New(nil)})
 	for _, tc := range []struct {
 		name string
 		req  memorybank.SearchRequest
@@ -114,7 +114,7 @@ func BenchmarkSearchByTagsCold(b *testing.B) {
 	mem := &memorybank.MemStore{}
 	populate(b, mem, 10_000)
 	req := memorybank.SearchRequest{Tags: []string{"t7"}, Scope: memorybank.ScopeGlobal}
-	hits, err := memorybank.New(mem, nil).SearchByTags(ctx, req) // stores the snapshot
+	hits, err := memorybank.New(mem, &memorybank.Options{History: history.New(nil)}).SearchByTags(ctx, req) // stores the snapshot
 	require.NoError(b, err)
 	require.Len(b, hits, 100)
 	for _, tc := range []struct {
@@ -127,7 +127,7 @@ func BenchmarkSearchByTagsCold(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			store := &countingStore{Store: tc.store}
 			for b.Loop() {
-				hits, err := memorybank.New(store, nil).SearchByTags(ctx, req)
+				hits, err := memorybank.New(store, &memorybank.Options{History: history.New(nil)}).SearchByTags(ctx, req)
 				if err != nil || len(hits) != 100 {
 					b.Fatal(len(hits), err)
 				}
@@ -167,7 +167,7 @@ func BenchmarkWriteBankSize(b *testing.B) {
 		b.Run(fmt.Sprintf("docs=%d", n), func(b *testing.B) {
 			store := &memorybank.MemStore{}
 			populate(b, store, n)
-			bank := memorybank.New(store, nil)
+			bank := memorybank.New(store, &memorybank.Options{History: history.New(nil)})
 			_, err := bank.SearchByTags(ctx, memorybank.SearchRequest{Tags: []string{"t1"}, Scope: memorybank.ScopeGlobal})
 			require.NoError(b, err)
 			patch := jsonpatch.Patch{{Op: "replace", Path: "/content/text", Value: json.RawMessage(`"edited"`)}}
@@ -214,16 +214,16 @@ func patchDoc(size int) string {
 func BenchmarkPatchWriteVsFloor(b *testing.B) {
 	for _, bc := range []struct {
 		size    int
-		history int
-	}{{10_000, -1}, {600_000, -1}, {10_000, 0}, {600_000, 0}} {
+		history memorybank.Journal
+	}{{10_000, nil}, {600_000, nil}, {10_000, history.New(nil)}, {600_000, history.New(nil)}} {
 		name := fmt.Sprintf("%dKB/history=off", bc.size/1000)
-		if bc.history == 0 {
+		if bc.history != nil {
 			name = fmt.Sprintf("%dKB/history=on", bc.size/1000)
 		}
 		size := bc.size
 		b.Run(name, func(b *testing.B) {
 			store := &countingStore{Store: &memorybank.MemStore{}}
-			bank := memorybank.New(store, &memorybank.Options{HistoryVersions: bc.history})
+			bank := memorybank.New(store, &memorybank.Options{History: bc.history})
 			_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "systemPatterns.json", Content: json.RawMessage(patchDoc(size))})
 			require.NoError(b, err)
 			obj, err := store.Get(ctx, "global-memory-bank/systemPatterns.json")
@@ -261,7 +261,7 @@ func BenchmarkPatchWriteVsFloor(b *testing.B) {
 // files, with the branch bank of "main" initialised.
 func readContextBank(b testing.TB, store memorybank.Store, n int) *memorybank.Bank {
 	populate(b, store, n)
-	bank := memorybank.New(store, nil)
+	bank := memorybank.New(store, &memorybank.Options{History: history.New(nil)})
 	for _, p := range []string{"architecture.md", "coding-standards.md", "domain-models.md", "glossary.md", "tech-stack.md", "user-guide.md"} {
 		_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: p, Text: "# " + p + "\n" + strings.Repeat("Some text. ", 50), Tags: []string{"core"}})
 		require.NoError(b, err)
@@ -314,7 +314,7 @@ func BenchmarkHistory100(b *testing.B) {
 	s, err := fsstore.Open(b.TempDir(), nil)
 	require.NoError(b, err)
 	b.Cleanup(func() { _ = s.Close() })
-	bank := memorybank.New(s, nil)
+	bank := memorybank.New(s, &memorybank.Options{History: history.New(nil)})
 	g := memorybank.ScopeGlobal
 	_, err = bank.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "progress.json", Content: json.RawMessage(`{"n":0}`)})
 	require.NoError(b, err)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/mnemobank/mnemobank/memorybank/internal/docpath"
 )
@@ -26,18 +26,18 @@ func foldKey(s string) string { return docpath.Fold(s) }
 // pathCollision checks a path about to be created in the bank at l against
 // the paths the bank holds: an error wrapping ErrPathConflict names the
 // existing document. The check looks the folded path and its folders up in
-// the bank's folded index (see foldIndex), so it costs the same however
-// large the bank is. Writers of one Bank lock a document by its folded
+// the folded paths of the bank's catalog, as current as its listing (see
+// catalog.go), so it costs the same however large the bank is. Writers of one Bank lock a document by its folded
 // key, so two spellings created at once through one Bank cannot both pass;
 // another process creating one at the same moment may slip past, as with
 // any check before a write.
-func (b *Bank) pathCollision(ctx context.Context, l loc) error {
-	fx := b.foldsFor(l.prefix)
-	fx.mu.Lock()
-	defer fx.mu.Unlock()
-	if err := b.foldsCurrent(ctx, fx, l.prefix); err != nil {
+func (b *Bank) pathCollision(ctx context.Context, l loc, clock func() time.Time) error {
+	idx, err := b.pathIndexBy(ctx, l.prefix, clock)
+	if err != nil {
 		return err
 	}
+	defer idx.mu.Unlock()
+	fx := idx.foldsOf()
 	fp := foldKey(l.path)
 	if q := fx.other(fp, l.path); q != "" {
 		return fmt.Errorf("%w: %q differs from the existing %q only by letter case or Unicode normalisation, and they would be one file on macOS and Windows; write %q instead",
@@ -71,61 +71,25 @@ func (b *Bank) pathCollision(ctx context.Context, l loc) error {
 
 // foldIndex is what pathCollision looks paths up in: the folded form of
 // every document path of one bank, and of every folder holding one. It is
-// built with one listing of the bank the first time a document is created
-// in it, and kept current as the bank's index is (index.go): the Bank's own
-// creates and deletes update it in place, and when the store's change count
-// moved by more than the Bank's own changes (another Bank or process wrote),
-// or the store keeps no count, it is listed again.
+// part of the bank's catalog: derived from its paths the first time a
+// document is created after a listing, and kept by the Bank's own creates
+// and deletes.
 type foldIndex struct {
-	mu    sync.Mutex
-	ready bool                // docs and dirs are complete as of seen
-	seen  ChangeCount         // the store's count when last current
-	own   uint64              // the Bank's own count then
-	docs  map[string][]string // folded path -> the paths folding to it
-	dirs  map[string]int      // folded folder -> documents under it, at any depth
+	docs map[string][]string // folded path -> the paths folding to it
+	dirs map[string]int      // folded folder -> documents under it, at any depth
 }
 
-// foldsFor returns the folded index of the bank at prefix, creating it
-// empty (not ready).
-func (b *Bank) foldsFor(prefix string) *foldIndex {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	fx := b.folds[prefix]
-	if fx == nil {
-		if b.folds == nil {
-			b.folds = map[string]*foldIndex{}
-		}
-		fx = &foldIndex{}
-		b.folds[prefix] = fx
-	}
-	return fx
-}
-
-// foldsCurrent brings fx up to date with the store, listing the bank when
-// anybody but this Bank changed the store since fx was last current. The
-// caller holds fx.mu.
-func (b *Bank) foldsCurrent(ctx context.Context, fx *foldIndex, prefix string) error {
-	own := b.own.Load() // before the store's count, as in bankIndex.current
-	cur, counted, err := b.changes(ctx)
-	if err != nil {
-		return err
-	}
-	if fx.ready && counted && cur.Epoch == fx.seen.Epoch && cur.N-fx.seen.N == own-fx.own {
-		fx.seen, fx.own = cur, own
-		return nil
-	}
-	fx.ready, fx.docs, fx.dirs = false, map[string][]string{}, map[string]int{}
-	for obj, err := range b.store.List(ctx, prefix) {
-		if err != nil {
-			fx.docs, fx.dirs = nil, nil
-			return err
-		}
-		if p := strings.TrimPrefix(obj.Key, prefix); !reserved(p) {
+// foldsOf returns the catalog's folded paths, deriving them from its paths
+// when it has none. idx.mu is held.
+func (idx *catalog) foldsOf() *foldIndex {
+	if idx.folds == nil {
+		fx := &foldIndex{docs: make(map[string][]string, len(idx.paths)), dirs: map[string]int{}}
+		for p := range idx.paths {
 			fx.add(p)
 		}
+		idx.folds = fx
 	}
-	fx.ready, fx.seen, fx.own = counted, cur, own
-	return nil
+	return idx.folds
 }
 
 // other returns one path other than self whose folded form is f, or "".
@@ -172,27 +136,6 @@ func (fx *foldIndex) remove(p string) {
 				delete(fx.dirs, f[:i])
 			}
 		}
-	}
-}
-
-// folded tells the bank's folded index, if built, that this Bank created
-// (or, with created false, deleted) the document at l.
-func (b *Bank) folded(l loc, created bool) {
-	b.mu.Lock()
-	fx := b.folds[l.prefix]
-	b.mu.Unlock()
-	if fx == nil {
-		return
-	}
-	fx.mu.Lock()
-	defer fx.mu.Unlock()
-	if !fx.ready {
-		return // the next check lists the bank, which sees the change
-	}
-	if created {
-		fx.add(l.path)
-	} else {
-		fx.remove(l.path)
 	}
 }
 

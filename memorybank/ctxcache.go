@@ -14,15 +14,15 @@ import (
 
 // ReadContext returns the same few core files on every call, and decoding
 // one (its front matter is YAML), encoding it and counting its tokens cost
-// far more than reading it. So the Bank keeps what ReadContext made of each
-// document it included, by store key and stored version. The bank's index
-// already knows each document's store version, as current as the listing
-// ReadContext returns beside it (every change through a Store at once,
-// changes behind every Store's back within Options.IndexMaxAge): when the
-// cached version is the index's, a warm call reads nothing; otherwise it
+// far more than reading it. So each bank's catalog keeps what ReadContext
+// made of each document it included, by store key and stored version. The
+// catalog already knows each document's store version, as current as the
+// listing ReadContext returns beside it (every change through a Store at
+// once, changes behind every Store's back within IndexMaxAge): when the
+// cached version is the catalog's, a warm call reads nothing; otherwise it
 // reads the document (the Get tells its version) and decodes, encodes and
-// counts only what changed. The cache is bounded; past a bound it starts
-// again empty.
+// counts only what changed. The cache of each bank is bounded; past a
+// bound it starts again empty.
 const (
 	ctxCacheMaxEntries = 1024
 	ctxCacheMaxBytes   = 8 << 20 // of cached content
@@ -53,7 +53,7 @@ func (b *Bank) contextFile(ctx context.Context, scope Scope, branch, p, indexed 
 	if err != nil {
 		return ContextFile{}, 0, err
 	}
-	c := &b.ctxFiles
+	c := &b.catalogFor(l.prefix).ctx
 	if indexed != "" {
 		c.mu.Lock()
 		e, ok := c.m[l.key]

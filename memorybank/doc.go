@@ -16,9 +16,10 @@
 // every read and write goes through the Store, with compare-and-swap. It
 // picks no transport and does not detect the current git branch: callers
 // pass it. Its Go API takes typed input (content as a JSON object, text as
-// text). Around it, each in its own package: memorybank/history, a
-// document's history (list, read a version, diff, revert) as functions over
-// a Bank; memorybank/plan, the file selection and confirmed write plans of
+// text). Around it, each in its own package: memorybank/history, the
+// [Journal] that records each document's history when given as
+// Options.History (a Bank without one records none), and the functions
+// over a Bank that list, rebuild, diff and revert it; memorybank/plan, the file selection and confirmed write plans of
 // a Markdown memory bank; memorybank/tools, the agent tools for a host to
 // serve; memorybank/memorymd, the MEMORY.md format; fsstore and pgstore,
 // Stores; storetest, the suite a Store must pass.
@@ -84,13 +85,15 @@
 //
 // [Bank.Search] ranks documents by BM25F over title and path, tags and
 // text, weighing a document tagged with its author's role ("user",
-// "assistant"); [Bank.SearchByTags] matches tags ignoring case and width. List,
-// searches and ReadContext's listing are served by an in-memory index per
-// bank, derived from the Store and keyed by store versions, updated in
-// place by the Bank's own writes and reconciled when the store's change
-// count ([ChangeCounter]) shows changes by others, or after
-// Options.IndexMaxAge for changes no Store counted (a person editing the
-// folder). Read always reads the store.
+// "assistant"); [Bank.SearchByTags] matches tags ignoring case and width.
+// What the Bank derives from a bank has one owner per bank, its catalog:
+// the paths and their entries (List, ReadContext's listing, tags), the
+// folded paths a new path is checked against, the full-text index and what
+// ReadContext made of each document. A catalog is keyed by store versions,
+// updated in place by the Bank's own writes, and trusted by one rule:
+// listed again when the store's change count ([ChangeCounter]) shows
+// changes by others, or once it is [IndexMaxAge] old for changes no Store
+// counted (a person editing the folder). Read always reads the store.
 //
 // # Testing
 //

@@ -7,7 +7,7 @@ import "github.com/mnemobank/mnemobank/memorybank/internal/codec"
 func IndexCount(b *Bank) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return len(b.indexes)
+	return len(b.catalogs)
 }
 
 // TextVersion is the version of a text document without front matter.

@@ -48,7 +48,7 @@ func globalPaths(t *testing.T, b *memorybank.Bank) []string {
 
 // Files added or removed in the folder by something other than a Store (a
 // person, git pull, another tool) show in Read at once, and in List,
-// ReadContext and SearchByTags once Options.IndexMaxAge has passed: the
+// ReadContext and SearchByTags once IndexMaxAge has passed: the
 // store's change count does not see them.
 func TestExternalEditsAreSeen(t *testing.T) {
 	dir := t.TempDir()
@@ -56,7 +56,7 @@ func TestExternalEditsAreSeen(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	clock := &manualClock{now: t0}
-	b := memorybank.New(s, &memorybank.Options{Clock: clock.Now, IndexMaxAge: time.Minute})
+	b := memorybank.New(s, &memorybank.Options{Clock: clock.Now})
 	g := memorybank.ScopeGlobal
 	mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "architecture.md", Text: ("v1"), Tags: []string{"core"}})
 	search := func(tag string) []string {
@@ -79,7 +79,7 @@ func TestExternalEditsAreSeen(t *testing.T) {
 	_, err = b.Read(ctx, memorybank.ReadRequest{Scope: g, Path: "notes.md"})
 	require.NoError(t, err, "Read reads the store")
 	assert.Equal(t, []string{"architecture.md"}, globalPaths(t, b), "uncounted edits wait for IndexMaxAge")
-	clock.Advance(time.Minute)
+	clock.Advance(memorybank.IndexMaxAge)
 	assert.Equal(t, []string{"glossary.md", "notes.md"}, globalPaths(t, b), "List reconciles with the store")
 	rc, err := b.ReadContext(ctx, memorybank.ReadContextRequest{IncludeBranchMemory: no, IncludeRules: no})
 	require.NoError(t, err)
@@ -89,27 +89,39 @@ func TestExternalEditsAreSeen(t *testing.T) {
 	// ReadContext brought the index up to date; another external edit is
 	// left for the max age to catch.
 	require.NoError(t, os.WriteFile(filepath.Join(bankDir, "late.md"), []byte("---\ntags: [glossary]\n---\nlate\n"), 0o644))
-	clock.Advance(time.Minute)
+	clock.Advance(memorybank.IndexMaxAge)
 	assert.Equal(t, []string{"glossary.md", "late.md"}, search("glossary"), "search reconciles after IndexMaxAge")
 	require.NoError(t, os.Remove(filepath.Join(bankDir, "late.md")))
-	clock.Advance(time.Minute)
+	clock.Advance(memorybank.IndexMaxAge)
 	assert.Equal(t, []string{"glossary.md"}, search("glossary"))
 }
 
-// A negative IndexMaxAge makes every search reconcile.
-func TestIndexMaxAgeNegative(t *testing.T) {
-	store := &memorybank.MemStore{}
-	b := memorybank.New(store, &memorybank.Options{Clock: func() time.Time { return t0 }, IndexMaxAge: -1})
-	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "a.md", Text: ("a"), Tags: []string{"x"}})
-	hits, err := b.SearchByTags(ctx, memorybank.SearchRequest{Tags: []string{"x"}, Scope: memorybank.ScopeGlobal})
+// A file added by hand beside a document, spelled like one about to be
+// created (differing only by letter case), is seen by the check of new
+// paths under the same rule as List and search: once IndexMaxAge has
+// passed, though no Store counted it.
+func TestExternalEditsReachThePathCheck(t *testing.T) {
+	dir := t.TempDir()
+	s, err := fsstore.Open(dir, nil)
 	require.NoError(t, err)
-	require.Len(t, hits, 1)
-	_, err = store.Put(ctx, "global-memory-bank/b.md", []byte("---\ntags: [x]\n---\nb\n"), memorybank.Condition{})
-	require.NoError(t, err)
-	hits, err = b.SearchByTags(ctx, memorybank.SearchRequest{Tags: []string{"x"}, Scope: memorybank.ScopeGlobal})
-	require.NoError(t, err)
-	assert.Len(t, hits, 2)
-	assert.Equal(t, memorybank.DefaultIndexMaxAge, memorybank.New(store, nil).Options().IndexMaxAge)
+	t.Cleanup(func() { _ = s.Close() })
+	clock := &manualClock{now: t0}
+	b := memorybank.New(s, &memorybank.Options{Clock: clock.Now})
+	g := memorybank.ScopeGlobal
+	mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "architecture.md", Text: "v1"})
+	mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "notes/a.md", Text: "a"})
+
+	bankDir := filepath.Join(dir, "global-memory-bank")
+	require.NoError(t, os.WriteFile(filepath.Join(bankDir, "Glossary.md"), []byte("terms\n"), 0o644))
+	clock.Advance(memorybank.IndexMaxAge)
+	_, err = b.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "glossary.md", Text: "mine"})
+	require.ErrorIs(t, err, memorybank.ErrPathConflict, "the hand-made file is seen")
+	assert.Contains(t, err.Error(), `"Glossary.md"`)
+
+	// A document removed by hand frees its folder's name, under the same rule.
+	require.NoError(t, os.RemoveAll(filepath.Join(bankDir, "notes")))
+	clock.Advance(memorybank.IndexMaxAge)
+	mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "notes", Text: "now a document"})
 }
 
 // cancelAfterDocPut cancels the writer's context as soon as a document (not

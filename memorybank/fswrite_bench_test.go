@@ -15,6 +15,7 @@ import (
 	"github.com/mnemobank/mnemobank/jsonpatch"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 // populateDir writes n generic documents of the global bank straight into
@@ -51,7 +52,7 @@ func BenchmarkFSWrite(b *testing.B) {
 			s, err := fsstore.Open(dir, nil)
 			require.NoError(b, err)
 			b.Cleanup(func() { _ = s.Close() })
-			bank := memorybank.New(s, nil)
+			bank := memorybank.New(s, &memorybank.Options{History: history.New(nil)})
 			g := memorybank.ScopeGlobal
 			_, err = bank.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "patched.json", Content: json.RawMessage(`{"items":[],"note":"a document patched over and over"}`)})
 			require.NoError(b, err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -270,7 +271,7 @@ func TestSearchStoreErrorsAndReads(t *testing.T) {
 	// A document listed but gone when read is left out, and found again
 	// once it reads.
 	store.gone.Store("global-memory-bank/auth/token-refresh.md")
-	b = memorybank.New(store, &memorybank.Options{IndexMaxAge: -1})
+	b = memorybank.New(store, nil)
 	hits, err = b.Search(ctx, memorybank.TextSearchRequest{Query: "token goose"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"db/migrations.md"}, hitPaths(hits))
@@ -359,4 +360,26 @@ func TestSearchWeighsAuthorRole(t *testing.T) {
 	hits, err := b.Search(context.Background(), memorybank.TextSearchRequest{Query: "celadon glaze"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"b-note.md", "a-answer.md"}, hitPaths(hits))
+}
+
+// Warm does the reading a first search would: the search after it reads
+// only the documents of its hits' snippets.
+func TestWarmMakesTheFirstSearchWarm(t *testing.T) {
+	mem := &memorybank.MemStore{}
+	seedText(t, newBank(mem))
+	counting := &countingStore{Store: mem}
+	// A fixed clock: IndexMaxAge never passes between the calls.
+	b := memorybank.New(counting, &memorybank.Options{Clock: func() time.Time { return t0 }})
+	require.NoError(t, b.Warm(ctx, memorybank.ScopeAll, ""))
+	warmed, listed := counting.gets.Load(), counting.lists.Load()
+	require.Positive(t, warmed, "Warm reads the documents")
+	hits, err := b.Search(ctx, memorybank.TextSearchRequest{Query: "goose"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"db/migrations.md"}, hitPaths(hits))
+	assert.Equal(t, int64(len(hits)), counting.gets.Load()-warmed, "one read per snippet, nothing else")
+	assert.Equal(t, listed, counting.lists.Load(), "nor lists anything")
+
+	_, err = b.Search(ctx, memorybank.TextSearchRequest{Query: "goose", Scope: "nowhere"})
+	require.ErrorIs(t, err, memorybank.ErrInvalidRequest)
+	require.ErrorIs(t, b.Warm(ctx, "nowhere", ""), memorybank.ErrInvalidRequest)
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mnemobank/mnemobank/memorybank/internal/histio"
 )
 
 // historyBanks are bank prefixes to place fuzzed paths in: the global bank,
@@ -24,7 +26,7 @@ var historyBanks = []struct {
 // keysOf returns the store keys a document at l may occupy: the document
 // and, as history, a first and a last entry and the tombstone.
 func keysOf(l loc) (doc string, history []string) {
-	return l.key, []string{historyKey(l, 1), historyKey(l, math.MaxInt64), tombstoneKey(l)}
+	return l.key, []string{histio.Key(l.prefix, l.path, 1), histio.Key(l.prefix, l.path, math.MaxInt64), histio.Tombstone(l.prefix, l.path)}
 }
 
 // FuzzHistoryKeys: for every path a bank accepts, its history keys are

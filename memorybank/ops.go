@@ -2,13 +2,15 @@ package memorybank
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 	"math"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
+	"github.com/mnemobank/mnemobank/memorybank/internal/histio"
 )
 
 // loc is a resolved document location.
@@ -23,11 +25,56 @@ type loc struct {
 	unclaimed bool
 }
 
-func (l loc) describe() string {
-	if l.scope == ScopeBranch {
-		return fmt.Sprintf("branch bank of %q", l.branch)
+func (l loc) describe() string { return l.public().Where() }
+
+func (l loc) public() Location {
+	return Location{Scope: l.scope, Branch: l.branch, Path: l.path, Prefix: l.prefix, Key: l.key}
+}
+
+// Location is where a document lives: its bank and path, and the Store
+// keys the Bank keeps it under.
+type Location struct {
+	Scope  Scope
+	Branch string
+	Path   string
+	// Prefix is the bank's key prefix: GlobalPrefix, or BranchPrefix +
+	// the branch directory + "/". Key is the document's: Prefix + Path.
+	Prefix, Key string
+}
+
+// Where names the document's bank, for messages: "global bank" or
+// "branch bank of \"feature/x\"".
+func (l Location) Where() string {
+	if l.Scope == ScopeBranch {
+		return fmt.Sprintf("branch bank of %q", l.Branch)
 	}
 	return "global bank"
+}
+
+// Document returns what Read returns for the document at l whose canonical
+// envelope is envelope: the form Read's Content has for a JSON document and
+// patches apply to ({"schema","metadata","content":"<text>"} for a text
+// document). A journal that rebuilds a past version gives it back this way.
+func (l Location) Document(envelope []byte) (*Document, error) {
+	e, ok := codec.SplitEnvelope(codec.FormatOf(l.Path), l.Path, envelope)
+	if !ok {
+		return nil, corrupt(l.Path, errors.New("the envelope is not a JSON object"))
+	}
+	return documentOf(e, l.Scope, l.Branch, time.Time{})
+}
+
+// Locate validates a document's name as Read does and returns where the
+// document lives, without reading it (a branch bank's directory may be
+// read to resolve the branch). The document need not exist.
+func (b *Bank) Locate(ctx context.Context, req ReadRequest) (Location, error) {
+	if err := b.ready(); err != nil {
+		return Location{}, err
+	}
+	l, err := b.locate(ctx, req.Scope, req.Branch, req.Path, false)
+	if err != nil {
+		return Location{}, err
+	}
+	return l.public(), nil
 }
 
 // bankPrefix resolves a scope and branch to the key prefix of its bank.
@@ -181,18 +228,16 @@ func (b *Bank) Delete(ctx context.Context, req DeleteRequest) error {
 		// largest version (edited by hand): such a path starts again.
 		numbered := cur < math.MaxInt64
 		if numbered {
-			ts, _ := json.Marshal(tombstone{Version: cur + 1})
 			// Through the Ordered view when the store has one: the
 			// Delete below makes it durable with itself.
-			if _, err := b.ahead.Put(ctx, tombstoneKey(l), ts, Condition{}); err != nil {
+			if _, err := b.ahead.Put(ctx, histio.Tombstone(l.prefix, l.path), histio.EncodeTombstone(cur+1), Condition{}); err != nil {
 				return err
 			}
 			b.own.Add(1)
 		}
 		err = b.store.Delete(ctx, l.key, Condition{IfVersion: obj.Version})
 		if err == nil {
-			b.unindexed(l, obj.Version)
-			b.folded(l, false)
+			b.wrote(l, obj.Version, "", nil)
 			// A file without front matter has no numbered versions to record.
 			if numbered && (old == nil || !old.Bare) {
 				b.recordDelete(ctx, l, req, old, cur+1)

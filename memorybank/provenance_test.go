@@ -12,7 +12,7 @@ import (
 )
 
 func TestWriteRecordsProvenance(t *testing.T) {
-	b := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{Language: memorybank.English})
+	b := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil), Language: memorybank.English})
 	g := memorybank.ScopeGlobal
 	_, err := b.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "n.md", Text: "# N\n\nfrom an import\n", Actor: "claude-code",
 		Provenance: &memorybank.Provenance{Tool: "import", Source: "backup.tar: notes/n.md"}})

@@ -355,13 +355,13 @@ func (b *Bank) chooseDocuments(ctx context.Context, req ReadContextRequest, sect
 	}
 	var cands []cand
 	var st textsearch.Stats
-	idxs := make([]*bankIndex, len(sections))
+	idxs := make([]*catalog, len(sections))
 	for i, s := range sections {
 		prefix, err := b.bankPrefix(ctx, s.scope, req.Branch, false)
 		if err != nil {
 			return err
 		}
-		var idx *bankIndex
+		var idx *catalog
 		if len(terms) > 0 {
 			idx, err = b.textIndexOf(ctx, prefix)
 			if err == nil {

@@ -134,23 +134,3 @@ func (b *Bank) refuses() bool {
 	s, ok := b.opts.Secrets.(screen.Secrets)
 	return !ok || s.Mode != screen.Redact
 }
-
-// screenHistory runs Options.Secrets over a history entry: a write's
-// patches repeat what it sent, which the document's own screen redacted, so
-// the entry is redacted the same way; an entry the screen refuses (the
-// inverse of a version stored before screening) is kept without its
-// patches, as a too-large one is, so the history never holds a credential.
-func (b *Bank) screenHistory(l loc, e HistoryEntry, data []byte) []byte {
-	if b.opts.Secrets == nil {
-		return data
-	}
-	out, err := b.opts.Secrets.Screen(strconv.Quote(l.path)+" history", string(data))
-	if err == nil && json.Valid([]byte(out)) {
-		return []byte(out)
-	}
-	e.Patch, e.Inverse, e.Truncated = nil, nil, true
-	if d, err := json.Marshal(e); err == nil {
-		return d
-	}
-	return data
-}

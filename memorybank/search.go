@@ -125,7 +125,7 @@ func (b *Bank) SearchByTagsPage(ctx context.Context, req SearchRequest) (*Page[S
 
 // match returns the paths carrying all (or any) of tags. For "and" it walks
 // the smallest tag set and checks the others.
-func (idx *bankIndex) match(tags []string, all bool) []string {
+func (idx *catalog) match(tags []string, all bool) []string {
 	var out []string
 	if all {
 		sets := make([]map[string]struct{}, len(tags))
@@ -247,7 +247,7 @@ func (b *Bank) SearchTextPage(ctx context.Context, req TextSearchRequest) (*Page
 	// Pass 1: bring each bank's index up to date and gather the collection
 	// statistics, so scores compare across banks.
 	var st textsearch.Stats
-	idxs := make([]*bankIndex, len(banks))
+	idxs := make([]*catalog, len(banks))
 	for i, sb := range banks {
 		idx, err := b.textIndexOf(ctx, sb.prefix)
 		if err != nil {
@@ -314,6 +314,30 @@ func (b *Bank) SearchTextPage(ctx context.Context, req TextSearchRequest) (*Page
 	return &Page[TextHit]{Items: out, Total: total}, nil
 }
 
+// Warm brings the catalogs of the banks a Search of scope and branch
+// would cover up to date now (their listing, entries and full-text index),
+// reading what changed since they were last current, so that the next
+// search costs what a warm one does. It writes nothing but, in a large
+// bank, the catalog's snapshot. A server may call it in the background at
+// start-up; Search needs no Warm to be correct.
+func (b *Bank) Warm(ctx context.Context, scope Scope, branch string) error {
+	if err := b.ready(); err != nil {
+		return err
+	}
+	banks, err := b.searchBanks(ctx, scope, branch)
+	if err != nil {
+		return err
+	}
+	for _, sb := range banks {
+		idx, err := b.textIndexOf(ctx, sb.prefix)
+		if err != nil {
+			return err
+		}
+		idx.mu.Unlock()
+	}
+	return nil
+}
+
 type scoredHit struct {
 	bank  searchBank
 	path  string
@@ -368,34 +392,26 @@ func (b *Bank) searchBanks(ctx context.Context, scope Scope, branch string) ([]s
 // branchDir is a branch bank's directory and its branch name.
 type branchDirName struct{ dir, name string }
 
-// branchListing caches the directories of the branch banks, checked like
-// the bank indexes: by the store's change count, else listed again.
+// branchListing caches the directories of the branch banks, under the
+// catalogs' freshness rule.
 type branchListing struct {
-	mu       sync.Mutex
-	listed   bool
-	counted  bool
-	seen     ChangeCount
-	own      uint64
-	lastFull time.Time
-	dirs     map[string]struct{}
+	mu    sync.Mutex
+	fresh freshness
+	dirs  map[string]struct{}
 }
 
 // branchDirs returns the branch banks, sorted by directory: those listed
-// in the store (listed again only when someone else changed the store, or
-// the listing is older than Options.IndexMaxAge) and those this Bank wrote
-// since.
+// in the store (listed again when the catalogs' freshness rule says so)
+// and those this Bank wrote since.
 func (b *Bank) branchDirs(ctx context.Context) ([]branchDirName, error) {
 	l := &b.branchList
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	own := b.own.Load()
-	cur, counted, err := b.changes(ctx)
+	o, err := b.observe(ctx)
 	if err != nil {
 		return nil, err
 	}
-	fresh := l.listed && counted && l.counted && cur.Epoch == l.seen.Epoch && cur.N-l.seen.N == own-l.own &&
-		b.opts.IndexMaxAge >= 0 && b.opts.Clock().Sub(l.lastFull) < b.opts.IndexMaxAge
-	if !fresh {
+	if !l.fresh.current(o, b.opts.Clock) {
 		dirs := map[string]struct{}{}
 		for obj, err := range b.store.List(ctx, BranchPrefix) {
 			if err != nil {
@@ -406,12 +422,13 @@ func (b *Bank) branchDirs(ctx context.Context) ([]branchDirName, error) {
 				dirs[dir] = struct{}{}
 			}
 		}
-		l.dirs, l.listed, l.lastFull = dirs, true, b.opts.Clock()
+		l.dirs = dirs
+		l.fresh.listedAt(b.opts.Clock())
 	}
-	l.seen, l.counted, l.own = cur, counted, own
+	l.fresh.checked(o)
 	all := maps.Clone(l.dirs)
 	b.mu.Lock()
-	for prefix := range b.indexes {
+	for prefix := range b.catalogs {
 		if dir, ok := strings.CutPrefix(prefix, BranchPrefix); ok {
 			all[strings.TrimSuffix(dir, "/")] = struct{}{}
 		}

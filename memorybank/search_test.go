@@ -17,6 +17,7 @@ import (
 	"github.com/mnemobank/mnemobank/jsonpatch"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 func seedSearch(t *testing.T, b *memorybank.Bank) {
@@ -238,7 +239,7 @@ func TestSearchCost(t *testing.T) {
 	mem := &memorybank.MemStore{}
 	store := &countingStore{Store: mem}
 	// A fixed clock: IndexMaxAge never passes, so only the change count matters.
-	b := memorybank.New(store, &memorybank.Options{Clock: func() time.Time { return t0 }})
+	b := memorybank.New(store, &memorybank.Options{History: history.New(nil), Clock: func() time.Time { return t0 }})
 	for i := range 50 {
 		mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: fmt.Sprintf("d%02d.json", i), Content: raw(`{"k":1}`), Tags: []string{"x"}})
 	}
@@ -264,7 +265,7 @@ func TestSearchCost(t *testing.T) {
 	assert.Equal(t, int64(0), store.lists.Load(), "own writes need no refresh")
 
 	store.reset()
-	other := memorybank.New(mem, nil)
+	other := memorybank.New(mem, &memorybank.Options{History: history.New(nil)})
 	mustWrite(t, other, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "d07.json", Patches: jsonpatch.Patch{op("replace", "/metadata/tags", `["y"]`)}})
 	require.Equal(t, 50, search())
 	assert.Equal(t, int64(1), store.lists.Load(), "another process's write: one List")
@@ -316,7 +317,7 @@ func TestColdBankReadsSnapshot(t *testing.T) {
 			first, reopen := kind.open(t)
 			store := first()
 			populate(t, store, 300) // t7 on docs 7, 107, 207
-			require.Equal(t, []string{"docs/00007.json", "docs/00107.json", "docs/00207.json"}, searchPaths(t, memorybank.New(store, nil), "t7"))
+			require.Equal(t, []string{"docs/00007.json", "docs/00107.json", "docs/00207.json"}, searchPaths(t, memorybank.New(store, &memorybank.Options{History: history.New(nil)}), "t7"))
 			snap, err := store.Get(ctx, snapshotKey)
 			require.NoError(t, err, "building the index of 300 documents stores a snapshot")
 
@@ -329,7 +330,7 @@ func TestColdBankReadsSnapshot(t *testing.T) {
 
 			counting := &countingStore{Store: reopen()}
 			// A fixed clock: IndexMaxAge never passes between the searches.
-			b := memorybank.New(counting, &memorybank.Options{Clock: func() time.Time { return t0 }})
+			b := memorybank.New(counting, &memorybank.Options{History: history.New(nil), Clock: func() time.Time { return t0 }})
 			assert.Equal(t, []string{"docs/00207.json", "docs/00300.json"}, searchPaths(t, b, "t7"))
 			assert.Equal(t, []string{"docs/00007.json"}, searchPaths(t, b, "moved"))
 			assert.Equal(t, int64(1), counting.lists.Load(), "one List")
@@ -367,7 +368,7 @@ func TestBadSnapshotIgnored(t *testing.T) {
 			populate(t, store, 200)
 			_, err := store.Put(ctx, snapshotKey, []byte(tc.data), memorybank.Condition{})
 			require.NoError(t, err)
-			b := memorybank.New(store, nil)
+			b := memorybank.New(store, &memorybank.Options{History: history.New(nil)})
 			assert.Equal(t, []string{"docs/00007.json", "docs/00107.json"}, searchPaths(t, b, "t7"))
 			list, err := b.List(ctx, memorybank.ListRequest{Scope: memorybank.ScopeGlobal})
 			require.NoError(t, err)
@@ -392,7 +393,7 @@ func TestWritesDoNotTouchSnapshot(t *testing.T) {
 	mem := &memorybank.MemStore{}
 	populate(t, mem, 200)
 	store := &countingStore{Store: mem}
-	b := memorybank.New(store, &memorybank.Options{Clock: func() time.Time { return t0 }})
+	b := memorybank.New(store, &memorybank.Options{History: history.New(nil), Clock: func() time.Time { return t0 }})
 	require.Len(t, searchPaths(t, b, "t7"), 2) // builds the index and the snapshot
 	before, err := mem.Get(ctx, snapshotKey)
 	require.NoError(t, err)
@@ -417,7 +418,7 @@ func TestPathsReadsNoDocument(t *testing.T) {
 	mem := &memorybank.MemStore{}
 	populate(t, mem, 300)
 	store := &countingStore{Store: mem}
-	b := memorybank.New(store, nil)
+	b := memorybank.New(store, &memorybank.Options{History: history.New(nil)})
 	paths, err := b.Paths(ctx, memorybank.ListRequest{Scope: memorybank.ScopeGlobal, Prefix: "docs/0010"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"docs/00100.json", "docs/00101.json", "docs/00102.json", "docs/00103.json", "docs/00104.json",
@@ -441,14 +442,14 @@ func TestPathsReadsNoDocument(t *testing.T) {
 func TestPatchWriteStoreCalls(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		history int
+		history memorybank.Journal
 		puts    int64
-	}{{"history off", -1, 1}, {"history on", 0, 2}} {
+	}{{"history off", nil, 1}, {"history on", history.New(nil), 2}} {
 		t.Run(tc.name, func(t *testing.T) {
 			mem := &memorybank.MemStore{}
 			populate(t, mem, 200)
 			store := &countingStore{Store: mem}
-			b := memorybank.New(store, &memorybank.Options{HistoryVersions: tc.history})
+			b := memorybank.New(store, &memorybank.Options{History: tc.history})
 			require.Len(t, searchPaths(t, b, "t7"), 2)
 			store.reset()
 			mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "docs/00001.json",
@@ -466,7 +467,7 @@ func TestPatchWriteStoreCalls(t *testing.T) {
 // foreign write hide behind the searching Bank's own.
 func TestTagSearchSeesEveryAcknowledgedWrite(t *testing.T) {
 	forEachStore(t, func(t *testing.T, store memorybank.Store) {
-		a, b := memorybank.New(store, nil), memorybank.New(store, nil)
+		a, b := memorybank.New(store, &memorybank.Options{History: history.New(nil)}), memorybank.New(store, &memorybank.Options{History: history.New(nil)})
 		g := memorybank.ScopeGlobal
 		var wg sync.WaitGroup
 		wg.Go(func() { // b's own writes, interleaved

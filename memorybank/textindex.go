@@ -156,7 +156,7 @@ type readResult struct {
 // worker is held. On an error the entries are left alone, stale for the
 // next call; documents already indexed stay indexed at the version read,
 // and pending, so the next call reads them again.
-func (b *Bank) readEntries(ctx context.Context, idx *bankIndex) (int, error) {
+func (b *Bank) readEntries(ctx context.Context, idx *catalog) (int, error) {
 	todo := make([]string, 0, len(idx.stale))
 	for p := range idx.stale {
 		todo = append(todo, p)
@@ -230,7 +230,7 @@ func (b *Bank) readEntries(ctx context.Context, idx *bankIndex) (int, error) {
 		p := todo[i]
 		if r.notFound {
 			// Deleted by someone else since the List: the next check sees it.
-			idx.dirty = true
+			idx.fresh.dirty = true
 			delete(idx.stale, p)
 			if withText {
 				delete(idx.text.pending, p)
@@ -244,7 +244,7 @@ func (b *Bank) readEntries(ctx context.Context, idx *bankIndex) (int, error) {
 			delete(idx.text.pending, p) // putEntry marked it; its terms are in
 		}
 		if idx.paths[p] != r.version {
-			idx.dirty = true // changed again since the List
+			idx.fresh.dirty = true // changed again since the List
 		}
 	}
 	return read, nil
@@ -268,7 +268,7 @@ func readDocument(p string, obj Object, withText bool) (ListEntry, docText) {
 
 // textIndexOf returns the index of a bank with its paths, entries and
 // full-text index current, locked: the caller unlocks idx.mu.
-func (b *Bank) textIndexOf(ctx context.Context, prefix string) (*bankIndex, error) {
+func (b *Bank) textIndexOf(ctx context.Context, prefix string) (*catalog, error) {
 	idx, err := b.pathIndex(ctx, prefix)
 	if err != nil {
 		return nil, err

@@ -295,8 +295,16 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 	case oldVersion == math.MaxInt64:
 		return nil, maxVersionProblem(l.path)
 	}
+	// The write's time, read once: the path check may need it first.
+	var now time.Time
+	clock := func() time.Time {
+		if now.IsZero() {
+			now = b.now()
+		}
+		return now
+	}
 	if !exists {
-		if err := b.pathCollision(ctx, l); err != nil {
+		if err := b.pathCollision(ctx, l, clock); err != nil {
 			return nil, err
 		}
 	}
@@ -315,7 +323,7 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 	}
 	b.flagDocument(next)
 	stampProvenance(next, old, req)
-	now := b.now()
+	clock()
 	next.Stamp(old, oldVersion, codec.FormatTime(now), b.opts.NewID, req.Tags, req.Patches == nil)
 	if n := len(next.Tags()); n > b.opts.MaxTags {
 		return nil, &LimitError{Limit: "tags", Max: b.opts.MaxTags, Got: n, Path: l.path}
@@ -357,10 +365,7 @@ func (b *Bank) writeOnce(ctx context.Context, l loc, req WriteRequest, dry bool)
 		return nil, err
 	}
 	le := entryOf(next, len(data), put.ModTime)
-	b.indexed(l, prev, put.Version, le)
-	if !exists {
-		b.folded(l, true)
-	}
+	b.wrote(l, prev, put.Version, &le)
 	if !next.Bare { // a file without front matter has no numbered versions to record
 		b.recordWrite(ctx, l, req, old, next, now)
 	}

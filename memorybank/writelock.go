@@ -5,8 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash/maphash"
-	"math/rand/v2"
-	"time"
+
+	retry "github.com/mnemobank/mnemobank/memorybank/internal/backoff"
 )
 
 // Writers of one key inside one Bank queue on a lock instead of racing each
@@ -44,39 +44,30 @@ func (l *keyLocks) lock(ctx context.Context, key string) (unlock func(), err err
 	}
 }
 
-// Retry pauses after a lost compare-and-swap: the first is up to
-// backoffBase, each next one up to twice as long, capped at backoffMax,
-// each drawn uniformly from its upper half so that writers that collided
-// once do not collide again in lockstep.
-const (
-	backoffBase = time.Millisecond
-	backoffMax  = 50 * time.Millisecond
-)
+// backoff waits before retry number attempt (0-based), or until ctx ends:
+// a jittered pause growing from 1 ms to 50 ms.
+func backoff(ctx context.Context, attempt int) error { return retry.Wait(ctx, attempt) }
 
-// backoff waits before retry number attempt (0-based), or until ctx ends.
-func backoff(ctx context.Context, attempt int) error {
-	d := backoffMax
-	if attempt < 16 {
-		d = min(backoffBase<<attempt, backoffMax)
+// LockDocument takes the lock a Write or Delete of the document at store
+// key takes, and returns the function that releases it. The writers of a
+// document queue on it instead of racing: this Bank's goroutines on its
+// striped locks (by the folded key, so spellings of one name queue
+// together), and, when the store is a KeyLocker (pgstore: a PostgreSQL
+// advisory lock), every writer of every process on the store. The store's
+// lock is advisory: if taking it fails for any reason but ctx, the write
+// goes on under compare-and-swap alone, which still loses nothing (it may
+// retry). A host that writes the keys of a document itself (an import of a
+// document with its history) holds it so that the Bank's writers see them
+// land together; a reader that takes and releases it knows that every
+// write of this Bank that began before has finished, its journal entry
+// included. It waits at most as long as ctx allows.
+func (b *Bank) LockDocument(ctx context.Context, key string) (unlock func(), err error) {
+	if err := b.ready(); err != nil {
+		return nil, err
 	}
-	d = d/2 + rand.N(d/2+1)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
+	return b.lockDocument(ctx, key)
 }
 
-// lockDocument makes the writers of the document at key queue instead of
-// racing: this Bank's goroutines on its striped locks (by the folded key,
-// so spellings of one name queue together), and, when the store is a
-// KeyLocker (pgstore: a PostgreSQL advisory lock), every writer of every
-// process on the store. The store's lock is advisory: if taking it fails
-// for any reason but ctx, the write goes on under compare-and-swap alone,
-// which still loses nothing (it may retry).
 func (b *Bank) lockDocument(ctx context.Context, key string) (unlock func(), err error) {
 	folded := foldKey(key)
 	unlockLocal, err := b.locks.lock(ctx, folded)

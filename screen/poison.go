@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A Flag says why a text may be an attempt to steer the agent that will
@@ -53,30 +54,35 @@ type poisonRule struct {
 // note that says "prompt injection is when text says to ignore previous
 // instructions" is about injection, and is flagged too, since an agent
 // reading it cannot tell the difference; a person can, and keeps it.
-var poisonRules = []poisonRule{
-	{FlagOverride, "tells the reader to ignore or override its instructions",
-		regexp.MustCompile(`(?i)\b(ignore|disregard|forget|override|bypass|skip)\b[^.\n]{0,40}\b(previous|prior|preceding|above|earlier|all|any|your|system|original|other)\b[^.\n]{0,30}\b(instructions?|prompts?|rules|guidelines|directives|guardrails|polic(y|ies))\b`)},
-	{FlagOverride, "reassigns the reader's role (\"you are now ...\")",
-		regexp.MustCompile(`(?i)\byou are (now|no longer)\b|\bfrom now on,? you (are|will|must)\b|\bact as (an? )?(unrestricted|jailbroken|DAN)\b`)},
-	{FlagOverride, "poses as a system or developer message",
-		regexp.MustCompile(`(?i)(\bnew (system )?instructions?\s*:|^\s*#*\s*(system|developer)\s*(prompt|message|instructions?)?\s*:|<\|?(system|im_start)\|?>|\[/?INST\])`)},
-	{FlagOverride, "tells the reader to keep something from the user",
-		regexp.MustCompile(`(?i)\b(do not|don't|never)\s+(tell|inform|mention|reveal|show)\b[^.\n]{0,30}\b(the )?(user|human|person|operator)\b`)},
-	{FlagToolCall, "holds tool-call markup an agent may take for its own",
-		regexp.MustCompile(`(?i)<\s*/?\s*(tool_call|tool_use|function_calls?|antml:invoke|invoke\s+name)\b`)},
-	{FlagToolCall, "tells the reader to call a tool or run a command without asking",
-		regexp.MustCompile(`(?i)\b(silently|quietly|secretly|immediately|automatically|without (asking|telling|confirmation|confirming|approval))\b[^.\n]{0,40}\b(call|invoke|run|execute|delete|remove|push|install|download)\b|\b(call|invoke|run|execute|delete|remove|push|install|download)\b[^.\n]{0,60}\b(silently|secretly|without (asking|telling|confirmation|confirming|approval|the user))\b`)},
-	{FlagExfiltration, "tells the reader to send data to an address",
-		regexp.MustCompile(`(?i)\b(send|post|upload|forward|transmit|exfiltrate|leak|e-?mail|share|report)\b[^\n]{0,60}\b(secrets?|credentials?|tokens?|api[ _-]?keys?|passwords?|env(ironment)?( variables?)?|\.env|ssh keys?|private keys?|conversation|chat( history)?|memor(y|ies)|context|contents? of|source code|session)\b[^\n]{0,60}(https?://|ftp://|\b[\w.+-]+@[\w-]+\.[\w.]+)`)},
-	{FlagExfiltration, "loads an image or link whose address carries data to fill in",
-		regexp.MustCompile(`(?i)!?\[[^\]\n]*\]\(\s*https?://[^)\s]*[?&][^)\s]*=(\{|\$|%7B|<|\[)`)},
-	{FlagExfiltration, "sends a secret to a remote address",
-		regexp.MustCompile(`(?i)\b(curl|wget|http)\b[^\n]{0,120}(\s-d|--data[\w-]*|\s-F|--form|--upload-file|[?&]\w+=)\s*["']?[^\s"']*\$\{?[A-Z_]*(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b|\b(curl|wget)\b[^\n]{0,40}(-d|--data|-F|--upload-file)\s*@?\S*(\.env|id_rsa|\.ssh|\.aws/credentials)`)},
-	{FlagHidden, "hides text from a person with markup",
-		regexp.MustCompile(`(?i)<[^>\n]+style\s*=\s*["'][^"'\n]*(display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0[;"'])`)},
-	{FlagHidden, "addresses the reader inside an HTML comment a person does not see",
-		regexp.MustCompile(`(?is)<!--(?:[^-]|-[^-]){0,400}?\b(assistant|agent|AI|model|LLM|claude|you must|you should|instructions?)\b(?:[^-]|-[^-]){0,400}?(-->|$)`)},
-}
+// They are compiled at the first use, not in the package's init: the
+// bounded repetitions make them slow to compile (several milliseconds),
+// which every program importing the package would pay at start.
+var poisonRules = sync.OnceValue(func() []poisonRule {
+	return []poisonRule{
+		{FlagOverride, "tells the reader to ignore or override its instructions",
+			regexp.MustCompile(`(?i)\b(ignore|disregard|forget|override|bypass|skip)\b[^.\n]{0,40}\b(previous|prior|preceding|above|earlier|all|any|your|system|original|other)\b[^.\n]{0,30}\b(instructions?|prompts?|rules|guidelines|directives|guardrails|polic(y|ies))\b`)},
+		{FlagOverride, "reassigns the reader's role (\"you are now ...\")",
+			regexp.MustCompile(`(?i)\byou are (now|no longer)\b|\bfrom now on,? you (are|will|must)\b|\bact as (an? )?(unrestricted|jailbroken|DAN)\b`)},
+		{FlagOverride, "poses as a system or developer message",
+			regexp.MustCompile(`(?i)(\bnew (system )?instructions?\s*:|^\s*#*\s*(system|developer)\s*(prompt|message|instructions?)?\s*:|<\|?(system|im_start)\|?>|\[/?INST\])`)},
+		{FlagOverride, "tells the reader to keep something from the user",
+			regexp.MustCompile(`(?i)\b(do not|don't|never)\s+(tell|inform|mention|reveal|show)\b[^.\n]{0,30}\b(the )?(user|human|person|operator)\b`)},
+		{FlagToolCall, "holds tool-call markup an agent may take for its own",
+			regexp.MustCompile(`(?i)<\s*/?\s*(tool_call|tool_use|function_calls?|antml:invoke|invoke\s+name)\b`)},
+		{FlagToolCall, "tells the reader to call a tool or run a command without asking",
+			regexp.MustCompile(`(?i)\b(silently|quietly|secretly|immediately|automatically|without (asking|telling|confirmation|confirming|approval))\b[^.\n]{0,40}\b(call|invoke|run|execute|delete|remove|push|install|download)\b|\b(call|invoke|run|execute|delete|remove|push|install|download)\b[^.\n]{0,60}\b(silently|secretly|without (asking|telling|confirmation|confirming|approval|the user))\b`)},
+		{FlagExfiltration, "tells the reader to send data to an address",
+			regexp.MustCompile(`(?i)\b(send|post|upload|forward|transmit|exfiltrate|leak|e-?mail|share|report)\b[^\n]{0,60}\b(secrets?|credentials?|tokens?|api[ _-]?keys?|passwords?|env(ironment)?( variables?)?|\.env|ssh keys?|private keys?|conversation|chat( history)?|memor(y|ies)|context|contents? of|source code|session)\b[^\n]{0,60}(https?://|ftp://|\b[\w.+-]+@[\w-]+\.[\w.]+)`)},
+		{FlagExfiltration, "loads an image or link whose address carries data to fill in",
+			regexp.MustCompile(`(?i)!?\[[^\]\n]*\]\(\s*https?://[^)\s]*[?&][^)\s]*=(\{|\$|%7B|<|\[)`)},
+		{FlagExfiltration, "sends a secret to a remote address",
+			regexp.MustCompile(`(?i)\b(curl|wget|http)\b[^\n]{0,120}(\s-d|--data[\w-]*|\s-F|--form|--upload-file|[?&]\w+=)\s*["']?[^\s"']*\$\{?[A-Z_]*(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b|\b(curl|wget)\b[^\n]{0,40}(-d|--data|-F|--upload-file)\s*@?\S*(\.env|id_rsa|\.ssh|\.aws/credentials)`)},
+		{FlagHidden, "hides text from a person with markup",
+			regexp.MustCompile(`(?i)<[^>\n]+style\s*=\s*["'][^"'\n]*(display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0[;"'])`)},
+		{FlagHidden, "addresses the reader inside an HTML comment a person does not see",
+			regexp.MustCompile(`(?is)<!--(?:[^-]|-[^-]){0,400}?\b(assistant|agent|AI|model|LLM|claude|you must|you should|instructions?)\b(?:[^-]|-[^-]){0,400}?(-->|$)`)},
+	}
+})
 
 type poisoning struct{}
 
@@ -89,7 +95,7 @@ func Poisoning() Flagger { return poisoning{} }
 func (poisoning) Flags(text string) []Flag {
 	var out []Flag
 	seen := map[string]bool{}
-	for _, r := range poisonRules {
+	for _, r := range poisonRules() {
 		loc := r.re.FindStringIndex(text)
 		if loc == nil || seen[r.why] {
 			continue

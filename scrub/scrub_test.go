@@ -30,7 +30,7 @@ const key = "FAKEKEY-abcdEFGH12345678"
 func TestScrubRemovesFromEveryVersionAndTrash(t *testing.T) {
 	ctx := context.Background()
 	store := &memorybank.MemStore{}
-	bank := memorybank.New(store, &memorybank.Options{Language: memorybank.English})
+	bank := memorybank.New(store, &memorybank.Options{History: history.New(nil), Language: memorybank.English})
 	g := memorybank.ScopeGlobal
 	_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "cfg.json", Content: json.RawMessage(`{"token":"` + key + `","n":1}`)})
 	require.NoError(t, err)
@@ -95,7 +95,7 @@ func TestScrubRemovesFromEveryVersionAndTrash(t *testing.T) {
 func TestRemoveLeavesChangedKeys(t *testing.T) {
 	ctx := context.Background()
 	store := &memorybank.MemStore{}
-	bank := memorybank.New(store, &memorybank.Options{Language: memorybank.English, HistoryVersions: -1})
+	bank := memorybank.New(store, &memorybank.Options{History: history.New(nil), Language: memorybank.English})
 	_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "n.md", Text: "k " + key})
 	require.NoError(t, err)
 	src := scrub.Source{Store: store}

@@ -40,6 +40,7 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/claudememory"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 	"github.com/mnemobank/mnemobank/memorybank/tools/toolcall"
 	"github.com/mnemobank/mnemobank/skillgraph/graphtools"
@@ -72,7 +73,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer, 
 		return err
 	}
 	defer store.Close()
-	bank := memorybank.New(store, nil)
+	bank := memorybank.New(store, &memorybank.Options{History: history.New(nil)})
 	c := &conversation{
 		client:    anthropic.NewClient(clientOpts...),
 		memory:    claudememory.New(claudememory.BankFiles(bank), nil),

@@ -36,6 +36,7 @@ import (
 
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 	"github.com/mnemobank/mnemobank/memorybank/tools/toolcall"
 	"github.com/mnemobank/mnemobank/skillgraph/graphtools"
@@ -75,7 +76,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer, 
 	}
 	defer store.Close()
 	b := *branch
-	set, err := toolcall.New(agentTools(memorybank.New(store, nil), b),
+	set, err := toolcall.New(agentTools(memorybank.New(store, &memorybank.Options{History: history.New(nil)}), b),
 		tools.Env{Branch: func(context.Context) (string, error) { return b, nil }})
 	if err != nil {
 		return err

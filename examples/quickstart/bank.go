@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemobank/mnemobank/jsonpatch"
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 // tourBank walks through the Bank: read_context on a new branch, content
@@ -23,6 +24,8 @@ func tourBank(ctx context.Context, w io.Writer) error {
 	bank := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{
 		Clock: func() time.Time { mu.Lock(); defer mu.Unlock(); clock = clock.Add(time.Second); return clock },
 		NewID: func() string { mu.Lock(); defer mu.Unlock(); ids++; return fmt.Sprintf("doc-%d", ids) },
+		// Keep each document's history in the store (package history reads it).
+		History: history.New(nil),
 	})
 	const branch = "feature/login"
 

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
@@ -14,7 +15,7 @@ import (
 // serves them, taking arguments as a model writes them and answering with
 // JSON results or errors that carry a stable code.
 func tourTools(ctx context.Context, w io.Writer) error {
-	bank := memorybank.New(&memorybank.MemStore{}, nil)
+	bank := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)})
 	byName := map[string]tools.Tool{}
 	for _, t := range tools.For(bank) {
 		byName[t.Name] = t

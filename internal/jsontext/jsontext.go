@@ -13,7 +13,8 @@
 //     bytes that are not UTF-8, and \u escapes of lone UTF-16 surrogates.
 //     Decoding replaces both with U+FFFD, so a path or a name carrying them
 //     would name something else; the boundaries that read JSON from
-//     clients refuse such a text instead.
+//     clients refuse such a text instead; CheckOutside leaves out a part
+//     that another of them checks.
 //
 // It does not validate JSON syntax (encoding/json.Valid does, and jsonpatch
 // has a faster validator of its own) and does not decode numbers or build
@@ -27,9 +28,22 @@ import (
 
 // Check returns the byte offset of the first problem in the JSON text data
 // and what it is, or -1 and "". It does not check JSON syntax.
-func Check(data []byte) (at int, reason string) {
+func Check(data []byte) (at int, reason string) { return check(data, 0) }
+
+// CheckOutside is Check of data except data[from:to], a whole value whose
+// text another layer checks: the stdio transport leaves a tool call's
+// arguments to the tools that decode them. The offset is data's.
+func CheckOutside(data []byte, from, to int) (at int, reason string) {
+	if at, reason := check(data[:from], 0); at >= 0 {
+		return at, reason
+	}
+	return check(data, to)
+}
+
+// check is Check from data[start], which is outside a string.
+func check(data []byte, start int) (at int, reason string) {
 	inString := false
-	for i := 0; i < len(data); {
+	for i := start; i < len(data); {
 		c := data[i]
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRune(data[i:])

@@ -66,3 +66,22 @@ func TestCheckAgreesWithDecoding(t *testing.T) {
 	}
 	walk("", 3)
 }
+
+func TestCheckOutside(t *testing.T) {
+	line := "{\"id\":\"\xff\",\"params\":{\"arguments\":{\"c\":\"\xfe\\ud800\"},\"x\":\"\\udc00\"}}"
+	from := strings.Index(line, `{"c"`)
+	to := strings.Index(line, `,"x"`)
+	at, reason := CheckOutside([]byte(line), from, to)
+	assert.Equal(t, 7, at, "the id's byte, before the part left out: %s", reason)
+
+	clean := strings.Replace(line, "\xff", "a", 1)
+	at, reason = CheckOutside([]byte(clean), from, to)
+	assert.Equal(t, strings.Index(clean, `\udc00`), at, "the escape after the part left out: %s", reason)
+	assert.Contains(t, reason, "surrogate")
+
+	clean = strings.Replace(clean, `\udc00`, "b", 1)
+	at, _ = CheckOutside([]byte(clean), from, to)
+	assert.Equal(t, -1, at, "the part left out is not looked at")
+	at, _ = Check([]byte(clean))
+	assert.Equal(t, from+len(`{"c":"`), at, "Check sees it")
+}

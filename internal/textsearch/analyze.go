@@ -38,6 +38,10 @@ type Token struct {
 	Start, End int
 	// Stop marks a function word.
 	Stop bool
+
+	// word is the analysis of the word kept by a scanner that remembers
+	// words (an Index's), which the index fills with the term's number.
+	word *memoWord
 }
 
 // Analyzer cuts text into terms. The zero value is the default: Stem for
@@ -91,7 +95,25 @@ type scanner struct {
 	fold Folder
 	buf  []byte
 	run  []byte
+	// memo, when not nil, remembers the analysis of each word seen (up to
+	// maxMemo words): most words of a text recur, and an index analyses
+	// text after text of the same vocabulary, so a word costs one lookup
+	// instead of the stop-word and exception lookups and the stemming.
+	memo map[string]*memoWord
 }
+
+// memoWord is a word's analysis: its term, whether it is a function word,
+// and the term's number in the index that owns the scanner (-1 until the
+// index looks it up).
+type memoWord struct {
+	term []byte
+	stop bool
+	id   int32
+}
+
+// maxMemo bounds a scanner's memo (a few MB at most): past it, new words
+// are analysed each time, as without a memo.
+const maxMemo = 1 << 15
 
 func (sc *scanner) scan(s string) {
 	i := 0
@@ -133,13 +155,21 @@ func (sc *scanner) scan(s string) {
 	}
 }
 
-func isASCIIAlnum(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-}
+func isASCIIAlnum(c byte) bool { return asciiAlnum[c] }
+
+var asciiAlnum = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	return t
+}()
 
 func isWordRune(r rune) bool {
 	if r < utf8.RuneSelf {
 		return isASCIIAlnum(byte(r))
+	}
+	if commonBigramRune(r) {
+		return true
 	}
 	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r) || r == 'ー'
 }
@@ -147,8 +177,22 @@ func isWordRune(r rune) bool {
 // isBigramRune reports whether r belongs to a script written without
 // spaces between words.
 func isBigramRune(r rune) bool {
+	if r < 0x1100 { // below Hangul Jamo, the first of these scripts
+		return false
+	}
+	if commonBigramRune(r) {
+		return true
+	}
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) ||
 		unicode.Is(unicode.Hangul, r) || r == 'ー' || r == '々'
+}
+
+// commonBigramRune is true for the blocks most Chinese, Japanese and
+// Korean text is made of, each wholly of one such script: the common
+// ideographs, the kana letters and the Hangul syllables. It spares the
+// script tables' searches for most characters (TestBigramFastPath).
+func commonBigramRune(r rune) bool {
+	return 0x4E00 <= r && r <= 0x9FFF || 0x3041 <= r && r <= 0x3096 || 0x30A1 <= r && r <= 0x30FA || 0xAC00 <= r && r <= 0xD7A3
 }
 
 // asciiWords emits the terms of an ASCII run of letters and digits: the
@@ -238,6 +282,13 @@ func (sc *scanner) word(w []byte, start, end int) {
 			w = w[:len(w)-1]
 		}
 	}
+	if sc.memo != nil {
+		if m := sc.memo[string(w)]; m != nil {
+			sc.fn(Token{Term: m.term, Start: start, End: end, Stop: m.stop, word: m})
+			return
+		}
+	}
+	key := w
 	stop := englishStop[string(w)]
 	if !stop && asciiLetters(w) {
 		if sc.a.Stemmer != nil {
@@ -246,7 +297,13 @@ func (sc *scanner) word(w []byte, start, end int) {
 			w = Stem(w)
 		}
 	}
-	sc.fn(Token{Term: w, Start: start, End: end, Stop: stop})
+	var m *memoWord
+	if sc.memo != nil && len(sc.memo) < maxMemo {
+		m = &memoWord{term: append([]byte(nil), w...), stop: stop, id: -1}
+		sc.memo[string(key)] = m
+		w = m.term
+	}
+	sc.fn(Token{Term: w, Start: start, End: end, Stop: stop, word: m})
 }
 
 func asciiLetters(w []byte) bool {

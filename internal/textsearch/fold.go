@@ -117,8 +117,8 @@ func cherokeeUpper(b []byte) []byte {
 // (TestFoldShortcutAgrees checks every rune).
 func caseless(s string) bool {
 	for _, r := range s {
-		if r < utf8.RuneSelf {
-			continue
+		if r < utf8.RuneSelf || 0x3000 <= r && r <= 0x9FFF || 0xAC00 <= r && r <= 0xD7A3 {
+			continue // ASCII, and the CJK blocks: no case (TestFoldShortcutAgrees)
 		}
 		if unicode.SimpleFold(r) != r || unicode.Is(fullFoldOnly, r) {
 			return false

@@ -55,7 +55,7 @@ var ErrParams = errors.New("textsearch: invalid parameters")
 // concurrent reads (Stats, Each, Top) are safe when no write runs.
 type Index[K comparable] struct {
 	p      Params
-	an     Analyzer
+	sc     scanner // with a memo of the words seen
 	keys   []K
 	live   []bool
 	lens   [][MaxFields]uint32
@@ -102,7 +102,9 @@ func NewIndex[K comparable](p Params, an Analyzer) (*Index[K], error) {
 	}
 	p.Roles = maps.Clone(p.Roles)
 	p.Fields = slices.Clone(p.Fields)
-	return &Index[K]{p: p, an: an, byKey: map[K]int32{}, termID: map[string]int32{}}, nil
+	ix := &Index[K]{p: p, byKey: map[K]int32{}, termID: map[string]int32{}}
+	ix.sc.a, ix.sc.memo = an, map[string]*memoWord{}
+	return ix, nil
 }
 
 // Params returns a copy of the index's parameters.
@@ -132,12 +134,22 @@ func (ix *Index[K]) AddAs(key K, role string, fields ...string) error {
 	var lens [MaxFields]uint32
 	ix.cur = ix.cur[:0]
 	for f, text := range fields {
-		ix.an.Analyze(text, func(t Token) {
-			tid, ok := ix.termID[string(t.Term)]
-			if !ok {
-				tid = int32(len(ix.post))
-				ix.termID[string(t.Term)] = tid
-				ix.post = append(ix.post, nil)
+		ix.sc.fn = func(t Token) {
+			tid := int32(-1)
+			if t.word != nil {
+				tid = t.word.id
+			}
+			if tid < 0 {
+				var ok bool
+				tid, ok = ix.termID[string(t.Term)]
+				if !ok {
+					tid = int32(len(ix.post))
+					ix.termID[string(t.Term)] = tid
+					ix.post = append(ix.post, nil)
+				}
+				if t.word != nil {
+					t.word.id = tid
+				}
 			}
 			for int(tid) >= len(ix.last) {
 				ix.last = append(ix.last, -1)
@@ -152,8 +164,10 @@ func (ix *Index[K]) AddAs(key K, role string, fields ...string) error {
 				ix.tf[tid][f]++
 			}
 			lens[f]++
-		})
+		}
+		ix.sc.scan(text)
 	}
+	ix.sc.fn = nil
 	for _, tid := range ix.cur {
 		ix.post[tid] = append(ix.post[tid], posting{doc: doc, tf: ix.tf[tid]})
 	}

@@ -1,5 +1,7 @@
 package textsearch
 
+import "unicode/utf8"
+
 // englishStop are English function words: question words, pronouns,
 // articles, auxiliaries, prepositions and conjunctions, in folded form
 // (the ends of contractions, "s" of "it's" and "t" of "don't", among
@@ -44,16 +46,41 @@ var cjkStopChars = set("は", "が", "を", "に", "で", "と", "の", "も", "
 // isCJKStop reports whether a CJK term (a bigram or a lone character) is
 // a function word or holds a function character.
 func isCJKStop(t []byte) bool {
-	if cjkStop[string(t)] {
-		return true
-	}
 	for _, r := range string(t) {
-		if cjkStopChars[string(r)] {
+		if cjkStopCharBits.has(r) {
 			return true
 		}
 	}
-	return false
+	// Every stop term begins with a character of cjkStopFirst: most terms
+	// are ruled out without a lookup.
+	r, _ := utf8.DecodeRune(t)
+	return cjkStopFirst.has(r) && cjkStop[string(t)]
 }
+
+// runeBits is a set of characters of the Basic Multilingual Plane.
+type runeBits [0x10000 / 64]uint64
+
+func (b *runeBits) has(r rune) bool { return r < 0x10000 && b[r>>6]&(1<<(r&63)) != 0 }
+
+func (b *runeBits) add(r rune) {
+	if r >= 0x10000 {
+		panic("textsearch: a CJK stop character outside the Basic Multilingual Plane")
+	}
+	b[r>>6] |= 1 << (r & 63)
+}
+
+var cjkStopFirst, cjkStopCharBits = func() (first, chars *runeBits) {
+	first, chars = new(runeBits), new(runeBits)
+	for t := range cjkStop {
+		r, _ := utf8.DecodeRuneInString(t)
+		first.add(r)
+	}
+	for c := range cjkStopChars {
+		r, _ := utf8.DecodeRuneInString(c)
+		chars.add(r)
+	}
+	return first, chars
+}()
 
 func set(words ...string) map[string]bool {
 	m := make(map[string]bool, len(words))

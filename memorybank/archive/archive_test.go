@@ -84,7 +84,7 @@ func storeKeys(t *testing.T, s memorybank.Store) map[string]string {
 }
 
 func TestRoundTripMemStore(t *testing.T) {
-	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{Clock: fixed})
+	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil), Clock: fixed})
 	srcMem := newMem()
 	fill(t, src, srcMem)
 	first, m := export(t, src, srcMem)
@@ -94,7 +94,7 @@ func TestRoundTripMemStore(t *testing.T) {
 	require.Equal(t, 1, m.Counts.Trash)
 	require.Positive(t, m.Counts.History)
 
-	dst := memorybank.New(&memorybank.MemStore{}, nil)
+	dst := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)})
 	dstMem := newMem()
 	res, items, err := importInto(t, dst, dstMem, first, archive.ImportOptions{Apply: true})
 	require.NoError(t, err)
@@ -128,7 +128,7 @@ func TestRoundTripFSStore(t *testing.T) {
 		s, err := fsstore.Open(t.TempDir(), nil)
 		require.NoError(t, err)
 		t.Cleanup(func() { s.Close() })
-		return memorybank.New(s, &memorybank.Options{Clock: fixed})
+		return memorybank.New(s, &memorybank.Options{History: history.New(nil), Clock: fixed})
 	}
 	src := open()
 	fill(t, src, archive.Memories{})
@@ -144,7 +144,7 @@ func TestRoundTripFSStore(t *testing.T) {
 }
 
 func TestExportManifestTimeIsTheOnlyDifference(t *testing.T) {
-	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{Clock: fixed})
+	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil), Clock: fixed})
 	fill(t, src, archive.Memories{})
 	a, _ := export(t, src, archive.Memories{})
 	var b bytes.Buffer
@@ -154,12 +154,12 @@ func TestExportManifestTimeIsTheOnlyDifference(t *testing.T) {
 }
 
 func TestDryRunPlansAndWritesNothing(t *testing.T) {
-	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{Clock: fixed})
+	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil), Clock: fixed})
 	srcMem := newMem()
 	fill(t, src, srcMem)
 	data, _ := export(t, src, srcMem)
 
-	dst := memorybank.New(&memorybank.MemStore{}, nil)
+	dst := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)})
 	ctx := context.Background()
 	_, err := dst.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "architecture.md", Text: "ours"})
 	require.NoError(t, err)
@@ -184,14 +184,14 @@ func TestDryRunPlansAndWritesNothing(t *testing.T) {
 
 func TestConflictPolicies(t *testing.T) {
 	ctx := context.Background()
-	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{Clock: fixed})
+	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil), Clock: fixed})
 	fill(t, src, archive.Memories{})
 	data, _ := export(t, src, archive.Memories{})
 	theirs, err := src.Read(ctx, memorybank.ReadRequest{Scope: memorybank.ScopeGlobal, Path: "architecture.md"})
 	require.NoError(t, err)
 
 	newOurs := func() *memorybank.Bank {
-		b := memorybank.New(&memorybank.MemStore{}, nil)
+		b := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)})
 		for _, text := range []string{"ours 1", "ours 2", "ours 3"} {
 			_, err := b.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "architecture.md", Text: text})
 			require.NoError(t, err)
@@ -247,7 +247,7 @@ func TestConflictPolicies(t *testing.T) {
 
 func TestMemoriesMerge(t *testing.T) {
 	ctx := context.Background()
-	src := memorybank.New(&memorybank.MemStore{}, nil)
+	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)})
 	srcMem := newMem()
 	fill(t, src, srcMem)
 	data, _ := export(t, src, srcMem)
@@ -257,7 +257,7 @@ func TestMemoriesMerge(t *testing.T) {
 	require.NoError(t, err)
 	_, err = m.Add(ctx, "ours only")
 	require.NoError(t, err)
-	_, _, err = importInto(t, memorybank.New(&memorybank.MemStore{}, nil), dstMem, data, archive.ImportOptions{Apply: true})
+	_, _, err = importInto(t, memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)}), dstMem, data, archive.ImportOptions{Apply: true})
 	require.NoError(t, err)
 	all, err := m.List(ctx)
 	require.NoError(t, err)
@@ -306,7 +306,7 @@ func rewrite(t *testing.T, data []byte, fn func(h *tar.Header, body []byte) (*ta
 }
 
 func TestBadArchivesWriteNothing(t *testing.T) {
-	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{Clock: fixed})
+	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil), Clock: fixed})
 	srcMem := newMem()
 	fill(t, src, srcMem)
 	good, _ := export(t, src, srcMem)
@@ -379,7 +379,7 @@ func TestBadArchivesWriteNothing(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			dst := memorybank.New(&memorybank.MemStore{}, nil)
+			dst := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)})
 			dstMem := newMem()
 			_, _, err := importInto(t, dst, dstMem, c.data, archive.ImportOptions{Apply: true})
 			require.ErrorIs(t, err, c.err)
@@ -397,10 +397,10 @@ func TestBadArchivesWriteNothing(t *testing.T) {
 }
 
 func TestLimitsCheckedFirst(t *testing.T) {
-	src := memorybank.New(&memorybank.MemStore{}, nil)
+	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)})
 	fill(t, src, archive.Memories{})
 	data, _ := export(t, src, archive.Memories{})
-	dst := memorybank.New(&memorybank.MemStore{}, nil)
+	dst := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)})
 	_, _, err := importInto(t, dst, archive.Memories{}, data, archive.ImportOptions{Apply: true, MaxEntryBytes: 10})
 	require.ErrorIs(t, err, archive.ErrLimit)
 	_, _, err = importInto(t, dst, archive.Memories{}, data, archive.ImportOptions{Apply: true, MaxEntries: 3})
@@ -412,7 +412,7 @@ func TestLimitsCheckedFirst(t *testing.T) {
 }
 
 func FuzzImport(f *testing.F) {
-	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{Clock: fixed})
+	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil), Clock: fixed})
 	var buf bytes.Buffer
 	_, err := src.Write(context.Background(), memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "a.md", Text: "a"})
 	require.NoError(f, err)
@@ -421,7 +421,7 @@ func FuzzImport(f *testing.F) {
 	f.Add(buf.Bytes())
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dst := memorybank.New(&memorybank.MemStore{}, nil)
+		dst := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)})
 		_, err := archive.Import(context.Background(), dst, archive.Memories{}, bytes.NewReader(data), &archive.ImportOptions{Apply: true, MaxEntryBytes: 1 << 16, MaxEntries: 64})
 		if err != nil {
 			require.Empty(t, storeKeys(t, dst.Store()), "a refused archive writes nothing")

@@ -21,6 +21,7 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/archive"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 // The goal of the archive: a bank of 10,000 documents with 100,000 history
@@ -123,7 +124,7 @@ func exportDir(ctx context.Context, dir, tarName string) error {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<16)
-	_, err = archive.Export(ctx, memorybank.New(s, nil), archive.Memories{}, w, nil)
+	_, err = archive.Export(ctx, memorybank.New(s, &memorybank.Options{History: history.New(nil)}), archive.Memories{}, w, nil)
 	if err == nil {
 		err = w.Flush()
 	}
@@ -144,7 +145,7 @@ func importDir(ctx context.Context, tarName, dir string) (*archive.Result, error
 		return nil, err
 	}
 	defer f.Close()
-	return archive.Import(ctx, memorybank.New(s, nil), archive.Memories{}, f, &archive.ImportOptions{Apply: true})
+	return archive.Import(ctx, memorybank.New(s, &memorybank.Options{History: history.New(nil)}), archive.Memories{}, f, &archive.ImportOptions{Apply: true})
 }
 
 func BenchmarkMove(b *testing.B) {

@@ -14,12 +14,13 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/archive"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 // archiveOf exports a MemStore holding keys as given.
 func archiveOf(t *testing.T, keys map[string]string) []byte {
 	t.Helper()
-	src := memorybank.New(&memorybank.MemStore{}, nil)
+	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)})
 	for k, v := range keys {
 		_, err := src.Store().Put(context.Background(), k, []byte(v), memorybank.Condition{})
 		require.NoError(t, err)
@@ -34,7 +35,7 @@ func fsBank(t *testing.T) (*memorybank.Bank, string) {
 	s, err := fsstore.Open(dir, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Close() })
-	return memorybank.New(s, nil), dir
+	return memorybank.New(s, &memorybank.Options{History: history.New(nil)}), dir
 }
 
 // Every key is judged by the target store's rules, and against the other
@@ -100,7 +101,7 @@ func TestImportRefusesKeysThatCollideWithOurs(t *testing.T) {
 // MaxDocumentBytes is refused, with its history.
 func TestImportRefusesDocumentsOverTheWriteLimit(t *testing.T) {
 	ctx := context.Background()
-	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{MaxDocumentBytes: 8 << 20})
+	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil), MaxDocumentBytes: 8 << 20})
 	big := "# Big\n\n" + strings.Repeat("x", 2<<20)
 	_, err := src.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "big.md", Text: big})
 	require.NoError(t, err)
@@ -108,7 +109,7 @@ func TestImportRefusesDocumentsOverTheWriteLimit(t *testing.T) {
 	require.NoError(t, err)
 	data, _ := export(t, src, archive.Memories{})
 
-	dst := memorybank.New(&memorybank.MemStore{}, nil)
+	dst := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)})
 	res, items, err := importInto(t, dst, archive.Memories{}, data, archive.ImportOptions{Apply: true})
 	require.NoError(t, err)
 	assert.Equal(t, 1, res.Refused)

@@ -12,6 +12,7 @@ import (
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/archive"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 	"github.com/mnemobank/mnemobank/screen"
 )
 
@@ -24,7 +25,7 @@ func TestImportScreensCredentials(t *testing.T) {
 	const key = "FAKEKEY-abcdEFGH12345678"
 	// An archive made by a bank without a screen holds the key in a
 	// document, its history and a memory.
-	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{Language: memorybank.English})
+	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil), Language: memorybank.English})
 	_, err := src.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "n.md", Text: "# N\n\nkey " + key + "\n"})
 	require.NoError(t, err)
 	_, err = src.Write(ctx, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "n.md", Text: "# N\n\nkey " + key + " twice\n"})
@@ -40,7 +41,7 @@ func TestImportScreensCredentials(t *testing.T) {
 
 	// Refused whole, nothing written.
 	store := &memorybank.MemStore{}
-	dst := memorybank.New(store, &memorybank.Options{Secrets: screen.Secrets{Scanner: fakeScanner}})
+	dst := memorybank.New(store, &memorybank.Options{History: history.New(nil), Secrets: screen.Secrets{Scanner: fakeScanner}})
 	dstMem := new(memories.MemStore)
 	_, err = archive.Import(ctx, dst, archive.Memories{File: dstMem}, bytes.NewReader(buf.Bytes()), &archive.ImportOptions{Apply: true})
 	require.ErrorIs(t, err, screen.ErrSecret)
@@ -55,7 +56,7 @@ func TestImportScreensCredentials(t *testing.T) {
 	assert.Zero(t, n, "nothing was written")
 
 	// Redacted everywhere.
-	dst = memorybank.New(store, &memorybank.Options{Secrets: screen.Secrets{Scanner: fakeScanner, Mode: screen.Redact}})
+	dst = memorybank.New(store, &memorybank.Options{History: history.New(nil), Secrets: screen.Secrets{Scanner: fakeScanner, Mode: screen.Redact}})
 	_, err = archive.Import(ctx, dst, archive.Memories{File: dstMem}, bytes.NewReader(buf.Bytes()), &archive.ImportOptions{Apply: true})
 	require.NoError(t, err)
 	n = 0

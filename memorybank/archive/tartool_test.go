@@ -13,6 +13,7 @@ import (
 
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/archive"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 // GNU tar lists and unpacks an archive without a warning: the checksum
@@ -26,7 +27,7 @@ func TestGNUTarReadsAnArchiveWithoutWarnings(t *testing.T) {
 	if out, err := exec.Command(tarBin, "--version").Output(); err != nil || !bytes.Contains(out, []byte("GNU tar")) {
 		t.Skip("tar is not GNU tar")
 	}
-	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{Clock: fixed})
+	src := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil), Clock: fixed})
 	fill(t, src, newMem())
 	data, m := export(t, src, newMem())
 	file := filepath.Join(t.TempDir(), "bank.tar")
@@ -48,7 +49,7 @@ func TestGNUTarReadsAnArchiveWithoutWarnings(t *testing.T) {
 func TestImportReadsTheFormerChecksumKeyword(t *testing.T) {
 	data, err := os.ReadFile("testdata/legacy-sha256.tar")
 	require.NoError(t, err)
-	dst := memorybank.New(&memorybank.MemStore{}, nil)
+	dst := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)})
 	res, _, err := importInto(t, dst, archive.Memories{}, data, archive.ImportOptions{Apply: true})
 	require.NoError(t, err)
 	assert.Positive(t, res.Created)

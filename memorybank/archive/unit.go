@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/mnemobank/mnemobank/memorybank"
-	"github.com/mnemobank/mnemobank/memorybank/internal/histio"
 )
 
 // A document and its history are one unit. A history entry arrives only
@@ -51,7 +50,7 @@ func (r ref) read(src *io.SectionReader) ([]byte, error) {
 // created it, or it already holds the same bytes), its history entries, all
 // under the document's lock.
 func (im *importer) writeUnit(ctx context.Context, src *io.SectionReader, e entry) (Action, error) {
-	unlock, err := histio.LockDocument(ctx, im.bank, e.key)
+	unlock, err := im.bank.LockDocument(ctx, e.key)
 	if err != nil {
 		return "", fmt.Errorf("archive: import: locking %q: %w", e.key, err)
 	}

@@ -11,11 +11,13 @@ import (
 
 	"github.com/mnemobank/mnemobank/jsonpatch"
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/internal/backoff"
+	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 	"github.com/mnemobank/mnemobank/memorybank/internal/histio"
 	"github.com/mnemobank/mnemobank/memorybank/internal/jsondiff"
 )
 
-type loc = histio.Loc
+type loc = memorybank.Location
 
 func invalidRequest(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", memorybank.ErrInvalidRequest, fmt.Sprintf(format, args...))
@@ -40,7 +42,7 @@ func Page(ctx context.Context, b *memorybank.Bank, req memorybank.HistoryRequest
 	if req.Offset < 0 {
 		return nil, invalidRequest("history %q: offset %d must not be negative", req.Path, req.Offset)
 	}
-	l, err := histio.Locate(ctx, b, string(req.Scope), req.Branch, req.Path)
+	l, err := b.Locate(ctx, memorybank.ReadRequest{Scope: req.Scope, Branch: req.Branch, Path: req.Path})
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +153,7 @@ func entries(ctx context.Context, b *memorybank.Bank, l loc) ([]memorybank.Histo
 // another process for about 0.1 s, and when the document keeps changing
 // meanwhile the read gives up with ErrConflict (retry it).
 func ReadVersion(ctx context.Context, b *memorybank.Bank, req memorybank.ReadRequest, version int64) (*memorybank.Document, error) {
-	l, err := histio.Locate(ctx, b, string(req.Scope), req.Branch, req.Path)
+	l, err := b.Locate(ctx, memorybank.ReadRequest{Scope: req.Scope, Branch: req.Branch, Path: req.Path})
 	if err != nil {
 		return nil, err
 	}
@@ -159,17 +161,13 @@ func ReadVersion(ctx context.Context, b *memorybank.Bank, req memorybank.ReadReq
 	if err != nil {
 		return nil, err
 	}
-	d, err := histio.Document(l, docs[0])
-	if err != nil {
-		return nil, err
-	}
-	return d.(*memorybank.Document), nil
+	return l.Document(docs[0])
 }
 
 // Diff returns the JSON Patch that turns version from of a document into
 // version to (both retained).
 func Diff(ctx context.Context, b *memorybank.Bank, req memorybank.ReadRequest, from, to int64) (jsonpatch.Patch, error) {
-	l, err := histio.Locate(ctx, b, string(req.Scope), req.Branch, req.Path)
+	l, err := b.Locate(ctx, memorybank.ReadRequest{Scope: req.Scope, Branch: req.Branch, Path: req.Path})
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +214,7 @@ func rebuild(ctx context.Context, b *memorybank.Bank, l loc, versions ...int64) 
 			return nil, fmt.Errorf("%w: %q: gave up rebuilding version %d after %d attempts because other writers kept changing the document; retry later",
 				memorybank.ErrConflict, l.Path, slices.Max(versions), attempt+1)
 		}
-		if err := histio.Backoff(ctx, attempt); err != nil {
+		if err := backoff.Wait(ctx, attempt); err != nil {
 			return nil, err
 		}
 	}
@@ -258,7 +256,11 @@ func rebuildOnce(ctx context.Context, b *memorybank.Bank, l loc, versions []int6
 	// The document first, then the entries: every entry up to its
 	// version is then either listed or missing for a reason found below.
 	opts := b.Options()
-	state, cur, storeVersion, err := histio.Current(ctx, b, l)
+	kept := "the history keeps the retained versions"
+	if j, ok := opts.History.(*Journal); ok {
+		kept = fmt.Sprintf("history keeps the last %d versions", j.opts.Versions)
+	}
+	state, cur, storeVersion, err := current(ctx, b.Store(), l)
 	if err != nil {
 		return nil, err
 	}
@@ -276,13 +278,13 @@ func rebuildOnce(ctx context.Context, b *memorybank.Bank, l loc, versions []int6
 	// *movedError when the document changed (or may still be recorded),
 	// or nil for a gap.
 	missing := func(v int64) (*memorybank.HistoryEntry, error) {
-		if err := histio.AwaitWriters(ctx, b, l); err != nil {
+		if err := awaitWriters(ctx, b, l); err != nil {
 			return nil, err
 		}
 		if e, err := entryAt(ctx, b, l, v); e != nil || err != nil {
 			return e, err
 		}
-		_, now, nowStore, err := histio.Current(ctx, b, l)
+		_, now, nowStore, err := current(ctx, b.Store(), l)
 		if err != nil && !errors.Is(err, memorybank.ErrNotFound) {
 			return nil, err
 		}
@@ -334,7 +336,7 @@ func rebuildOnce(ctx context.Context, b *memorybank.Bank, l loc, versions []int6
 			}
 		}
 		if e == nil {
-			return nil, unavailable(fmt.Sprintf("the record of version %d is not retained (history keeps the last %d versions; a writer that stopped between a write and its record leaves a gap)", cur, opts.HistoryVersions))
+			return nil, unavailable(fmt.Sprintf("the record of version %d is not retained (%s; a writer that stopped between a write and its record leaves a gap)", cur, kept))
 		}
 		switch {
 		case e.Truncated:
@@ -364,7 +366,7 @@ func rebuildOnce(ctx context.Context, b *memorybank.Bank, l loc, versions []int6
 // *ConflictError when IfVersion is no longer current), never with
 // ErrVersionUnavailable for a retained version (see ReadVersion).
 func Revert(ctx context.Context, b *memorybank.Bank, req memorybank.RevertRequest) (*memorybank.WriteResult, error) {
-	l, err := histio.Locate(ctx, b, string(req.Scope), req.Branch, req.Path)
+	l, err := b.Locate(ctx, memorybank.ReadRequest{Scope: req.Scope, Branch: req.Branch, Path: req.Path})
 	if err != nil {
 		return nil, err
 	}
@@ -380,4 +382,53 @@ func Revert(ctx context.Context, b *memorybank.Bank, req memorybank.RevertReques
 	// is kept exactly, never parsed for front matter.
 	return b.Write(ctx, memorybank.WriteRequest{Scope: req.Scope, Branch: req.Branch, Path: req.Path, Content: docs[0],
 		IfVersion: req.IfVersion, Actor: req.Actor, Reason: reason})
+}
+
+// current reads the state of the document at l: its canonical form (nil
+// when absent), its version (for an absent one, the version its delete
+// consumed), and its store version ("" when absent); ErrNotFound when it
+// has no history at all.
+func current(ctx context.Context, store memorybank.Store, l loc) (state []byte, version int64, storeVersion string, err error) {
+	obj, err := store.Get(ctx, l.Key)
+	switch {
+	case err == nil:
+		e, err := codec.DecodeStored(codec.FormatOf(l.Path), l.Path, obj.Data)
+		if err != nil {
+			return nil, 0, "", fmt.Errorf("%w: %w", memorybank.ErrCorrupt, err)
+		}
+		if state, err = e.Canonical(true); err != nil {
+			return nil, 0, "", fmt.Errorf("%w: %q: %v; overwrite it with a full content write", memorybank.ErrCorrupt, l.Path, err)
+		}
+		return state, e.Version(), obj.Version, nil
+	case !errors.Is(err, memorybank.ErrNotFound):
+		return nil, 0, "", err
+	}
+	key := histio.Tombstone(l.Prefix, l.Path)
+	obj, err = store.Get(ctx, key)
+	if errors.Is(err, memorybank.ErrNotFound) {
+		return nil, 0, "", fmt.Errorf("%w: %q in the %s has no history", memorybank.ErrNotFound, l.Path, l.Where())
+	}
+	if err != nil {
+		return nil, 0, "", err
+	}
+	v, ok := histio.DecodeTombstone(obj.Data)
+	if !ok {
+		return nil, 0, "", fmt.Errorf("%w: %s (the tombstone of %q) is not {\"version\": n}", memorybank.ErrCorrupt, key, l.Path)
+	}
+	if v == 0 {
+		return nil, 0, "", fmt.Errorf("%w: %q in the %s has no history", memorybank.ErrNotFound, l.Path, l.Where())
+	}
+	return nil, v, "", nil
+}
+
+// awaitWriters returns once the Bank's writers of the document that
+// started before the call are done: they record their entry before they
+// release the document's lock.
+func awaitWriters(ctx context.Context, b *memorybank.Bank, l loc) error {
+	unlock, err := b.LockDocument(ctx, l.Key)
+	if err != nil {
+		return err
+	}
+	unlock()
+	return nil
 }

@@ -148,7 +148,7 @@ func TestDeleteRestoreAndNoRepeatedVersions(t *testing.T) {
 // cannot be rebuilt.
 func TestHistoryRetention(t *testing.T) {
 	mem := &memorybank.MemStore{}
-	b := memorybank.New(mem, &memorybank.Options{HistoryVersions: 20})
+	b := memorybank.New(mem, &memorybank.Options{History: history.New(&history.Options{Versions: 20})})
 	g := memorybank.ScopeGlobal
 	mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "c.json", Content: raw(`{"n":0}`)})
 	for i := 1; i < 100; i++ {
@@ -164,7 +164,7 @@ func TestHistoryRetention(t *testing.T) {
 	_, err = history.ReadVersion(ctx, b, memorybank.ReadRequest{Scope: g, Path: "c.json"}, 10)
 	require.ErrorIs(t, err, memorybank.ErrVersionUnavailable)
 
-	off := memorybank.New(mem, &memorybank.Options{HistoryVersions: -1})
+	off := memorybank.New(mem, nil) // no journal: no history
 	mustWrite(t, off, memorybank.WriteRequest{Scope: g, Path: "off.json", Content: raw(`{"n":0}`)})
 	hist, err = history.List(ctx, off, memorybank.HistoryRequest{Scope: g, Path: "off.json"})
 	require.NoError(t, err)
@@ -196,7 +196,7 @@ func (s *failHistory) Put(ctx context.Context, key string, data []byte, cond mem
 func TestHistoryGap(t *testing.T) {
 	store := &failHistory{Store: &memorybank.MemStore{}}
 	store.failed = true // the creation is recorded
-	b := memorybank.New(store, nil)
+	b := memorybank.New(store, &memorybank.Options{History: history.New(nil)})
 	g := memorybank.ScopeGlobal
 	mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "g.json", Content: raw(`{"n":1}`)})
 	store.failed = false
@@ -224,11 +224,11 @@ func TestHistoryGap(t *testing.T) {
 func TestHistoryUnderConcurrentWriters(t *testing.T) {
 	mem := &memorybank.MemStore{}
 	g := memorybank.ScopeGlobal
-	mustWrite(t, memorybank.New(mem, nil), memorybank.WriteRequest{Scope: g, Path: "shared.json", Content: raw(`{"items":[]}`)})
+	mustWrite(t, memorybank.New(mem, &memorybank.Options{History: history.New(nil)}), memorybank.WriteRequest{Scope: g, Path: "shared.json", Content: raw(`{"items":[]}`)})
 	const writers, each = 4, 15
 	var wg sync.WaitGroup
 	for w := range writers {
-		bank := memorybank.New(mem, nil)
+		bank := memorybank.New(mem, &memorybank.Options{History: history.New(nil)})
 		wg.Go(func() {
 			for i := range each {
 				_, err := bank.Write(ctx, memorybank.WriteRequest{Scope: g, Path: "shared.json", Actor: fmt.Sprint("w", w),
@@ -238,7 +238,7 @@ func TestHistoryUnderConcurrentWriters(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	checkHistoryConsistent(t, memorybank.New(mem, nil), "shared.json", 1+writers*each)
+	checkHistoryConsistent(t, memorybank.New(mem, &memorybank.Options{History: history.New(nil)}), "shared.json", 1+writers*each)
 }
 
 // checkHistoryConsistent: the history of path has exactly the versions
@@ -269,7 +269,7 @@ func TestHistoryAcrossProcessesAndKills(t *testing.T) {
 	s, err := fsstore.Open(dir, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
-	b := memorybank.New(s, nil)
+	b := memorybank.New(s, &memorybank.Options{History: history.New(nil)})
 	g := memorybank.ScopeGlobal
 	mustWrite(t, b, memorybank.WriteRequest{Scope: g, Path: "shared.json", Content: raw(`{"items":[]}`)})
 
@@ -352,7 +352,7 @@ func historyWriter(dir, n string) int {
 		return 1
 	}
 	defer s.Close()
-	b := memorybank.New(s, nil)
+	b := memorybank.New(s, &memorybank.Options{History: history.New(nil)})
 	var count int
 	_, _ = fmt.Sscan(n, &count)
 	for i := range count {

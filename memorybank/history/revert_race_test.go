@@ -26,12 +26,12 @@ func TestRevertUnderConcurrentWrites(t *testing.T) {
 		banks func(t *testing.T) [2]*memorybank.Bank
 	}{
 		{"MemStore one Bank", func(t *testing.T) [2]*memorybank.Bank {
-			b := memorybank.New(&memorybank.MemStore{}, nil)
+			b := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)})
 			return [2]*memorybank.Bank{b, b}
 		}},
 		{"MemStore two Banks", func(t *testing.T) [2]*memorybank.Bank {
 			s := &memorybank.MemStore{}
-			return [2]*memorybank.Bank{memorybank.New(s, nil), memorybank.New(s, nil)}
+			return [2]*memorybank.Bank{memorybank.New(s, &memorybank.Options{History: history.New(nil)}), memorybank.New(s, &memorybank.Options{History: history.New(nil)})}
 		}},
 		{"fsstore two Banks", func(t *testing.T) [2]*memorybank.Bank {
 			dir := t.TempDir()
@@ -40,7 +40,7 @@ func TestRevertUnderConcurrentWrites(t *testing.T) {
 				s, err := fsstore.Open(dir, nil)
 				require.NoError(t, err)
 				t.Cleanup(func() { _ = s.Close() })
-				out[i] = memorybank.New(s, nil)
+				out[i] = memorybank.New(s, &memorybank.Options{History: history.New(nil)})
 			}
 			return out
 		}},

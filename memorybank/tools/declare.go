@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"reflect"
 	"slices"
@@ -271,6 +270,12 @@ func decodeField(fv reflect.Value, f argField, raw json.RawMessage) error {
 		}
 		raw = json.RawMessage(fmt.Sprint(i))
 	}
+	if fv.Type() == rawMessageType {
+		// The arguments were validated whole: a copy is all decoding
+		// would do, and it scans twice more.
+		fv.SetBytes(bytes.Clone(raw))
+		return nil
+	}
 	err := json.Unmarshal(raw, fv.Addr().Interface())
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
@@ -278,6 +283,8 @@ func decodeField(fv reflect.Value, f argField, raw json.RawMessage) error {
 	}
 	return err
 }
+
+var rawMessageType = reflect.TypeFor[json.RawMessage]()
 
 // check appends the problems of the decoded value v against the schema s.
 // Types were checked by decoding; what is left are the constraints Go
@@ -395,43 +402,28 @@ func kind(raw []byte) string {
 	return "number"
 }
 
-// members splits a JSON object into its top-level members, in the one
-// pass over the arguments. It returns the first member name that occurs
-// twice, or obj nil when args is well-formed JSON but not an object, or
-// err when it is not well-formed.
+// members splits a JSON object into its top-level members. It returns the
+// first member name that occurs twice, or obj nil when args is well-formed
+// JSON but not an object, or err when it is not well-formed. The members
+// are slices of args, not copies: args is validated once here, and each
+// member is decoded (and so copied) once, into its field.
 func members(args []byte) (obj map[string]json.RawMessage, dup string, err error) {
+	if !json.Valid(args) {
+		var v any
+		return nil, "", json.Unmarshal(args, &v)
+	}
 	if args[0] != '{' {
-		if !json.Valid(args) {
-			var v any
-			return nil, "", json.Unmarshal(args, &v)
-		}
 		return nil, "", nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	if _, err := dec.Token(); err != nil {
-		return nil, "", err
-	}
 	obj = map[string]json.RawMessage{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, "", err
-		}
-		name, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, "", err
-		}
-		if _, seen := obj[name]; seen {
-			return nil, name, nil
+	jsontext.ObjectMembers(args, func(name string, v []byte) {
+		if _, seen := obj[name]; seen && dup == "" {
+			dup = name
 		}
 		obj[name] = v
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, "", err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, "", errors.New("data after the arguments' object")
+	})
+	if dup != "" {
+		return nil, dup, nil
 	}
 	return obj, "", nil
 }

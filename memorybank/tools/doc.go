@@ -40,7 +40,10 @@
 // that is not UTF-8, or a \u escape of half a surrogate pair such as
 // "\ud800") are refused as INVALID_ARGUMENT before anything is read:
 // decoding would turn them into U+FFFD, so a path would name another
-// document.
+// document. This check is the tools' own, not a transport's: every way a
+// tool is called (the MCP server over stdio or HTTP, an API adapter such
+// as toolcall, a host calling Def.Handle) passes through Decode, so the
+// MCP server's stdio transport leaves a tool call's arguments to it.
 //
 // Rules where the tool protocol leaves a choice:
 //
@@ -49,8 +52,10 @@
 //     types with jsonschema-go (descriptions from jsonschema struct tags,
 //     required unless omitempty, enums and bounds added beside the type)
 //     and exported on Tool with the Annotations, so a host registers them
-//     as they are. Arguments are decoded once, member by member into the
-//     argument type, and checked against the same schema. Every tool
+//     as they are. Arguments are validated once, split in place and
+//     decoded member by member into the argument type (a raw JSON member,
+//     such as a write's content, is copied once and not rescanned), and
+//     checked against the same schema. Every tool
 //     refuses unknown top-level properties; patch operation objects accept
 //     extra members, as RFC 6902 requires. The descriptions are short,
 //     since a client sends them to the model on every turn: what every

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/mnemobank/mnemobank/internal/jsontext"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/internal/docpath"
 )
@@ -98,18 +99,29 @@ func setContent(req *memorybank.WriteRequest, content json.RawMessage) error {
 // it is a string holding a JSON object by that object. Anything else is
 // returned as it is.
 func unquoteEnvelopeContent(obj json.RawMessage) json.RawMessage {
+	// Looked for in place: the object is valid JSON (the arguments were
+	// checked whole, or json.Valid passed on the string's text), and
+	// decoding it into a map would copy the whole content to find that,
+	// as nearly always, there is nothing to unquote. The last of a
+	// repeated member counts, as it does for encoding/json.
+	var c json.RawMessage
+	var envelope bool
+	if !jsontext.ObjectMembers(obj, func(name string, v []byte) {
+		switch name {
+		case "content":
+			c = v
+		case "schema", "metadata":
+			envelope = true
+		}
+	}) {
+		return obj
+	}
+	if len(c) == 0 || c[0] != '"' || !envelope {
+		return obj // no string content, or bare content that has a member named "content"
+	}
 	var members map[string]json.RawMessage
 	if json.Unmarshal(obj, &members) != nil {
 		return obj
-	}
-	c, ok := members["content"]
-	if !ok || len(c) == 0 || c[0] != '"' {
-		return obj
-	}
-	if _, envelope := members["schema"]; !envelope {
-		if _, meta := members["metadata"]; !meta {
-			return obj // bare content that has a member named "content"
-		}
 	}
 	var inner string
 	if json.Unmarshal(c, &inner) != nil {

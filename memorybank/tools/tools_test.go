@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 )
 
@@ -34,6 +35,7 @@ func newToolEnv(t *testing.T, opts *memorybank.Options) *toolEnv {
 	opts.Clock = func() time.Time { mu.Lock(); defer mu.Unlock(); clock = clock.Add(time.Second); return clock }
 	n := 0
 	opts.NewID = func() string { mu.Lock(); defer mu.Unlock(); n++; return fmt.Sprintf("id-%d", n) }
+	opts.History = history.New(nil)
 	e := &toolEnv{store: &memorybank.MemStore{}, tools: map[string]tools.Tool{}}
 	e.bank = memorybank.New(e.store, opts)
 	for _, tool := range tools.For(e.bank) {

@@ -34,7 +34,7 @@ func call(t *testing.T, b *memorybank.Bank, env tools.Env, name, args string) (m
 // document's history, as the bank's writes do: over HTTP the server
 // passes the token's name.
 func TestSkillGraphWritesRecordTheActor(t *testing.T) {
-	b := memorybank.New(&memorybank.MemStore{}, nil)
+	b := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)})
 	_, err := call(t, b, tools.Env{Actor: "alice"}, graphtools.WriteSkillGraph,
 		`{"skillId":"deploy","graph":{"nodes":[{"id":"a","type":"instruction","data":{"label":"Build"}}],"edges":[]}}`)
 	require.NoError(t, err)
@@ -52,7 +52,7 @@ func TestSkillGraphWritesRecordTheActor(t *testing.T) {
 // apply_skill_graph_operations refuses such an operation: a misspelt
 // member would otherwise be dropped without a word.
 func TestWriteSkillGraphRefusesUnknownMembers(t *testing.T) {
-	b := memorybank.New(&memorybank.MemStore{}, nil)
+	b := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)})
 	for _, graph := range []string{
 		`{"nodes":[{"id":"a","type":"instruction","data":{"label":"Build"}}],"edge":[]}`,
 		`{"nodes":[{"id":"a","type":"instruction","data":{"label":"Build","colour":"red"}}],"edges":[]}`,
@@ -73,7 +73,7 @@ func TestWriteSkillGraphRefusesUnknownMembers(t *testing.T) {
 // A skill graph change answers camelCase members, and leaves out the
 // empty ones rather than answering null.
 func TestApplyAnswersCamelCaseWithoutNulls(t *testing.T) {
-	b := memorybank.New(&memorybank.MemStore{}, nil)
+	b := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)})
 	out, err := call(t, b, tools.Env{}, graphtools.ApplySkillGraphOperations,
 		`{"skillId":"deploy","operations":[{"operationId":"op1","kind":"addNode","node":{"type":"instruction","label":"Ship"}}]}`)
 	require.NoError(t, err)

@@ -17,14 +17,22 @@
 //   list      the bank's listing (list_documents of the global bank, its
 //             first page as an agent gets it; peer: list_project_files,
 //             every name), with the bytes of each answer
+//   alt-create, alt-patch
+//             then, as an agent works, a new document and at once a change
+//             to it, then the next (no other call between)
 // both on a bank of 1,000 documents written straight to disk beforehand.
+// The durable floor is timed in the same run, between the alternating
+// calls: one atomic replace of a small file (a temporary file written and
+// fsynced, renamed over the file, the directory fsynced), from this
+// process, on the same disk; its p99 against its median says how much of
+// a server's tail is the disk's.
 // Ratio = mnemobank median / peer median (below 1: mnemobank is faster).
 // With a third argument, the minimal Go SDK server of BenchmarkStartup
 // (testdata/minimalserver) is started alternately too, and start-up is
 // also given as a ratio to it.
 // The peer neither fsyncs nor validates; mnemobank's write is durable.
 import { spawn, execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from "node:fs";
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync, openSync, writeSync, fsyncSync, closeSync, renameSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -98,6 +106,8 @@ const servers = {
     update: (c, i) => c.call("write_global_memory_bank", { path: `created/c${i}.md`, patches: [{ op: "replace", path: "/content", value: `# Created ${i}\nsecond text\n` }] }),
     read: (c, i) => c.call("read_global_memory_bank", { path: `created/c${i}.md` }),
     list: (c) => c.call("list_documents", { scope: "global" }),
+    "alt-create": (c, i) => c.call("write_global_memory_bank", { path: `alt/a${i}.md`, content: `# Alternating ${i}\nfirst text\n`, mode: "create" }),
+    "alt-patch": (c, i) => c.call("write_global_memory_bank", { path: `alt/a${i}.md`, patches: [{ op: "replace", path: "/content", value: `# Alternating ${i}\nsecond text\n` }] }),
   },
   peer: {
     launch: () => new Client(process.execPath, [peerMain], { MEMORY_BANK_ROOT: peerRoot }),
@@ -105,7 +115,24 @@ const servers = {
     update: (c, i) => c.call("memory_bank_update", { projectName: "proj", fileName: `c${i}.md`, content: `# Created ${i}\nsecond text\n` }),
     read: (c, i) => c.call("memory_bank_read", { projectName: "proj", fileName: `c${i}.md` }),
     list: (c) => c.call("list_project_files", { projectName: "proj" }),
+    "alt-create": (c, i) => c.call("memory_bank_write", { projectName: "proj", fileName: `a${i}.md`, content: `# Alternating ${i}\nfirst text\n` }),
+    "alt-patch": (c, i) => c.call("memory_bank_update", { projectName: "proj", fileName: `a${i}.md`, content: `# Alternating ${i}\nsecond text\n` }),
   },
+};
+
+// The durable floor: one atomic replace of a small file, synced.
+const floorDir = join(work, "floor");
+mkdirSync(floorDir);
+const floorReplace = (i) => {
+  const tmp = join(floorDir, `.tmp${i}`);
+  const fd = openSync(tmp, "w");
+  writeSync(fd, `# Floor ${i}\nsome text of a note\n`);
+  fsyncSync(fd);
+  closeSync(fd);
+  renameSync(tmp, join(floorDir, "doc.md"));
+  const d = openSync(floorDir, "r");
+  fsyncSync(d);
+  closeSync(d);
 };
 const steps = ["create", "update", "read", "list"];
 const bytes = {}; // server -> step -> bytes of the last answer
@@ -135,14 +162,32 @@ for (let i = 0; i < iters; i++) {
     }
   }
 }
+// Create and patch alternating, with the floor between.
+const alt = ["alt-create", "alt-patch"];
+for (let i = 0; i < iters; i++) {
+  for (const step of alt) {
+    for (const [name, s] of Object.entries(servers)) {
+      await timed(name, step, () => s[step](clients[name], i));
+    }
+    await timed("floor", "replace", async () => floorReplace(i));
+  }
+}
 for (const c of Object.values(clients)) c.close();
 
 const pct = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(s.length * p))]; };
 console.log("step      mnemobank median/p99 ms   peer median/p99 ms   ratio (median)   answer bytes mnemobank/peer");
-for (const step of ["startup", ...steps]) {
+for (const step of ["startup", ...steps, ...alt]) {
   const m = times.mnemobank[step], p = times.peer[step];
-  const b = step === "startup" ? "" : `${bytes.mnemobank[step]} / ${bytes.peer[step]}`;
+  const b = step === "startup" || alt.includes(step) ? "" : `${bytes.mnemobank[step]} / ${bytes.peer[step]}`;
   console.log(`${step.padEnd(9)} ${pct(m, 0.5).toFixed(2).padStart(8)} / ${pct(m, 0.99).toFixed(2).padEnd(12)} ${pct(p, 0.5).toFixed(2).padStart(8)} / ${pct(p, 0.99).toFixed(2).padEnd(9)} ${(pct(m, 0.5) / pct(p, 0.5)).toFixed(2).padStart(6)}x          ${b}`);
+}
+{
+  const f = times.floor.replace, fm = pct(f, 0.5);
+  console.log(`floor (durable atomic replace, between the alternating calls): median ${fm.toFixed(2)} ms, p99 ${pct(f, 0.99).toFixed(2)} ms (${(pct(f, 0.99) / fm).toFixed(1)}x its median)`);
+  for (const step of alt) {
+    const m = times.mnemobank[step];
+    console.log(`mnemobank ${step}: ${(pct(m, 0.5) / fm).toFixed(2)}x the floor's median; p99 ${(pct(m, 0.99) / pct(m, 0.5)).toFixed(1)}x its median`);
+  }
 }
 if (times.minimal) {
   const m = pct(times.mnemobank.startup, 0.5), n = pct(times.minimal.startup, 0.5);

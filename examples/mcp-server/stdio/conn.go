@@ -48,6 +48,14 @@ const (
 //
 // The reply carries the request's id when it could be read, null otherwise.
 // Blank lines are skipped.
+//
+// A tool call's arguments (params.arguments of tools/call) are passed on
+// as sent, not checked for their text: the tools check it, since a tool
+// is also called over HTTP or by a host directly, and the tools of this
+// repository (memorybank/tools) refuse such arguments as a failed call
+// (INVALID_ARGUMENT) the model reads. A server whose tools read their
+// arguments with encoding/json alone should know that it replaces such
+// bytes with U+FFFD.
 type Transport struct {
 	r      io.ReadCloser
 	w      io.WriteCloser
@@ -109,11 +117,49 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if data, ok := encodeResult(msg); ok {
+		return c.writeLine(data)
+	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("encoding a JSON-RPC message: %w", err)
 	}
 	return c.writeLine(data)
+}
+
+// encodeResult encodes a successful response as jsonrpc.EncodeMessage
+// does, byte for byte, without running encoding/json over its result: the
+// SDK made the result with json.Marshal, and encoding/json would scan it
+// again to compact and validate it, which was a fifth of the server's CPU
+// time per read_context of a large bank. A result holding a newline (not
+// made by json.Marshal, or it would be escaped) is left to EncodeMessage,
+// so a line stays one message.
+func encodeResult(msg jsonrpc.Message) ([]byte, bool) {
+	r, ok := msg.(*jsonrpc.Response)
+	if !ok || r.Error != nil || len(r.Result) == 0 || bytes.IndexByte(r.Result, '\n') >= 0 {
+		return nil, false
+	}
+	var id []byte
+	switch v := r.ID.Raw().(type) {
+	case int64:
+		id = strconv.AppendInt(nil, v, 10)
+	case string:
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(v) != nil {
+			return nil, false
+		}
+		id = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	default:
+		return nil, false
+	}
+	out := make([]byte, 0, len(r.Result)+len(id)+32)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"result":`...)
+	out = append(out, r.Result...)
+	return append(out, '}'), true
 }
 
 func (c *lineConn) writeLine(data []byte) error {
@@ -172,7 +218,8 @@ type wireMessage struct {
 }
 
 // decode returns the message on line, or nil after answering a line that
-// holds none. The line is scanned for its depth and its text, then decoded
+// holds none. The line is scanned for its depth, then for its text (a
+// tool call's arguments left out), then decoded
 // once, into what the SDK needs; which refusal a line gets is worked out
 // only when that decode or a check on the decoded value fails.
 func (c *lineConn) decode(line []byte) jsonrpc.Message {
@@ -180,34 +227,37 @@ func (c *lineConn) decode(line []byte) jsonrpc.Message {
 	if len(line) == 0 {
 		return nil
 	}
-	if depthOver(line, maxLineDepth) {
+	over, args := scanLine(line, maxLineDepth)
+	if over {
 		c.reject(nil, jsonrpc.CodeInvalidRequest,
 			fmt.Sprintf("Invalid Request: the message nests arrays and objects deeper than %d levels", maxLineDepth))
 		return nil
 	}
-	if at, reason := jsontext.Check(line); at >= 0 {
-		if !json.Valid(line) {
-			c.reject(nil, jsonrpc.CodeParseError, "Parse error: the line is not valid JSON")
-			return nil
-		}
-		// encoding/json would read it as U+FFFD: a path would name another
-		// document, a text would lose what was sent.
-		code := int64(jsonrpc.CodeInvalidRequest)
-		msg := "Invalid Request: "
-		if line[at] != '\\' {
-			code, msg = jsonrpc.CodeParseError, "Parse error: "
-		}
-		id := requestID(line)
-		if at, _ := jsontext.Check(id); at >= 0 {
-			id = nil
-		}
-		c.reject(id, code, msg+reason+"; a message is UTF-8 text, and a string cannot hold such bytes without changing")
+	// A tool call's arguments are left to the tools, which check their
+	// text wherever a call comes from (this transport, HTTP, a host
+	// calling them directly); the rest of the message is this layer's.
+	at, reason := -1, ""
+	if args[0] >= 0 {
+		at, reason = jsontext.CheckOutside(line, args[0], args[1])
+	} else {
+		at, reason = jsontext.Check(line)
+	}
+	if at >= 0 {
+		c.refuseText(line, at, reason)
 		return nil
 	}
 	var w wireMessage
 	if err := json.Unmarshal(line, &w); err != nil {
 		c.refuseUndecodable(line, err)
 		return nil
+	}
+	if args[0] >= 0 && (w.Method == nil || *w.Method != "tools/call") {
+		// params.arguments of another method (prompts/get) is this
+		// layer's after all; such a message is small.
+		if at, reason := jsontext.Check(line); at >= 0 {
+			c.refuseText(line, at, reason)
+			return nil
+		}
 	}
 	id, ok := c.messageID(w.ID)
 	if !ok {
@@ -230,6 +280,27 @@ func (c *lineConn) decode(line []byte) jsonrpc.Message {
 		resp.Error = w.Error
 	}
 	return resp
+}
+
+// refuseText answers a line whose text has a problem at byte at: bytes
+// that are not UTF-8 or an escape of half a surrogate pair.
+func (c *lineConn) refuseText(line []byte, at int, reason string) {
+	if !json.Valid(line) {
+		c.reject(nil, jsonrpc.CodeParseError, "Parse error: the line is not valid JSON")
+		return
+	}
+	// encoding/json would read it as U+FFFD: a path would name another
+	// document, a text would lose what was sent.
+	code := int64(jsonrpc.CodeInvalidRequest)
+	msg := "Invalid Request: "
+	if line[at] != '\\' {
+		code, msg = jsonrpc.CodeParseError, "Parse error: "
+	}
+	id := requestID(line)
+	if at, _ := jsontext.Check(id); at >= 0 {
+		id = nil
+	}
+	c.reject(id, code, msg+reason+"; a message is UTF-8 text, and a string cannot hold such bytes without changing")
 }
 
 // refuseUndecodable answers a line that is not a JSON-RPC message object.
@@ -385,11 +456,20 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
 	}
 }
 
-// depthOver reports whether the JSON text nests arrays and objects deeper
-// than max, ignoring brackets inside strings. It does not check syntax.
-func depthOver(data []byte, max int) bool {
+// scanLine reports, in one pass, whether the JSON text nests arrays and
+// objects deeper than max (brackets inside strings do not count) and where
+// the value of the message's params.arguments lies: args is [from, to),
+// or -1s when there is none. A key written with escapes is not recognised,
+// so its value is checked here as the rest. It does not check syntax: a
+// line it misreads does not decode.
+func scanLine(data []byte, max int) (over bool, args [2]int) {
+	args = [2]int{-1, -1}
 	depth := 0
 	inString := false
+	ks, ke := 0, 0    // the last string closed
+	params := false   // the key just read at depth 1 is "params"
+	inParams := false // inside the object that is its value
+	open := false     // inside the value of params.arguments
 	for i := 0; i < len(data); i++ {
 		b := data[i]
 		if inString {
@@ -398,20 +478,39 @@ func depthOver(data []byte, max int) bool {
 				i++
 			case '"':
 				inString = false
+				ke = i + 1
 			}
 			continue
 		}
 		switch b {
 		case '"':
 			inString = true
+			ks = i
+		case ':':
+			switch {
+			case depth == 1:
+				params = string(data[ks:ke]) == `"params"`
+			case depth == 2 && inParams && string(data[ks:ke]) == `"arguments"`:
+				args, open = [2]int{i + 1, len(data)}, true
+			}
+		case ',':
+			if open && depth == 2 {
+				args[1], open = i, false
+			}
 		case '[', '{':
 			depth++
 			if depth > max {
-				return true
+				return true, args
+			}
+			if depth == 2 {
+				inParams = b == '{' && params
 			}
 		case ']', '}':
+			if open && depth == 2 {
+				args[1], open = i, false
+			}
 			depth--
 		}
 	}
-	return false
+	return false, args
 }

@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -149,17 +151,40 @@ func TestReadLine(t *testing.T) {
 	assert.Equal(t, "last", string(line), "a last line without an ending is read")
 }
 
-func TestDepthOver(t *testing.T) {
-	assert.False(t, depthOver([]byte(strings.Repeat("[", 3)+strings.Repeat("]", 3)), 3))
-	assert.True(t, depthOver([]byte(strings.Repeat("[", 4)+strings.Repeat("]", 4)), 3))
-	assert.False(t, depthOver([]byte(`{"a":"[[[[[[\"[[[["}`), 3), "brackets in strings do not count")
+func TestScanLine(t *testing.T) {
+	over, _ := scanLine([]byte(strings.Repeat("[", 3)+strings.Repeat("]", 3)), 3)
+	assert.False(t, over)
+	over, _ = scanLine([]byte(strings.Repeat("[", 4)+strings.Repeat("]", 4)), 3)
+	assert.True(t, over)
+	over, _ = scanLine([]byte(`{"a":"[[[[[[\"[[[["}`), 3)
+	assert.False(t, over, "brackets in strings do not count")
+
+	for _, tc := range []struct{ line, args string }{
+		{`{"method":"tools/call","params":{"name":"t","arguments":{"a":[1,{"b":"}"}]}}}`, `{"a":[1,{"b":"}"}]}`},
+		{`{"params":{"arguments": "x" , "name":"t"},"id":1}`, ` "x" `},
+		{`{"params":{"arguments":7}}`, `7`},
+		{`{"params":{"name":"arguments","x":{"arguments":1}}}`, ""}, // a value, and a key one level down
+		{`{"arguments":{"a":1},"params":[{"arguments":1}]}`, ""},    // not in params, params not an object
+		{`{"params":{"argu\u006dents":{"a":1}}}`, ""},               // escaped: checked as the rest
+		{`{"a":{"params":{"arguments":1}}}`, ""},                    // not the message's params
+	} {
+		_, args := scanLine([]byte(tc.line), 10)
+		if tc.args == "" {
+			assert.Equal(t, [2]int{-1, -1}, args, "%s", tc.line)
+			continue
+		}
+		require.GreaterOrEqual(t, args[0], 0, "%s", tc.line)
+		assert.Equal(t, tc.args, tc.line[args[0]:args[1]], "%s", tc.line)
+	}
 }
 
 // FuzzLineDecode: any line gives either a message or exactly one error
 // reply line, never a panic and never nothing.
 func FuzzLineDecode(f *testing.F) {
 	for _, s := range []string{"garbage", "{}", "[]", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":{},"method":"x"}`,
-		`{"jsonrpc":"2.0","id":1,"result":{}}`, `"\u005b"`, "[[[[", `{"id":"a"`} {
+		`{"jsonrpc":"2.0","id":1,"result":{}}`, `"\u005b"`, "[[[[", `{"id":"a"`,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\",\"arguments\":{\"a\":\"\xff\"}}}",
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"prompts/get\",\"params\":{\"arguments\":{\"a\":\"\xff\"},\"name\":\"p\"}}"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
@@ -183,4 +208,33 @@ func FuzzLineDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A successful response is written as EncodeMessage writes it, byte for
+// byte, whatever its id; one whose result is not compact, or an error, is
+// left to EncodeMessage.
+func TestEncodeResultAgrees(t *testing.T) {
+	result, err := json.Marshal(map[string]any{"text": "a <b> & \"c\"\u2028 é 認証", "n": 1.5, "list": []any{nil, true}})
+	require.NoError(t, err)
+	for _, raw := range []any{float64(7), float64(-1), "abc", "<&>\"\\ é"} {
+		id, err := jsonrpc.MakeID(raw)
+		require.NoError(t, err)
+		msg := &jsonrpc.Response{ID: id, Result: result}
+		want, err := jsonrpc.EncodeMessage(msg)
+		require.NoError(t, err)
+		got, ok := encodeResult(msg)
+		require.True(t, ok, "id %v", id.Raw())
+		assert.Equal(t, string(want), string(got), "id %v", id.Raw())
+	}
+	one, err := jsonrpc.MakeID(float64(1))
+	require.NoError(t, err)
+	for _, msg := range []jsonrpc.Message{
+		&jsonrpc.Response{ID: one, Result: json.RawMessage("{\n\"a\": 1}")},
+		&jsonrpc.Response{ID: one, Error: errors.New("failed")},
+		&jsonrpc.Response{ID: one},
+		&jsonrpc.Request{ID: one, Method: "ping"},
+	} {
+		_, ok := encodeResult(msg)
+		assert.False(t, ok, "%#v", msg)
+	}
 }

@@ -62,8 +62,11 @@ func TestLinesThatAreNotUTF8TextAreRefused(t *testing.T) {
 		code int64
 		id   string
 	}{
-		{"a byte that is not UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"add_memory\",\"arguments\":{\"content\":\"a\xffb\"}}}", -32700, "3"},
-		{"a lone surrogate", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add_memory","arguments":{"content":"a\udc80b"}}}`, -32600, "4"},
+		{"a byte that is not UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"add_\xffmemory\",\"arguments\":{}}}", -32700, "3"},
+		{"a lone surrogate", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add_memory","arguments":{},"_meta":{"x":"a\udc80b"}}}`, -32600, "4"},
+		{"in a prompt's arguments", "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"prompts/get\",\"params\":{\"name\":\"p\",\"arguments\":{\"a\":\"\xff\"}}}", -32700, "5"},
+		{"a lone surrogate in a prompt's arguments", `{"jsonrpc":"2.0","id":6,"method":"prompts/get","params":{"arguments":{"a":"\ud800"},"name":"p"}}`, -32600, "6"},
+		{"in arguments that are not a tool call's", "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\",\"params\":{\"arguments\":\"\xff\"}}", -32700, "7"},
 		{"in the id", "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"ping\"}", -32700, "null"},
 	}
 	for i, c := range cases {
@@ -78,5 +81,25 @@ func TestLinesThatAreNotUTF8TextAreRefused(t *testing.T) {
 			r.send(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, 100+i))
 			assert.Nil(t, r.reply().Error, "the server still serves")
 		})
+	}
+}
+
+// A tool call's arguments are the tools' to check (memorybank/tools does,
+// for every entry point): the transport passes them on as sent, and the
+// server answers the call (here, with no such tool).
+func TestToolCallArgumentsAreLeftToTheTools(t *testing.T) {
+	r := startRaw(t)
+	r.send([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`))
+	require.Nil(t, r.reply().Error)
+	r.send([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	for i, line := range []string{
+		"{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"add_memory\",\"arguments\":{\"content\":\"a\xffb\"}}}",
+		`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"arguments":{"content":"a\udc80b"},"name":"add_memory"}}`,
+	} {
+		r.send(fmt.Appendf(nil, line, 10+i))
+		rep := r.reply()
+		assert.Equal(t, fmt.Sprint(10+i), string(rep.ID))
+		require.NotNil(t, rep.Error)
+		assert.Contains(t, rep.Error.Message, "add_memory", "the server answered the call: %s", rep.Error.Message)
 	}
 }

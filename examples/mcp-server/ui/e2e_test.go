@@ -36,6 +36,7 @@ import (
 	"github.com/mnemobank/mnemobank/memories/filestore"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 	"github.com/mnemobank/mnemobank/memorybank/pgstore"
 	"github.com/mnemobank/mnemobank/skillgraph"
 	"github.com/mnemobank/mnemobank/skillgraph/skilldoc"
@@ -61,7 +62,7 @@ func writeAsAnotherProcess(root string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	bank := memorybank.New(store, &memorybank.Options{Language: memorybank.English})
+	bank := memorybank.New(store, &memorybank.Options{History: history.New(nil), Language: memorybank.English})
 	_, err = bank.Write(context.Background(), memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: writerPath,
 		Text: "# Written elsewhere\n\nBy a second process.\n", Actor: "agent-b", Reason: "end-to-end test"})
 	if err != nil {
@@ -165,7 +166,7 @@ func TestE2EViewerOnDisk(t *testing.T) {
 	mem, err := memories.New(filestore.New(filepath.Join(root, "memories.md"), nil),
 		&memories.Options{Trash: filestore.New(filepath.Join(root, "memories.trash.md"), nil)})
 	require.NoError(t, err)
-	b := &e2eBank{root: root, bank: memorybank.New(store, &memorybank.Options{Language: memorybank.English}), mem: mem}
+	b := &e2eBank{root: root, bank: memorybank.New(store, &memorybank.Options{History: history.New(nil), Language: memorybank.English}), mem: mem}
 	seedE2E(t, b)
 	serveE2E(t, b)
 
@@ -196,7 +197,7 @@ func TestE2EBankPagesOnPostgreSQL(t *testing.T) {
 	require.NoError(t, err)
 	mem, err := memories.New(ms, &memories.Options{Trash: trash})
 	require.NoError(t, err)
-	b := &e2eBank{bank: memorybank.New(pg, &memorybank.Options{Language: memorybank.English}), mem: mem}
+	b := &e2eBank{bank: memorybank.New(pg, &memorybank.Options{History: history.New(nil), Language: memorybank.English}), mem: mem}
 	seedE2E(t, b)
 	serveE2E(t, b)
 	bankPages(t, ctx, b, "pgstore-")

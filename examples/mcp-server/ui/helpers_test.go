@@ -16,6 +16,7 @@ import (
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 	"github.com/mnemobank/mnemobank/skillgraph"
 	"github.com/mnemobank/mnemobank/skillgraph/skilldoc"
 )
@@ -31,7 +32,7 @@ type fixture struct {
 func newFixture(t testing.TB, opts ui.Options) *fixture {
 	t.Helper()
 	if opts.Bank == nil {
-		opts.Bank = memorybank.New(&memorybank.MemStore{}, &memorybank.Options{Language: memorybank.English})
+		opts.Bank = memorybank.New(&memorybank.MemStore{}, &memorybank.Options{Language: memorybank.English, History: history.New(nil)})
 	}
 	if opts.Memories == nil {
 		m, err := memories.New(&memories.MemStore{}, &memories.Options{Trash: &memories.MemStore{}})

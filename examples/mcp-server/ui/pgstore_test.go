@@ -13,6 +13,7 @@ import (
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 	"github.com/mnemobank/mnemobank/memorybank/pgstore"
 )
 
@@ -34,7 +35,7 @@ func TestPagesOnPostgreSQL(t *testing.T) {
 	require.NoError(t, err)
 	mem, err := memories.New(ms, &memories.Options{Trash: trash})
 	require.NoError(t, err)
-	f := newFixture(t, ui.Options{Bank: memorybank.New(pg, &memorybank.Options{Language: memorybank.English}), Memories: mem})
+	f := newFixture(t, ui.Options{Bank: memorybank.New(pg, &memorybank.Options{History: history.New(nil), Language: memorybank.English}), Memories: mem})
 	f.seed()
 	f.write(memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "architecture.md", Text: "# Architecture\n\nSQLite now.\n", Actor: "agent-a"})
 

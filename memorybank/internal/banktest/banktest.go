@@ -17,6 +17,7 @@ import (
 	"github.com/mnemobank/mnemobank/jsonpatch"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 // storeKinds are the stores every behaviour test runs on.
@@ -54,8 +55,10 @@ func IDs() func() string {
 	return func() string { return fmt.Sprintf("id-%d", n.Add(1)) }
 }
 
+// NewBank returns a Bank over store with the clock and ids above that
+// records history, as the server's does.
 func NewBank(store memorybank.Store) *memorybank.Bank {
-	return memorybank.New(store, &memorybank.Options{Clock: Clock(), NewID: IDs()})
+	return memorybank.New(store, &memorybank.Options{Clock: Clock(), NewID: IDs(), History: history.New(nil)})
 }
 
 func Raw(s string) json.RawMessage { return json.RawMessage(s) }

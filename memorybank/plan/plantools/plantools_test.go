@@ -22,7 +22,7 @@ const createPlan = `{"schemaVersion":"2.0","action":"memory_ops","requiresConfir
 // confirmed says; it is applied with the Env's actor.
 func TestApplyMemoryOpsConfirmsThroughTheEnv(t *testing.T) {
 	ctx := context.Background()
-	b := memorybank.New(&memorybank.MemStore{}, nil)
+	b := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)})
 	apply, err := tools.Lookup(plantools.Defs(b, nil), plantools.ApplyMemoryOps)
 	require.NoError(t, err)
 	args := json.RawMessage(`{"branch":"main","plan":` + createPlan + `}`)
@@ -55,7 +55,7 @@ func TestApplyMemoryOpsConfirmsThroughTheEnv(t *testing.T) {
 
 // With ConfirmOnlyAsked a plan that does not ask is applied at once.
 func TestConfirmOnlyAsked(t *testing.T) {
-	b := memorybank.New(&memorybank.MemStore{}, nil)
+	b := memorybank.New(&memorybank.MemStore{}, &memorybank.Options{History: history.New(nil)})
 	apply, err := tools.Lookup(plantools.Defs(b, &plantools.Options{ConfirmOnlyAsked: true}), plantools.ApplyMemoryOps)
 	require.NoError(t, err)
 	res, err := apply.Handle(context.Background(), tools.Env{}, json.RawMessage(`{"branch":"main","plan":`+createPlan+`}`))

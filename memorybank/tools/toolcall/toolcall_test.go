@@ -118,3 +118,18 @@ func TestCallUnknownTool(t *testing.T) {
 	assert.Contains(t, res.Content, `no tool \"remember\"`)
 	assert.Contains(t, res.Content, tools.SearchDocuments)
 }
+
+// Arguments that are not UTF-8 text are refused by the tools, which every
+// entry point reaches: a model's call through an API adapter too.
+func TestCallRefusesArgumentsThatAreNotUTF8(t *testing.T) {
+	set := newSet(t)
+	for _, args := range []string{
+		"{\"branch\":\"main\",\"path\":\"a.md\",\"content\":\"a\xffb\"}",
+		`{"branch":"main","path":"a.md","content":"a\udc80b"}`,
+	} {
+		res := set.Call(context.Background(), tools.WriteBranchMemoryBank, []byte(args))
+		require.True(t, res.IsError, "%q was written", args)
+		assert.Equal(t, tools.CodeInvalidArgument, res.Err.Code)
+		assert.Contains(t, res.Err.Message, "UTF-8")
+	}
+}

@@ -40,6 +40,7 @@ import (
 	"github.com/mnemobank/mnemobank/memories/memtools"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 	"github.com/mnemobank/mnemobank/memorybank/tools"
 	"github.com/mnemobank/mnemobank/memorybank/tools/toolcall"
 	"github.com/mnemobank/mnemobank/skillgraph/graphtools"
@@ -78,7 +79,7 @@ func run(ctx context.Context, args []string, stdout io.Writer, llmOpts ...openai
 		return err
 	}
 	defer store.Close()
-	bank := memorybank.New(store, nil)
+	bank := memorybank.New(store, &memorybank.Options{History: history.New(nil)})
 	llm, err := openai.New(append([]openai.Option{openai.WithModel(*model)}, llmOpts...)...)
 	if err != nil {
 		return err

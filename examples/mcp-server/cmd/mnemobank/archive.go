@@ -17,6 +17,7 @@ import (
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/archive"
 	"github.com/mnemobank/mnemobank/memorybank/archive/foreign"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 	"github.com/mnemobank/mnemobank/memorybank/pgstore"
 	"github.com/mnemobank/mnemobank/screen"
 )
@@ -36,7 +37,7 @@ type bankSide struct {
 
 // openSide opens the bank c names, with its memories, for moving.
 func openSide(ctx context.Context, c storeConfig) (*bankSide, error) {
-	opts := &memorybank.Options{} // imports and copies refuse credentials as the server does
+	opts := &memorybank.Options{History: history.New(nil)} // imports and copies refuse credentials as the server does
 	if err := trust.Apply(string(screen.Refuse), false, opts, nil); err != nil {
 		return nil, err
 	}

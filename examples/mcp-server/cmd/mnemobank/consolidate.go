@@ -13,6 +13,7 @@ import (
 	"github.com/mnemobank/mnemobank/consolidate"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 const consolidateUsage = `Usage: mnemobank consolidate [--root DIR --memories FILE | --postgres DSN --namespace N] [--merged BRANCH,...] [--stale-days 90] [--apply]
@@ -66,7 +67,7 @@ func runConsolidate(ctx context.Context, f consolidateFlags, _ []string, _ io.Re
 		return err
 	}
 	defer st.close()
-	bank := memorybank.New(st.bank, &memorybank.Options{Logger: logger})
+	bank := memorybank.New(st.bank, &memorybank.Options{Logger: logger, History: history.New(&history.Options{Logger: logger})})
 	mem, err := memories.New(st.mem, &memories.Options{Logger: logger, Trash: st.trash, Usage: st.usage,
 		TrashEntries: consolidate.MaxSteps})
 	if err != nil {

@@ -42,6 +42,7 @@ import (
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 func main() {
@@ -235,7 +236,7 @@ func serve(ctx context.Context, f serverFlags, _ []string, t mcp.Transport, stdo
 		logger.Warn("--root did not exist: created a NEW, EMPTY memory bank there. If you meant an existing bank, fix --root.",
 			"root", st.root)
 	}
-	bankOpts, memOpts := &memorybank.Options{Language: lang, Logger: logger}, &memories.Options{Logger: logger, Trash: st.trash, Usage: st.usage}
+	bankOpts, memOpts := &memorybank.Options{Language: lang, Logger: logger, History: history.New(&history.Options{Logger: logger})}, &memories.Options{Logger: logger, Trash: st.trash, Usage: st.usage}
 	if err := trust.Apply(*secrets, *excludeFlagged, bankOpts, memOpts); err != nil {
 		return fmt.Errorf("%w: --secrets: %w", errUsage, err)
 	}
@@ -253,6 +254,7 @@ func serve(ctx context.Context, f serverFlags, _ []string, t mcp.Transport, stdo
 	}()
 	srv := mcpserver.New(bank, mem, &mcpserver.Options{Logger: logger, ConfirmPlans: confirmPlans})
 	defer srv.Close()
+	defer startWarmUp(ctx, srv.Server, bank, logger)()
 	token := mcphttp.TrimToken(os.Getenv)
 	if *uiAddr != "" {
 		viewer, err := newViewer(bank, mem, *uiAddr, token, *uiReadOnly, logger)

@@ -17,6 +17,7 @@ import (
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 // The browser viewer (package ui): --ui ADDR beside the MCP server, at
@@ -138,7 +139,7 @@ func runUI(ctx context.Context, f uiFlags, _ []string, _ io.Reader, stdout, stde
 		return err
 	}
 	defer st.close()
-	bank := memorybank.New(st.bank, &memorybank.Options{Language: lang, Logger: logger})
+	bank := memorybank.New(st.bank, &memorybank.Options{Language: lang, Logger: logger, History: history.New(&history.Options{Logger: logger})})
 	mem, err := memories.New(st.mem, &memories.Options{Logger: logger, Trash: st.trash})
 	if err != nil {
 		return err

@@ -26,6 +26,7 @@ import (
 	"github.com/mnemobank/mnemobank/memories/filestore"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 )
 
 // NewClient is a client named mnemobank-test; opts may be nil.
@@ -53,7 +54,7 @@ func NewBank(t testing.TB) *Bank {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = store.Close() })
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	bank := memorybank.New(store, &memorybank.Options{Language: memorybank.English, Logger: logger})
+	bank := memorybank.New(store, &memorybank.Options{Language: memorybank.English, Logger: logger, History: history.New(&history.Options{Logger: logger})})
 	memFile := filepath.Join(dir, ".agent", "memories.md")
 	mem, err := memories.New(filestore.New(memFile, nil), &memories.Options{Trash: filestore.New(filepath.Join(dir, ".agent", "memories.trash.md"), nil)})
 	require.NoError(t, err)

@@ -36,6 +36,9 @@ func newBank(o *memorybank.Options) *memorybank.Bank {
 		o = &memorybank.Options{}
 	}
 	o.Language = memorybank.English
+	if o.History == nil {
+		o.History = history.New(nil)
+	}
 	return memorybank.New(&memorybank.MemStore{}, o)
 }
 
@@ -120,7 +123,7 @@ func TestCheckDeletedDocument(t *testing.T) {
 // past them needs admin.
 func TestCheckForgottenVersions(t *testing.T) {
 	ctx := context.Background()
-	b := newBank(&memorybank.Options{HistoryVersions: 2})
+	b := newBank(&memorybank.Options{History: history.New(&history.Options{Versions: 2})})
 	actors := make([]string, 16) // the history drops old entries 16 versions at a time
 	for i := range actors {
 		actors[i] = "alice"

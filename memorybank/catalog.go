@@ -13,42 +13,51 @@ import (
 	"github.com/mnemobank/mnemobank/internal/textsearch"
 )
 
-// The index.
+// The catalog.
 //
-// Each Bank keeps, per bank (the global bank and each branch bank it has
-// touched), an in-memory index: the document paths with the store version
-// of each (enough for ReadContext), and for List and searches each
-// document's title, documentType, tags, lastModified, version and size, plus
-// tag → paths. The index is derived from the Store, keyed by store versions,
-// and never decides anything on its own: delete it and nothing is lost.
+// Everything a Bank derives from the store about one bank (the global bank
+// or a branch bank) has one owner, the bank's catalog: the document paths
+// with the store version of each (enough for ReadContext); for List and
+// searches each document's title, documentType, tags, lastModified,
+// version and size, and tag -> paths; the folded form of every path, which
+// the check of a new path against its spellings reads; the full-text
+// index; and what ReadContext made of each document. It is derived from
+// the Store, keyed by store versions, and never decides anything on its
+// own: drop it and nothing is lost. The directories of the branch banks, for searches of every
+// branch, are kept beside the catalogs under the same rule.
 //
-// The Bank's own writes and deletes update it in place, so a write costs
-// the same however large the bank is and never writes anything but the
-// document. Whether anybody else changed the store is learnt from the
-// store's change count (ChangeCounter): the Bank counts its own successful
-// Puts and Deletes, and when the store's count has grown by exactly that
-// much since the index was last reconciled, nobody else wrote and the index
-// is current. Otherwise (another Bank or process wrote, or the store has no
-// change count) the index is reconciled: one Store.List of the bank,
-// compared by store version; documents are then read only when their entry
-// is needed (List, search) and their store version changed. So a warm read
-// costs one Changes call, whatever the size of the bank.
+// One freshness rule (freshness) says whether it is current. The Bank's
+// own writes and deletes update it in place through one hook (wrote), so a
+// write costs the same however large the bank is and never writes
+// anything but the document. Whether anybody else changed the store is
+// learnt from the store's change count (ChangeCounter): the Bank counts
+// its own successful Puts and Deletes, and when the store's count has
+// grown by exactly that much since the catalog was last reconciled, nobody
+// else wrote and the catalog is current. Otherwise (another Bank or
+// process wrote, or the store has no change count) the catalog is
+// reconciled: one Store.List of the bank, compared by store version;
+// documents are then read only when their entry is needed (List, search)
+// and their store version changed, and the folded paths are derived again
+// from the listing when a path is next created. So a warm read costs one
+// Changes call, whatever the size of the bank.
 //
 // Changes that bypass every Store (a person editing the folder, git pull)
-// are not counted: they are seen when the last reconcile is older than
-// Options.IndexMaxAge (by the Bank's Clock), which bounds how stale List,
-// ReadContext and search can be about them. Read always reads the store.
+// are not counted: they are seen once the last reconcile is older than
+// IndexMaxAge (by the Bank's Clock), which bounds how stale List,
+// ReadContext, searches and the path check can be about them. Read always
+// reads the store.
 //
 // A fresh process does not read every document to build the entries: each
 // bank holds a snapshot of its entries, the key ".tagindex.json", each with
-// the store version it was derived from. A cold index loads it (one Get) and
-// re-reads only documents whose store version differs from the snapshot's,
-// so the snapshot is a cache checked by store versions. A corrupt or foreign
-// snapshot is ignored as if absent. Writes never touch it; reading entries
-// rewrites it, best effort, whenever at least snapshotRewriteMin (128)
-// documents were re-read or dropped, so smaller banks get no snapshot.
+// the store version it was derived from. A cold catalog loads it (one Get)
+// and re-reads only documents whose store version differs from the
+// snapshot's, so the snapshot is a cache checked by store versions. A
+// corrupt or foreign snapshot is ignored as if absent. Writes never touch
+// it; reading entries rewrites it, best effort, whenever at least
+// snapshotRewriteMin (128) documents were re-read or dropped, so smaller
+// banks get no snapshot.
 //
-// Indexes are kept only for banks that exist: an index that, after a
+// Catalogs are kept only for banks that exist: a catalog that, after a
 // reconcile, has no documents is dropped, so looking up many branch names
 // without banks does not grow the Bank.
 
@@ -65,16 +74,10 @@ type indexEntry struct {
 	ListEntry
 }
 
-type bankIndex struct {
+type catalog struct {
 	mu     sync.Mutex
 	prefix string
-
-	listed   bool        // paths is complete as of seen
-	dirty    bool        // the Bank's own update could not be applied: reconcile
-	seen     ChangeCount // store's change count at the last check
-	counted  bool        // seen was read (the store is a ChangeCounter)
-	own      uint64      // the Bank's own change count at the last check
-	lastFull time.Time   // Bank clock at the last reconcile
+	fresh  freshness
 
 	paths  map[string]string // document path -> store version
 	sorted []string          // sorted paths; nil: rebuild
@@ -84,88 +87,116 @@ type bankIndex struct {
 	byTag         map[string]map[string]struct{} // folded tag -> paths
 	snapshotTried bool
 
-	text *textIndex // nil until a full-text search needs it
+	folds *foldIndex // nil until a path is created: derived from paths
+	text  *textIndex // nil until a full-text search needs it
+	ctx   ctxCache   // has its own lock: read without holding mu
 }
 
-// indexFor returns the index of a bank, creating it empty.
-func (b *Bank) indexFor(prefix string) *bankIndex {
+// freshness is the rule by which the Bank trusts what it derived from the
+// store: it is current when it was listed, no own update failed to apply
+// (dirty), the store counted exactly the Bank's own changes since it was
+// last checked, and its last listing is younger than IndexMaxAge.
+type freshness struct {
+	listed   bool        // complete as of seen
+	dirty    bool        // an own update could not be applied: list again
+	counted  bool        // seen was read (the store is a ChangeCounter)
+	seen     ChangeCount // the store's change count at the last check
+	own      uint64      // the Bank's own change count then
+	lastFull time.Time   // Bank clock at the last listing
+}
+
+// observation is what a check of freshness reads: the Bank's own count,
+// then the store's.
+type observation struct {
+	own     uint64
+	cur     ChangeCount
+	counted bool
+}
+
+// observe reads the Bank's own change count, then the store's. own is read
+// before cur, so every own change in own is also in cur; an own change
+// still in flight makes the counts differ, which only costs a listing.
+func (b *Bank) observe(ctx context.Context) (observation, error) {
+	o := observation{own: b.own.Load()}
+	cc, ok := b.store.(ChangeCounter)
+	if !ok {
+		return o, nil
+	}
+	c, err := cc.Changes(ctx)
+	if err != nil {
+		return o, err
+	}
+	o.cur, o.counted = c, true
+	return o, nil
+}
+
+// current reports whether f is current as of o, by clock, which is read
+// only when the counts say so (a Clock may tick per call).
+func (f *freshness) current(o observation, clock func() time.Time) bool {
+	return f.listed && !f.dirty && o.counted && f.counted &&
+		o.cur.Epoch == f.seen.Epoch && o.cur.N-f.seen.N == o.own-f.own &&
+		clock().Sub(f.lastFull) < IndexMaxAge
+}
+
+// checked records that f was found current, or made so, as of o.
+func (f *freshness) checked(o observation) { f.seen, f.counted, f.own = o.cur, o.counted, o.own }
+
+// listedAt records a complete listing made at now.
+func (f *freshness) listedAt(now time.Time) { f.listed, f.dirty, f.lastFull = true, false, now }
+
+// catalogFor returns the catalog of a bank, creating it empty.
+func (b *Bank) catalogFor(prefix string) *catalog {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	idx := b.indexes[prefix]
+	idx := b.catalogs[prefix]
 	if idx == nil {
-		idx = &bankIndex{prefix: prefix, paths: map[string]string{}, entries: map[string]*indexEntry{},
+		idx = &catalog{prefix: prefix, paths: map[string]string{}, entries: map[string]*indexEntry{},
 			stale: map[string]struct{}{}, byTag: map[string]map[string]struct{}{}}
-		b.indexes[prefix] = idx
+		b.catalogs[prefix] = idx
 	}
 	return idx
 }
 
-// pathIndex returns the index of a bank with its paths current, locked: the
-// caller unlocks idx.mu.
-func (b *Bank) pathIndex(ctx context.Context, prefix string) (*bankIndex, error) {
-	idx := b.indexFor(prefix)
+// pathIndex returns the catalog of a bank with its paths current, locked:
+// the caller unlocks idx.mu.
+func (b *Bank) pathIndex(ctx context.Context, prefix string) (*catalog, error) {
+	return b.pathIndexBy(ctx, prefix, b.opts.Clock)
+}
+
+// pathIndexBy is pathIndex by clock: a write passes the clock of its own
+// time, so that it reads the Bank's Clock once.
+func (b *Bank) pathIndexBy(ctx context.Context, prefix string, clock func() time.Time) (*catalog, error) {
+	idx := b.catalogFor(prefix)
 	idx.mu.Lock()
-	own := b.own.Load() // before the store's count: see current
-	cur, counted, err := b.changes(ctx)
+	o, err := b.observe(ctx)
 	if err != nil {
 		idx.mu.Unlock()
 		return nil, err
 	}
-	if idx.current(counted, cur, own) && !b.aged(idx) {
-		idx.seen, idx.own = cur, own
+	if idx.fresh.current(o, clock) {
+		idx.fresh.checked(o)
 		return idx, nil
 	}
-	if err := b.reconcile(ctx, idx); err != nil {
+	if err := b.reconcile(ctx, idx, clock); err != nil {
 		idx.mu.Unlock()
 		return nil, err
 	}
-	idx.seen, idx.counted, idx.own = cur, counted, own
+	idx.fresh.checked(o)
 	if len(idx.paths) == 0 {
-		// No bank here: do not keep an index for it.
+		// No bank here: do not keep a catalog for it.
 		b.mu.Lock()
-		if b.indexes[prefix] == idx {
-			delete(b.indexes, prefix)
+		if b.catalogs[prefix] == idx {
+			delete(b.catalogs, prefix)
 		}
 		b.mu.Unlock()
 	}
 	return idx, nil
 }
 
-// current reports whether nobody but this Bank changed the store since the
-// index was last checked: the store counted exactly the Bank's own changes.
-// own is read before cur, so every own change in own is also in cur; an own
-// change still in flight makes the counts differ, which only costs a
-// reconcile.
-func (idx *bankIndex) current(counted bool, cur ChangeCount, own uint64) bool {
-	return idx.listed && !idx.dirty && counted && idx.counted &&
-		cur.Epoch == idx.seen.Epoch && cur.N-idx.seen.N == own-idx.own
-}
-
-// changes reads the store's change count, if it keeps one.
-func (b *Bank) changes(ctx context.Context) (ChangeCount, bool, error) {
-	cc, ok := b.store.(ChangeCounter)
-	if !ok {
-		return ChangeCount{}, false, nil
-	}
-	c, err := cc.Changes(ctx)
-	if err != nil {
-		return ChangeCount{}, false, err
-	}
-	return c, true, nil
-}
-
-// aged reports whether the index's last reconcile is older than
-// Options.IndexMaxAge.
-func (b *Bank) aged(idx *bankIndex) bool {
-	if b.opts.IndexMaxAge < 0 {
-		return true
-	}
-	return b.opts.Clock().Sub(idx.lastFull) >= b.opts.IndexMaxAge
-}
-
 // reconcile brings the paths in line with the store with one List, marking
-// entries whose store version changed as stale.
-func (b *Bank) reconcile(ctx context.Context, idx *bankIndex) error {
+// entries whose store version changed as stale; the folded paths are
+// derived again when next needed.
+func (b *Bank) reconcile(ctx context.Context, idx *catalog, clock func() time.Time) error {
 	paths := make(map[string]string, len(idx.paths))
 	for obj, err := range b.store.List(ctx, idx.prefix) {
 		if err != nil {
@@ -176,7 +207,7 @@ func (b *Bank) reconcile(ctx context.Context, idx *bankIndex) error {
 			paths[p] = obj.Version
 		}
 	}
-	idx.paths, idx.sorted = paths, nil
+	idx.paths, idx.sorted, idx.folds = paths, nil, nil
 	for p, v := range paths {
 		if e := idx.entries[p]; e == nil || e.storeVersion != v {
 			idx.stale[p] = struct{}{}
@@ -194,9 +225,8 @@ func (b *Bank) reconcile(ctx context.Context, idx *bankIndex) error {
 			dropped++
 		}
 	}
-	idx.listed, idx.dirty = true, false
-	idx.lastFull = b.opts.Clock()
-	b.opts.Logger.DebugContext(ctx, "memorybank: index reconciled", "bank", idx.prefix, "documents", len(paths), "stale", len(idx.stale), "dropped", dropped)
+	idx.fresh.listedAt(clock())
+	b.opts.Logger.DebugContext(ctx, "memorybank: catalog reconciled", "bank", idx.prefix, "documents", len(paths), "stale", len(idx.stale), "dropped", dropped)
 	if dropped >= snapshotRewriteMin {
 		b.saveSnapshot(ctx, idx)
 	}
@@ -207,7 +237,7 @@ func (b *Bank) reconcile(ctx context.Context, idx *bankIndex) error {
 // current, locked: the caller unlocks idx.mu. It reads the documents whose
 // entries are stale; a cold index first loads the bank's snapshot, so only
 // documents changed since it are read.
-func (b *Bank) entryIndex(ctx context.Context, prefix string) (*bankIndex, error) {
+func (b *Bank) entryIndex(ctx context.Context, prefix string) (*catalog, error) {
 	idx, err := b.pathIndex(ctx, prefix)
 	if err != nil {
 		return nil, err
@@ -229,7 +259,7 @@ func (b *Bank) entryIndex(ctx context.Context, prefix string) (*bankIndex, error
 
 // sortedPaths returns the index's paths in byte order (shared: do not
 // modify).
-func (idx *bankIndex) sortedPaths() []string {
+func (idx *catalog) sortedPaths() []string {
 	if idx.sorted == nil {
 		idx.sorted = make([]string, 0, len(idx.paths))
 		for p := range idx.paths {
@@ -256,7 +286,7 @@ type snapshotEntry struct {
 // the paths it has (entries whose store version differs stay stale). A
 // missing, unreadable, corrupt or foreign snapshot leaves them empty: every
 // document is then read when entries are needed.
-func (b *Bank) loadSnapshot(ctx context.Context, idx *bankIndex) {
+func (b *Bank) loadSnapshot(ctx context.Context, idx *catalog) {
 	key := idx.prefix + indexSnapshotKey
 	obj, err := b.store.Get(ctx, key)
 	if err != nil {
@@ -305,7 +335,7 @@ func decodeSnapshot(data []byte, prefix string) (indexSnapshot, string) {
 // saveSnapshot stores the index's entries as the bank's snapshot,
 // unconditionally and best effort: the snapshot is only a cache, so a
 // failure is logged.
-func (b *Bank) saveSnapshot(ctx context.Context, idx *bankIndex) {
+func (b *Bank) saveSnapshot(ctx context.Context, idx *catalog) {
 	ctx = context.WithoutCancel(ctx)
 	key := idx.prefix + indexSnapshotKey
 	snap := indexSnapshot{Format: indexSnapshotFormat, Bank: idx.prefix, Entries: make([]snapshotEntry, 0, len(idx.entries))}
@@ -333,7 +363,7 @@ func reserved(p string) bool {
 // putEntry records a document's entry; its text, when the bank has a
 // full-text index, is marked pending (what the index holds of it stays
 // until the next search reads it again).
-func (idx *bankIndex) putEntry(p, storeVersion string, le ListEntry) {
+func (idx *catalog) putEntry(p, storeVersion string, le ListEntry) {
 	idx.dropEntry(p)
 	idx.entries[p] = &indexEntry{storeVersion: storeVersion, ListEntry: le}
 	if idx.paths[p] == storeVersion {
@@ -354,7 +384,7 @@ func (idx *bankIndex) putEntry(p, storeVersion string, le ListEntry) {
 }
 
 // removeEntry removes a document from the index.
-func (idx *bankIndex) removeEntry(p string) {
+func (idx *catalog) removeEntry(p string) {
 	if idx.entries[p] != nil && idx.text != nil {
 		idx.text.forget(p)
 		delete(idx.text.pending, p)
@@ -363,7 +393,7 @@ func (idx *bankIndex) removeEntry(p string) {
 }
 
 // dropEntry removes a document's entry and tags.
-func (idx *bankIndex) dropEntry(p string) {
+func (idx *catalog) dropEntry(p string) {
 	e := idx.entries[p]
 	if e == nil {
 		return
@@ -383,7 +413,7 @@ func (idx *bankIndex) dropEntry(p string) {
 // list returns the entries whose path starts with prefix, sorted by path,
 // skipping offset of them and keeping at most limit (0: all), and how many
 // there are in all.
-func (idx *bankIndex) list(prefix string, offset, limit int) (out []ListEntry, total int) {
+func (idx *catalog) list(prefix string, offset, limit int) (out []ListEntry, total int) {
 	out = []ListEntry{}
 	sorted := idx.sortedPaths()
 	i, _ := slices.BinarySearch(sorted, prefix)
@@ -406,42 +436,42 @@ func (idx *bankIndex) list(prefix string, offset, limit int) (out []ListEntry, t
 	return out, total
 }
 
-// indexed records the Bank's own write of a document, whose store version
-// went from prev ("" for a new document) to cur, then counts the change.
-func (b *Bank) indexed(l loc, prev, cur string, le ListEntry) {
-	idx := b.indexFor(l.prefix)
+// wrote is the one hook of the Bank's own changes: the catalog of the bank
+// at l learns that the document's store version went from prev ("" for a
+// new document) to cur, with its entry le, or (le nil) that it was deleted
+// at prev; then the change is counted as the Bank's own. A catalog that
+// does not hold prev for the path is marked dirty: its next check lists
+// the bank.
+func (b *Bank) wrote(l loc, prev, cur string, le *ListEntry) {
+	idx := b.catalogFor(l.prefix)
 	idx.mu.Lock()
-	if idx.listed {
-		if v, ok := idx.paths[l.path]; v == prev && (ok == (prev != "")) {
-			if !ok && idx.sorted != nil {
-				i, _ := slices.BinarySearch(idx.sorted, l.path)
-				idx.sorted = slices.Insert(idx.sorted, i, l.path)
-			}
-			idx.paths[l.path] = cur
-			idx.putEntry(l.path, cur, le)
-		} else {
-			idx.dirty = true
-		}
-	}
-	idx.mu.Unlock()
-	b.own.Add(1)
-}
-
-// unindexed records the Bank's own delete of a document at store version
-// prev, then counts the change.
-func (b *Bank) unindexed(l loc, prev string) {
-	idx := b.indexFor(l.prefix)
-	idx.mu.Lock()
-	if idx.listed {
-		if v, ok := idx.paths[l.path]; ok && v == prev {
+	if idx.fresh.listed {
+		v, ok := idx.paths[l.path]
+		switch {
+		case le == nil && ok && v == prev:
 			delete(idx.paths, l.path)
 			delete(idx.stale, l.path)
 			idx.removeEntry(l.path)
 			if i, found := slices.BinarySearch(idx.sorted, l.path); found {
 				idx.sorted = slices.Delete(idx.sorted, i, i+1)
 			}
-		} else {
-			idx.dirty = true
+			if idx.folds != nil {
+				idx.folds.remove(l.path)
+			}
+		case le != nil && v == prev && ok == (prev != ""):
+			if !ok {
+				if idx.sorted != nil {
+					i, _ := slices.BinarySearch(idx.sorted, l.path)
+					idx.sorted = slices.Insert(idx.sorted, i, l.path)
+				}
+				if idx.folds != nil {
+					idx.folds.add(l.path)
+				}
+			}
+			idx.paths[l.path] = cur
+			idx.putEntry(l.path, cur, *le)
+		default:
+			idx.fresh.dirty = true
 		}
 	}
 	idx.mu.Unlock()
