@@ -28,6 +28,7 @@ import (
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
+	"github.com/mnemobank/mnemobank/memorybank/history"
 	"github.com/mnemobank/mnemobank/memorybank/pgstore"
 )
 
@@ -110,7 +111,7 @@ func newTeamWith(t *testing.T, shared string) *team {
 		require.NoError(t, err)
 		mem, err := memories.New(ms, &memories.Options{Trash: trash})
 		require.NoError(t, err)
-		bank := memorybank.New(pg, &memorybank.Options{Language: memorybank.English, Logger: logger})
+		bank := memorybank.New(pg, &memorybank.Options{Language: memorybank.English, Logger: logger, History: history.New(&history.Options{Logger: logger})})
 		srv := mcpserver.New(bank, mem, &mcpserver.Options{Logger: logger})
 		t.Cleanup(srv.Close)
 		viewer := &ui.Options{Bank: bank, Memories: mem, Hosts: []string{"127.0.0.1"}, Logger: logger}

@@ -79,8 +79,8 @@ func (tm *team) confirmForm(t *testing.T, i int, c *http.Cookie, page string) (s
 	return html.UnescapeString(action[1]), form
 }
 
-// history is the actors of a global document's versions, newest first.
-func history(t *testing.T, cs *mcp.ClientSession, path string) []string {
+// actors is the actors of a global document's versions, newest first.
+func actors(t *testing.T, cs *mcp.ClientSession, path string) []string {
 	t.Helper()
 	h := ok(t, cs, "document_history", `{"scope":"global","path":"`+path+`"}`)
 	var actors []string
@@ -156,7 +156,7 @@ func TestViewerReadToken(t *testing.T) {
 		refused(http.MethodPost, action, form)
 	}
 
-	assert.Equal(t, []string{"admin", "admin"}, history(t, admin, "notes.md"), "nothing was reverted")
+	assert.Equal(t, []string{"admin", "admin"}, actors(t, admin, "notes.md"), "nothing was reverted")
 	list := ok(t, admin, "list_memories", `{}`)
 	assert.Contains(t, fmtJSON(t, list), kept, "the memory is still there")
 	assert.NotContains(t, fmtJSON(t, list), gone, "the deleted one is still deleted")
@@ -191,7 +191,7 @@ func TestViewerWriteTokenRecordsItsName(t *testing.T) {
 	action, form := tm.confirmForm(t, 1, ac, "revert?scope=global&path=notes.md&version=1")
 	code, _, body := tm.view(t, 1, ac, http.MethodPost, action, form)
 	require.Equal(t, http.StatusSeeOther, code, body)
-	assert.Equal(t, []string{"alice", "alice", "alice"}, history(t, b, "notes.md"))
+	assert.Equal(t, []string{"alice", "alice", "alice"}, actors(t, b, "notes.md"))
 
 	writeGlobal(t, b, "notes.md", "# Notes\\n\\nbob\\n")
 	code, _, body = tm.view(t, 1, ac, http.MethodGet, "revert?scope=global&path=notes.md&version=3", nil)
@@ -203,14 +203,14 @@ func TestViewerWriteTokenRecordsItsName(t *testing.T) {
 	code, _, body = tm.view(t, 1, ac, http.MethodPost, action, form)
 	assert.Equal(t, http.StatusForbidden, code, body)
 	assert.Contains(t, body, "needs a token of scope admin")
-	assert.Equal(t, []string{"bob", "alice", "alice", "alice"}, history(t, b, "notes.md"), "bob's write stands")
+	assert.Equal(t, []string{"bob", "alice", "alice", "alice"}, actors(t, b, "notes.md"), "bob's write stands")
 
 	// The shared token is an admin named admin: it may.
 	sc := tm.signIn(t, 0, tm.admin)
 	action, form = tm.confirmForm(t, 0, sc, "revert?scope=global&path=notes.md&version=3")
 	code, _, body = tm.view(t, 0, sc, http.MethodPost, action, form)
 	require.Equal(t, http.StatusSeeOther, code, body)
-	assert.Equal(t, "admin", history(t, b, "notes.md")[0])
+	assert.Equal(t, "admin", actors(t, b, "notes.md")[0])
 
 	// A memory deleted from the viewer by a write token.
 	id := addMemory(t, b, "Deploys happen on Tuesdays")
@@ -309,7 +309,7 @@ func TestWriteTokenRevertsItsOwnWrites(t *testing.T) {
 	writeGlobal(t, b, "notes.md", "# Notes\\n\\ntwo\\n")
 	writeGlobal(t, a, "notes.md", "# Notes\\n\\nthree\\n")
 	ok(t, a, "revert_document", `{"scope":"global","path":"notes.md","toVersion":2}`)
-	assert.Equal(t, []string{"alice", "alice", "bob", "alice"}, history(t, b, "notes.md"))
+	assert.Equal(t, []string{"alice", "alice", "bob", "alice"}, actors(t, b, "notes.md"))
 
 	code, msg := fails(t, a, "revert_document", `{"scope":"global","path":"notes.md","toVersion":1}`)
 	assert.Equal(t, string(mcpserver.CodePermissionDenied), code)
@@ -318,8 +318,8 @@ func TestWriteTokenRevertsItsOwnWrites(t *testing.T) {
 	code, msg = fails(t, b, "revert_document", `{"scope":"global","path":"notes.md","toVersion":2}`)
 	assert.Equal(t, string(mcpserver.CodePermissionDenied), code)
 	assert.Contains(t, msg, `version 4 was written by "alice"`)
-	assert.Len(t, history(t, b, "notes.md"), 4, "nothing was reverted")
+	assert.Len(t, actors(t, b, "notes.md"), 4, "nothing was reverted")
 
 	ok(t, tm.connect(t, 1, carol, "x"), "revert_document", `{"scope":"global","path":"notes.md","toVersion":1}`)
-	assert.Equal(t, "carol", history(t, b, "notes.md")[0])
+	assert.Equal(t, "carol", actors(t, b, "notes.md")[0])
 }
