@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemobank/mnemobank/consolidate"
+	"github.com/mnemobank/mnemobank/internal/cputime"
 	"github.com/mnemobank/mnemobank/memories"
 )
 
@@ -21,7 +22,7 @@ func BenchmarkGather10000(b *testing.B) {
 	l.usedQuery = nil
 	f, opts := loadSeed(b, l, false)
 	ctx := b.Context()
-	cpu0, n := processCPU(), 0
+	cpu0, n := cputime.Process(), 0
 	for b.Loop() {
 		n++
 		mm, err := memories.New(f.store, &memories.Options{Usage: new(memories.MemStore),
@@ -33,5 +34,5 @@ func BenchmarkGather10000(b *testing.B) {
 	}
 	// Wall time on a shared machine counts other processes' turns; the
 	// process's CPU time per gather does not (the GC's share included).
-	b.ReportMetric(float64(processCPU()-cpu0)/float64(n)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(cputime.Process()-cpu0)/float64(n)/1e6, "cpu-ms/op")
 }

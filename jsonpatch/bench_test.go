@@ -9,6 +9,8 @@ import (
 
 	evanphx "github.com/evanphx/json-patch/v5"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mnemobank/mnemobank/internal/cputime"
 )
 
 // benchDoc generates a memory-bank-like document of about size bytes:
@@ -180,10 +182,10 @@ func BenchmarkApplyTopLevel(b *testing.B) {
 // included, which a busy shared machine distorts less than wall time.
 func reportCPU(b *testing.B) func() {
 	runtime.GC()
-	start := processCPU()
+	start := cputime.Process()
 	return func() {
 		if start > 0 && b.N > 0 {
-			b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(cputime.Process()-start)/float64(b.N), "cpu-ns/op")
 		}
 	}
 }

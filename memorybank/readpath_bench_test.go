@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemobank/mnemobank/internal/cputime"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
 )
@@ -121,18 +122,18 @@ func BenchmarkSearchFirstBranch(b *testing.B) {
 	var fs, ws []time.Duration
 	var fcpu, wcpu time.Duration
 	for b.Loop() {
-		t, c := time.Now(), processCPU()
+		t, c := time.Now(), cputime.Process()
 		if _, err := memorybank.New(store, nil).Search(ctx, req); err != nil {
 			b.Fatal(err)
 		}
 		fs = append(fs, time.Since(t))
-		fcpu += processCPU() - c
-		t, c = time.Now(), processCPU()
+		fcpu += cputime.Process() - c
+		t, c = time.Now(), cputime.Process()
 		if _, err := warm.Search(ctx, req); err != nil {
 			b.Fatal(err)
 		}
 		ws = append(ws, time.Since(t))
-		wcpu += processCPU() - c
+		wcpu += cputime.Process() - c
 	}
 	b.ReportMetric(float64(total)/1e6, "branch-MB")
 	// On a loaded machine the CPU time of the process says more than the

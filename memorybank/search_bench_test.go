@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemobank/mnemobank/internal/cputime"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
 )
@@ -120,7 +121,7 @@ func BenchmarkSearch10000(b *testing.B) {
 			qs := benchQueries()
 			var times []time.Duration
 			i := 0
-			cpu := processCPU()
+			cpu := cputime.Process()
 			for b.Loop() {
 				start := time.Now()
 				if _, err := bank.Search(ctx, memorybank.TextSearchRequest{Query: qs[i%len(qs)]}); err != nil {
@@ -129,7 +130,7 @@ func BenchmarkSearch10000(b *testing.B) {
 				times = append(times, time.Since(start))
 				i++
 			}
-			b.ReportMetric(float64((processCPU()-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 			slices.Sort(times)
 			b.ReportMetric(float64(total)/1e6, "corpus-MB")
 			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
@@ -156,14 +157,14 @@ func BenchmarkSearchCold(b *testing.B) {
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 			var bank *memorybank.Bank
-			cpu := processCPU()
+			cpu := cputime.Process()
 			for b.Loop() {
 				bank = memorybank.New(store, nil)
 				if _, err := bank.Search(ctx, memorybank.TextSearchRequest{Query: "kalomi3 torsa"}); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric((processCPU()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((cputime.Process()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 			runtime.GC()
 			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/1e6, "index-MB")

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemobank/mnemobank/internal/cputime"
 )
 
 // chatText makes n documents of about size bytes each, as a branch of chat
@@ -56,7 +58,7 @@ func BenchmarkIndexAdd(b *testing.B) {
 		total += len(d)
 	}
 	b.SetBytes(int64(total))
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for b.Loop() {
 		ix, err := NewIndex[int](DocumentParams, Analyzer{})
 		if err != nil {
@@ -72,7 +74,7 @@ func BenchmarkIndexAdd(b *testing.B) {
 // reportCPU reports the CPU time per iteration since start: on a loaded
 // machine it says more than the wall time.
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(processCPU()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(cputime.Process()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkAnalyze: the analyzer alone over the same text.
@@ -84,7 +86,7 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 	b.SetBytes(int64(total))
 	n := 0
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for b.Loop() {
 		for _, d := range docs {
 			Analyze(d, func(Token) { n++ })

@@ -1,15 +1,14 @@
 //go:build unix
 
-package jsonpatch
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the CPU time (user+system) the process has used. On a shared
-// machine it is steadier than wall time, so benchmarks report it too.
-func processCPU() time.Duration {
+// Process is the CPU time (user and system) the process has used so far.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
