@@ -118,17 +118,7 @@ func findDups(ms []Memory) *dupInfo {
 	post := make([][]int32, nterms)
 	mark := make([]int32, n)     // mark[j] == i+1: j is a candidate of i
 	inI := make([]int32, nterms) // inI[t] == i+1: memory i holds t
-	parent := make([]int32, n)
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	find := func(i int32) int32 {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
+	sets := newDupSets(n)
 	info := &dupInfo{}
 	var cands []int32
 	for i := range n {
@@ -176,25 +166,54 @@ func findDups(ms []Memory) *dupInfo {
 			info.pairs = append(info.pairs, Pair{A: ms[a].ID, B: ms[b].ID,
 				Score: round3(score), RawScore: round3(raw), NumbersDiffer: differ})
 			if score >= SimilarThreshold {
-				parent[find(int32(a))] = find(int32(b))
+				sets.union(int32(a), int32(b))
 			}
 		}
 	}
+	info.group(ms, sets)
+	return info
+}
+
+// dupSets joins the memories of pairs similar enough to be duplicates, so a
+// cluster is a set of memories joined through such pairs.
+type dupSets []int32
+
+func newDupSets(n int) dupSets {
+	s := make(dupSets, n)
+	for i := range s {
+		s[i] = int32(i)
+	}
+	return s
+}
+
+func (s dupSets) find(i int32) int32 {
+	for s[i] != i {
+		s[i] = s[s[i]]
+		i = s[i]
+	}
+	return i
+}
+
+func (s dupSets) union(a, b int32) { s[s.find(a)] = s.find(b) }
+
+// group sorts info's pairs, best first, and forms its clusters from sets,
+// each cluster's members newest first.
+func (info *dupInfo) group(ms []Memory, sets dupSets) {
 	slices.SortFunc(info.pairs, func(x, y Pair) int {
 		return cmp.Or(cmp.Compare(y.Score, x.Score), cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B))
 	})
 	members := map[int32][]int{}
 	order := newestFirst(ms)
 	for _, i := range order {
-		r := find(int32(i))
+		r := sets.find(int32(i))
 		members[r] = append(members[r], i)
 	}
-	info.cluster = make([]int32, n)
+	info.cluster = make([]int32, len(ms))
 	for i := range info.cluster {
 		info.cluster[i] = -1
 	}
 	for _, i := range order {
-		g := members[find(int32(i))]
+		g := members[sets.find(int32(i))]
 		if len(g) < 2 || info.cluster[i] >= 0 {
 			continue
 		}
@@ -204,7 +223,6 @@ func findDups(ms []Memory) *dupInfo {
 			info.cluster[j] = k
 		}
 	}
-	return info
 }
 
 // contentTermIDs are the distinct content terms of each of a set of

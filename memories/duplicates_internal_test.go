@@ -1,7 +1,6 @@
 package memories
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -106,16 +105,7 @@ func plainDups(ms []Memory) *dupInfo {
 	}
 	rare := int32(max(minRare, n/rareShare))
 	post := make([][]int32, nterms)
-	parent := make([]int32, n)
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	find := func(i int32) int32 {
-		for parent[i] != i {
-			i = parent[i]
-		}
-		return i
-	}
+	sets := newDupSets(n)
 	info := &dupInfo{}
 	for i, ids := range termsOf {
 		in := map[int32]bool{}
@@ -155,34 +145,11 @@ func plainDups(ms []Memory) *dupInfo {
 			info.pairs = append(info.pairs, Pair{A: ms[j].ID, B: ms[i].ID,
 				Score: round3(score), RawScore: round3(raw), NumbersDiffer: differ})
 			if score >= SimilarThreshold {
-				parent[find(j)] = find(int32(i))
+				sets.union(j, int32(i))
 			}
 		}
 	}
-	slices.SortFunc(info.pairs, func(x, y Pair) int {
-		return cmp.Or(cmp.Compare(y.Score, x.Score), cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B))
-	})
-	members := map[int32][]int{}
-	order := newestFirst(ms)
-	for _, i := range order {
-		r := find(int32(i))
-		members[r] = append(members[r], i)
-	}
-	info.cluster = make([]int32, n)
-	for i := range info.cluster {
-		info.cluster[i] = -1
-	}
-	for _, i := range order {
-		g := members[find(int32(i))]
-		if len(g) < 2 || info.cluster[i] >= 0 {
-			continue
-		}
-		k := int32(len(info.groups))
-		info.groups = append(info.groups, g)
-		for _, j := range g {
-			info.cluster[j] = k
-		}
-	}
+	info.group(ms, sets)
 	return info
 }
 
