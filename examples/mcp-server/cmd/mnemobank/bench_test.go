@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/peakrss"
 	"github.com/mnemobank/mnemobank/memories"
 	"github.com/mnemobank/mnemobank/memorybank"
 	"github.com/mnemobank/mnemobank/memorybank/fsstore"
@@ -196,7 +197,7 @@ func BenchmarkPeakMemory(b *testing.B) {
 			timedCall(b, s, "write_global_memory_bank", fmt.Sprintf(`{"path":"m/c%d.json","content":{"n":%d}}`, i, i))
 			timedCall(b, s, "write_global_memory_bank", `{"path":"p.json","patches":[{"op":"add","path":"/content/items/-","value":1}]}`)
 		}
-		peak, err := peakRSSMiB(cmd.Process.Pid) // before Close: the server's own /proc entry
+		peak, err := peakrss.MiB(cmd.Process.Pid) // before Close: the server's own /proc entry
 		require.NoError(b, s.Close())
 		if err != nil {
 			b.Skipf("peak memory not measured: %v", err)

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/nonblockfs"
 	"github.com/mnemobank/mnemobank/memorybank/archive"
 	"github.com/mnemobank/mnemobank/memorybank/archive/foreign"
 )
@@ -70,7 +70,9 @@ func readDirArg(dir, bank string, o foreign.DirOptions, read func(fs.FS, *foreig
 		return nil, err
 	}
 	defer root.Close()
-	return read(nonBlockingFS{root}, &o)
+	// Files open without blocking: a FIFO put in place of a listed file
+	// would otherwise hang the import.
+	return read(nonblockfs.New(root), &o)
 }
 
 // realPath is p absolute, its symbolic links resolved as far as they
@@ -84,26 +86,6 @@ func realPath(p string) string {
 	}
 	return p
 }
-
-// nonBlockingFS is an os.Root as an fs.FS whose files open without
-// blocking: a reader lists regular files first and opens them after, and
-// a FIFO put in place of one meanwhile would otherwise hang the import
-// (the reader then refuses it as no longer a regular file). Links resolve
-// inside the root only, as with root.FS().
-type nonBlockingFS struct{ root *os.Root }
-
-func (f nonBlockingFS) Open(name string) (fs.File, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
-	}
-	return f.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-}
-
-// Lstat lets the reader tell a link from a file (fs.ReadLinkFS).
-func (f nonBlockingFS) Lstat(name string) (fs.FileInfo, error) { return f.root.Lstat(name) }
-
-// ReadLink is fs.ReadLinkFS's other half.
-func (f nonBlockingFS) ReadLink(name string) (string, error) { return f.root.Readlink(name) }
 
 // importSourceList is the --from values but archive, sorted.
 func importSourceList() []string { return slices.Sorted(maps.Keys(importSources)) }

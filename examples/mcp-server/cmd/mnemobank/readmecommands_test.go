@@ -1,5 +1,3 @@
-//go:build unix
-
 package main
 
 import (
@@ -11,11 +9,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/procgroup"
 )
 
 // readmeLine is one command line of a README shell block.
@@ -97,6 +96,9 @@ exec "$@" </dev/null
 // not run without it (PostgreSQL absent). "mnemobank ui" serves until
 // interrupted: it is interrupted once it says where it listens.
 func TestReadmeCommandLinesRun(t *testing.T) {
+	if !procgroup.Supported() {
+		t.Skip("the README's lines are Unix shell lines, each run in a process group of its own so that a server it starts is interrupted with it; this system has no process groups")
+	}
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("bash is not installed, so the README's shell lines cannot be run:", err)
@@ -177,7 +179,7 @@ func runReadmeLine(t *testing.T, bash, line, dir string, env []string) (string, 
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bash, "-c", line)
 	cmd.Dir, cmd.Env, cmd.Stdin = dir, env, nil
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	procgroup.Set(cmd)
 	var out lockedBuffer
 	listening := make(chan struct{})
 	out.watch("ui on http://", listening)
@@ -192,7 +194,7 @@ func runReadmeLine(t *testing.T, bash, line, dir string, env []string) (string, 
 		if !strings.HasPrefix(line, "mnemobank ui") {
 			return out.String(), <-done
 		}
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+		_ = procgroup.Interrupt(cmd.Process)
 		return out.String(), <-done
 	}
 }

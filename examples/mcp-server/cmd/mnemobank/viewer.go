@@ -2,17 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
 	"strconv"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mnemobank/mnemobank/examples/mcp-server/internal/portinuse"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/mcphttp"
 	"github.com/mnemobank/mnemobank/examples/mcp-server/ui"
 	"github.com/mnemobank/mnemobank/memories"
@@ -43,7 +42,7 @@ var uiPortTries = 10
 // with none free, the server runs without the viewer; stderr says which.
 func startUI(ctx context.Context, addr, token string, viewer *ui.Handler, logger *slog.Logger, stderr io.Writer) (stop func(), err error) {
 	ln, err := mcphttp.Listen("--ui", addr, token)
-	if errors.Is(err, syscall.EADDRINUSE) {
+	if portinuse.Is(err) {
 		ln = nextFreePort(addr, token)
 		if ln == nil {
 			fmt.Fprintf(stderr, "mnemobank: warning: %v, and the next %d ports too: the viewer is not served; the MCP server runs without it\n", err, uiPortTries)

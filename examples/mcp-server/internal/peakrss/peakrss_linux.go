@@ -1,6 +1,4 @@
-//go:build linux
-
-package main
+package peakrss
 
 import (
 	"bufio"
@@ -10,12 +8,7 @@ import (
 	"strings"
 )
 
-// peakRSSMiB returns the peak resident memory (VmHWM) of the running
-// process pid, from its own /proc status. The rusage of an exited child is
-// not used: on Linux its ru_maxrss includes the address space the child
-// was forked with, so it reported the test process's peak, not the
-// server's.
-func peakRSSMiB(pid int) (float64, error) {
+func mib(pid int) (float64, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
