@@ -19,7 +19,13 @@
 # type-checking it again can find nothing new; it would only compile its
 # dependencies for GOOS: for the adapter modules, whose only OS-level call
 # is the SIGTERM above, the model SDKs, about 100 CPU-s per module and
-# system.
+# system. Hence the code that differs by system lives in small packages of
+# its own (internal/cputime, examples/mcp-server/internal/procgroup, ...)
+# whose exported declarations are the same on every system, doc comments
+# included (the per-system code is unexported): those packages are
+# selected, their importers are not. Left in the server's main package, one
+# syscall constant made the Windows and macOS checks compile the server's
+# whole dependency tree.
 cross_os_packages() {
   local goos=$1; shift
   local files='{{range .GoFiles}} {{.}}{{end}}{{range .CgoFiles}} {{.}}{{end}}{{range .TestGoFiles}} {{.}}{{end}}{{range .XTestGoFiles}} {{.}}{{end}}'

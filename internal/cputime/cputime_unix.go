@@ -7,8 +7,7 @@ import (
 	"time"
 )
 
-// Process is the CPU time (user and system) the process has used so far.
-func Process() time.Duration {
+func process() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
