@@ -1,6 +1,8 @@
 // Package textsearch is the one text-search engine of mnemobank: the
 // analyzer that turns text into terms (Analyze), a BM25F index over
-// documents of several weighted fields (Index), and snippets (Snippet).
+// documents of several weighted fields (Index) with a stored form that a
+// later process reads back instead of analysing the texts again
+// (AppendBinary, DecodeIndex), and snippets (Snippet).
 // The memories file's search uses it; it is meant to serve a bank's
 // documents as well (fields title and path, tags, text).
 package textsearch
