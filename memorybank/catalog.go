@@ -55,7 +55,11 @@ import (
 // corrupt or foreign snapshot is ignored as if absent. Writes never touch
 // it; reading entries rewrites it, best effort, whenever at least
 // snapshotRewriteMin (128) documents were re-read or dropped, so smaller
-// banks get no snapshot.
+// banks get no snapshot. The full-text index has a snapshot of its own,
+// ".textindex.bin", which carries the entries too and is checked by store
+// versions alike: a catalog without a full-text index reads it on its
+// first search, and a search that changed a sixteenth of the bank's index
+// since writes it.
 //
 // Catalogs are kept only for banks that exist: a catalog that, after a
 // reconcile, has no documents is dropped, so looking up many branch names
@@ -89,7 +93,12 @@ type catalog struct {
 
 	folds *foldIndex // nil until a path is created: derived from paths
 	text  *textIndex // nil until a full-text search needs it
-	ctx   ctxCache   // has its own lock: read without holding mu
+	// textListed: the last listing showed a text snapshot; textTried: it
+	// was looked for; textChanged: documents indexed or removed since the
+	// full-text index last matched it.
+	textListed, textTried bool
+	textChanged           int
+	ctx                   ctxCache // has its own lock: read without holding mu
 }
 
 // freshness is the rule by which the Bank trusts what it derived from the
@@ -198,6 +207,7 @@ func (b *Bank) pathIndexBy(ctx context.Context, prefix string, clock func() time
 // derived again when next needed.
 func (b *Bank) reconcile(ctx context.Context, idx *catalog, clock func() time.Time) error {
 	paths := make(map[string]string, len(idx.paths))
+	textListed := false
 	for obj, err := range b.store.List(ctx, idx.prefix) {
 		if err != nil {
 			return err
@@ -205,9 +215,11 @@ func (b *Bank) reconcile(ctx context.Context, idx *catalog, clock func() time.Ti
 		p := strings.TrimPrefix(obj.Key, idx.prefix)
 		if !reserved(p) {
 			paths[p] = obj.Version
+		} else if p == textSnapshotKey {
+			textListed = true
 		}
 	}
-	idx.paths, idx.sorted, idx.folds = paths, nil, nil
+	idx.paths, idx.sorted, idx.folds, idx.textListed = paths, nil, nil, textListed
 	for p, v := range paths {
 		if e := idx.entries[p]; e == nil || e.storeVersion != v {
 			idx.stale[p] = struct{}{}
@@ -388,6 +400,7 @@ func (idx *catalog) removeEntry(p string) {
 	if idx.entries[p] != nil && idx.text != nil {
 		idx.text.forget(p)
 		delete(idx.text.pending, p)
+		idx.textChanged++
 	}
 	idx.dropEntry(p)
 }

@@ -208,8 +208,9 @@ type TextHit struct {
 // words; Chinese and Japanese text, written without spaces, is matched by
 // character bigrams. A search sees every write acknowledged
 // before it began, by this Bank or any other on the same store; it reads
-// only documents changed since the last search (a fresh process reads each
-// document of the searched banks once).
+// only documents changed since the last search (a fresh process reads the
+// bank's full-text index snapshot and the documents changed since it was
+// written, or each document of the bank once).
 func (b *Bank) Search(ctx context.Context, req TextSearchRequest) ([]TextHit, error) {
 	p, err := b.SearchTextPage(ctx, req)
 	if err != nil {

@@ -271,6 +271,9 @@ func (b *Bank) readEntries(ctx context.Context, idx *catalog) (int, error) {
 	read := 0
 	for i, r := range results {
 		p := todo[i]
+		if withText {
+			idx.textChanged++
+		}
 		if r.notFound {
 			// Deleted by someone else since the List: the next check sees it.
 			idx.fresh.dirty = true
@@ -323,7 +326,7 @@ func (b *Bank) textIndexOf(ctx context.Context, prefix string) (*catalog, error)
 	if err != nil {
 		return nil, err
 	}
-	if idx.text == nil {
+	if idx.text == nil && !b.loadTextSnapshot(ctx, idx) {
 		idx.text = newTextIndex()
 		for p := range idx.entries {
 			idx.text.pending[p] = struct{}{}
@@ -333,6 +336,7 @@ func (b *Bank) textIndexOf(ctx context.Context, prefix string) (*catalog, error)
 		idx.mu.Unlock()
 		return nil, err
 	}
+	b.maybeSaveTextSnapshot(ctx, idx)
 	return idx, nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -74,93 +73,83 @@ const fingerprintProbe = "The QUICK foxes were Running; activeContext retryPolic
 	"認証方式の期限 缓存策略 数据库迁移 エラー処理はどうしますか 한국어 검색 " +
 	"Supercalifragilisticexpialidocious-and-then-some-extraordinarilylongwordthatgoesonandonforever"
 
-// AppendBinary appends the stored form of the documents under keys, in
-// that order, to b. Every key must be in the index; the index's other
-// documents are left out.
-func (ix *Index[K]) AppendBinary(b []byte, keys []K) ([]byte, error) {
-	docs := make([]int32, len(keys))
-	renum := make([]int32, len(ix.keys)) // document -> its number here, plus one
-	for i, k := range keys {
-		d, ok := ix.byKey[k]
-		if !ok {
-			return b, fmt.Errorf("textsearch: key %v (number %d) is not in the index", k, i)
-		}
-		if renum[d] != 0 {
-			return b, fmt.Errorf("textsearch: key %v is given twice", k)
-		}
-		docs[i], renum[d] = d, int32(i+1)
-	}
+// AppendBinary appends to b the stored form of the documents whose key
+// keep accepts (nil: all), and returns their keys in the order written,
+// which DecodeIndex takes.
+func (ix *Index[K]) AppendBinary(b []byte, keep func(K) bool) ([]byte, []K) {
 	ix.decodeAll()
+	renum := make([]int32, len(ix.keys)) // document -> its number here, plus one
+	var keys []K
+	for d, k := range ix.keys {
+		if ix.live[d] && (keep == nil || keep(k)) {
+			keys = append(keys, k)
+			renum[d] = int32(len(keys))
+		}
+	}
 	nf := len(ix.p.Fields)
 	b = append(b, encodingMagic...)
 	b = binary.LittleEndian.AppendUint64(b, Fingerprint(ix.p, ix.sc.a))
 	b = binary.AppendUvarint(b, uint64(len(keys)))
-	for _, d := range docs {
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(ix.weight[d]))
-		for f := range nf {
-			b = binary.AppendUvarint(b, uint64(ix.lens[d][f]))
-		}
-	}
-	// The terms held by a written document, sorted, with their postings
-	// renumbered and encoded.
-	type termPosts struct {
-		term  string
-		n     int
-		posts []byte
-	}
-	var terms []termPosts
-	add := func(t string, tid int32) {
-		var enc []byte
-		n, prev := 0, int32(-1)
-		ps := ix.post[tid]
-		order := make([]posting, 0, len(ps))
-		for _, p := range ps {
-			if d := renum[p.doc]; d > 0 {
-				order = append(order, posting{doc: d - 1, tf: p.tf})
-			}
-		}
-		slices.SortFunc(order, func(a, b posting) int { return int(a.doc - b.doc) })
-		for _, p := range order {
-			enc = binary.AppendUvarint(enc, uint64(p.doc-prev))
-			prev = p.doc
+	for d := range ix.keys {
+		if renum[d] > 0 {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(ix.weight[d]))
 			for f := range nf {
-				enc = binary.AppendUvarint(enc, uint64(p.tf[f]))
+				b = binary.AppendUvarint(b, uint64(ix.lens[d][f]))
 			}
-			n++
-		}
-		if n > 0 {
-			terms = append(terms, termPosts{t, n, enc})
 		}
 	}
+	// The terms, sorted, each with its number of postings and their bytes;
+	// then the postings. Documents keep their order, so a term's postings
+	// stay in increasing order of document.
+	terms := make([]string, 0, len(ix.termID)+ix.storedLen())
 	if s := ix.stored; s != nil {
 		for i := range s.ends {
-			add(s.term(i), int32(i))
+			terms = append(terms, s.term(i))
 		}
 	}
-	for t, tid := range ix.termID {
-		add(t, tid)
+	for t := range ix.termID {
+		terms = append(terms, t)
 	}
-	slices.SortFunc(terms, func(a, b termPosts) int { return strings.Compare(a.term, b.term) })
-	termBytes, postBytes := 0, 0
+	slices.Sort(terms)
+	var blob, table, post []byte
+	n := 0
 	for _, t := range terms {
-		termBytes += len(t.term)
-		postBytes += len(t.posts)
+		tid, _ := ix.lookup(t)
+		from, count, prev := len(post), 0, int32(-1)
+		for _, p := range ix.post[tid] {
+			d := renum[p.doc] - 1
+			if d < 0 {
+				continue
+			}
+			post = binary.AppendUvarint(post, uint64(d-prev))
+			prev = d
+			for f := range nf {
+				post = binary.AppendUvarint(post, uint64(p.tf[f]))
+			}
+			count++
+		}
+		if count == 0 {
+			continue
+		}
+		n++
+		blob = append(blob, t...)
+		table = binary.AppendUvarint(table, uint64(len(t)))
+		table = binary.AppendUvarint(table, uint64(count))
+		table = binary.AppendUvarint(table, uint64(len(post)-from))
 	}
-	b = binary.AppendUvarint(b, uint64(len(terms)))
-	b = binary.AppendUvarint(b, uint64(termBytes))
-	for _, t := range terms {
-		b = append(b, t.term...)
+	b = binary.AppendUvarint(b, uint64(n))
+	b = binary.AppendUvarint(b, uint64(len(blob)))
+	b = append(b, blob...)
+	b = append(b, table...)
+	b = binary.AppendUvarint(b, uint64(len(post)))
+	return append(b, post...), keys
+}
+
+func (ix *Index[K]) storedLen() int {
+	if ix.stored == nil {
+		return 0
 	}
-	for _, t := range terms {
-		b = binary.AppendUvarint(b, uint64(len(t.term)))
-		b = binary.AppendUvarint(b, uint64(t.n))
-		b = binary.AppendUvarint(b, uint64(len(t.posts)))
-	}
-	b = binary.AppendUvarint(b, uint64(postBytes))
-	for _, t := range terms {
-		b = append(b, t.posts...)
-	}
-	return b, nil
+	return len(ix.stored.ends)
 }
 
 // storedTerms are the terms of an index read back, sorted, and their

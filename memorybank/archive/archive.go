@@ -32,7 +32,10 @@ const (
 	paxSHA256    = "SCHILY.xattr.user.mnemobank.sha256"
 	legacySHA256 = "MNEMOBANK.sha256"
 	tagIndexName = ".tagindex.json"
-	historyDir   = histio.Prefix
+	// textIndexName: the bank's full-text index snapshot, derived and
+	// keyed by store versions like the tag index.
+	textIndexName = ".textindex.bin"
+	historyDir    = histio.Prefix
 )
 
 // Default limits of Import, checked before the work they bound.

@@ -1,0 +1,44 @@
+package memorybank
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A snapshot that would be larger than allowed is not written: the bank
+// is indexed from its documents, as without one.
+func TestTextSnapshotTooLargeIsNotWritten(t *testing.T) {
+	ctx := context.Background()
+	store := &MemStore{}
+	for i := range 40 {
+		_, err := store.Put(ctx, fmt.Sprintf("%sn%02d.md", GlobalPrefix, i), []byte(strings.Repeat(fmt.Sprintf("word%d note text ", i), 200)), Condition{})
+		require.NoError(t, err)
+	}
+	search := func(limit int) string {
+		saved := maxTextSnapshotBytes
+		maxTextSnapshotBytes = limit
+		defer func() { maxTextSnapshotBytes = saved }()
+		var log strings.Builder
+		_, err := New(store, &Options{Logger: slog.New(slog.NewTextHandler(&log, nil))}).Search(ctx, TextSearchRequest{Query: "word3"})
+		require.NoError(t, err)
+		return log.String()
+	}
+	log := search(1000)
+	assert.Contains(t, log, "cannot store the text index snapshot")
+	assert.Contains(t, log, "more than the 1000 allowed")
+	_, err := store.Get(ctx, GlobalPrefix+textSnapshotKey)
+	assert.ErrorIs(t, err, ErrNotFound)
+
+	assert.Empty(t, search(64<<20))
+	obj, err := store.Get(ctx, GlobalPrefix+textSnapshotKey)
+	require.NoError(t, err)
+	assert.Greater(t, len(obj.Data), 1000)
+	log = search(len(obj.Data) - 1)
+	assert.Contains(t, log, "ignoring the text index snapshot", "a bound lowered since makes it too large to read")
+}
