@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -58,12 +59,26 @@ func Fingerprint(p Params, an Analyzer) uint64 {
 		b = strconv.AppendFloat(append(b, '='), p.Roles[r], 'g', -1, 64)
 	}
 	b = append(b, '#')
-	an.Analyze(fingerprintProbe, func(t Token) {
-		b = append(append(b, t.Term...), 0)
-	})
+	if an.Stemmer == nil {
+		b = append(b, defaultProbeTerms()...)
+	} else {
+		b = appendProbeTerms(b, an)
+	}
 	h.Write(b)
 	return h.Sum64()
 }
+
+// appendProbeTerms appends the terms an gives the probe text.
+func appendProbeTerms(b []byte, an Analyzer) []byte {
+	an.Analyze(fingerprintProbe, func(t Token) {
+		b = append(append(b, t.Term...), 0)
+	})
+	return b
+}
+
+// defaultProbeTerms are the probe's terms with the default analysis, which
+// does not change while the program runs.
+var defaultProbeTerms = sync.OnceValue(func() []byte { return appendProbeTerms(nil, Analyzer{}) })
 
 // fingerprintProbe exercises each step of the analysis: case and width
 // folding, accents, camel case, stemming, digits, the cut of long words,
@@ -101,22 +116,52 @@ func (ix *Index[K]) AppendBinary(b []byte, keep func(K) bool) ([]byte, []K) {
 	// The terms, sorted, each with its number of postings and their bytes;
 	// then the postings. Documents keep their order, so a term's postings
 	// stay in increasing order of document.
-	terms := make([]string, 0, len(ix.termID)+ix.storedLen())
-	if s := ix.stored; s != nil {
-		for i := range s.ends {
-			terms = append(terms, s.term(i))
+	// The terms added since the index was read back are sorted, then
+	// merged with the stored ones, which are sorted already.
+	type term struct {
+		prefix uint64 // the first 8 bytes, big-endian: most comparisons end here
+		t      string
+		tid    int32
+	}
+	mk := func(t string, tid int32) term {
+		var pre [8]byte
+		copy(pre[:], t)
+		return term{binary.BigEndian.Uint64(pre[:]), t, tid}
+	}
+	cmpTerm := func(a, b term) int {
+		if a.prefix != b.prefix {
+			if a.prefix < b.prefix {
+				return -1
+			}
+			return 1
 		}
+		return strings.Compare(a.t, b.t)
 	}
-	for t := range ix.termID {
-		terms = append(terms, t)
+	added := make([]term, 0, len(ix.termID))
+	for t, tid := range ix.termID {
+		added = append(added, mk(t, tid))
 	}
-	slices.Sort(terms)
-	var blob, table, post []byte
+	slices.SortFunc(added, cmpTerm)
+	terms := make([]term, 0, len(added)+ix.storedLen())
+	for i := range ix.storedLen() {
+		st := mk(ix.stored.term(i), int32(i))
+		for len(added) > 0 && cmpTerm(added[0], st) < 0 {
+			terms, added = append(terms, added[0]), added[1:]
+		}
+		terms = append(terms, st)
+	}
+	terms = append(terms, added...)
+	postings := 0
+	for _, t := range terms {
+		postings += len(ix.post[t.tid])
+	}
+	blob := make([]byte, 0, 8*len(terms))
+	table := make([]byte, 0, 4*len(terms))
+	post := make([]byte, 0, postings*(1+nf))
 	n := 0
 	for _, t := range terms {
-		tid, _ := ix.lookup(t)
 		from, count, prev := len(post), 0, int32(-1)
-		for _, p := range ix.post[tid] {
+		for _, p := range ix.post[t.tid] {
 			d := renum[p.doc] - 1
 			if d < 0 {
 				continue
@@ -132,8 +177,8 @@ func (ix *Index[K]) AppendBinary(b []byte, keep func(K) bool) ([]byte, []K) {
 			continue
 		}
 		n++
-		blob = append(blob, t...)
-		table = binary.AppendUvarint(table, uint64(len(t)))
+		blob = append(blob, t.t...)
+		table = binary.AppendUvarint(table, uint64(len(t.t)))
 		table = binary.AppendUvarint(table, uint64(count))
 		table = binary.AppendUvarint(table, uint64(len(post)-from))
 	}
@@ -316,14 +361,39 @@ func DecodeIndex[K comparable](data []byte, p Params, an Analyzer, keys []K, kee
 	s.at = make([]uint32, nTerms+1)
 	s.counts = make([]uint32, nTerms)
 	end, at := uint64(0), uint64(0)
+	// The table is read from a local slice: the decoder's may live on the
+	// heap, where each step would cost a write barrier.
+	table := d.data
+	read := 0
 	for i := 0; i < nTerms && d.err == nil; i++ {
-		end += d.uint(uint64(len(s.blob)) - end)
-		s.counts[i] = uint32(d.uint(uint64(n)))
-		at += d.uint(uint64(len(d.data)))
-		s.ends[i], s.at[i+1] = uint32(end), uint32(at)
-		if d.err == nil && (s.counts[i] == 0 || s.term(i) == "" || i > 0 && s.term(i) <= s.term(i-1)) {
-			d.fail("term %d (%q) is empty, has no postings or is out of order", i, s.term(i))
+		tl, k1 := binary.Uvarint(table)
+		if k1 <= 0 {
+			break
 		}
+		count, k2 := binary.Uvarint(table[k1:])
+		if k2 <= 0 {
+			break
+		}
+		size, k3 := binary.Uvarint(table[k1+k2:])
+		if k3 <= 0 {
+			break
+		}
+		table = table[k1+k2+k3:]
+		if tl > uint64(len(s.blob))-end || count == 0 || count > uint64(n) || size > uint64(len(table)) {
+			d.fail("term %d has a bad length, number of postings or size", i)
+			break
+		}
+		end += tl
+		at += size
+		s.counts[i], s.ends[i], s.at[i+1] = uint32(count), uint32(end), uint32(at)
+		if tl == 0 || i > 0 && s.term(i) <= s.term(i-1) {
+			d.fail("term %d (%q) is empty or out of order", i, s.term(i))
+		}
+		read++
+	}
+	d.data = table
+	if read != nTerms {
+		d.fail("it ends early")
 	}
 	if d.err == nil && end != uint64(len(s.blob)) {
 		d.fail("%d bytes of terms are left over", uint64(len(s.blob))-end)
