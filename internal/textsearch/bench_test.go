@@ -129,3 +129,17 @@ func BenchmarkIndexStore(b *testing.B) {
 		reportCPU(b, cpu)
 	})
 }
+
+// BenchmarkSnippet: the snippets of a page of ten hits, each a
+// chat-length document (10 KB), for a three-word query.
+func BenchmarkSnippet(b *testing.B) {
+	docs := chatText(10, 10_000)
+	terms := Analyzer{}.QueryTerms("failing adapters retryPolicy")
+	cpu := cputime.Process()
+	for b.Loop() {
+		for _, d := range docs {
+			_ = Snippet(d, terms, 160, -1)
+		}
+	}
+	reportCPU(b, cpu)
+}

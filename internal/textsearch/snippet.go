@@ -2,8 +2,15 @@ package textsearch
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
+
+// snippetScanners analyse the texts of snippets with the default
+// Analyzer, each remembering the words it saw (a page of hits shares most
+// of its words, and the next search's pages too), so a word is analysed
+// once rather than once an occurrence.
+var snippetScanners = sync.Pool{New: func() any { return &scanner{memo: map[string]*memoWord{}} }}
 
 // Snippet returns the passage of about width bytes of text holding the
 // most distinct terms (as QueryTerms gives them), cut at character
@@ -20,11 +27,15 @@ func Snippet(text string, terms []string, width, at int) string {
 	}
 	type hit struct{ start, end, term int }
 	var hits []hit
-	Analyze(text, func(t Token) {
+	sc := snippetScanners.Get().(*scanner)
+	sc.fn = func(t Token) {
 		if i, ok := want[string(t.Term)]; ok && len(hits) < 10000 {
 			hits = append(hits, hit{t.Start, t.End, i})
 		}
-	})
+	}
+	sc.scan(text)
+	sc.fn = nil
+	snippetScanners.Put(sc)
 	from := 0
 	if len(hits) > 0 {
 		best, bestN := 0, 0
