@@ -357,9 +357,11 @@ func (b *Bank) snippets(ctx context.Context, hits []scoredHit, terms []string) [
 // Warm brings the catalogs of the banks a Search of scope and branch
 // would cover up to date now (their listing, entries and full-text index),
 // reading what changed since they were last current, so that the next
-// search costs what a warm one does. It writes nothing but, in a large
-// bank, the catalog's snapshot. A server may call it in the background at
-// start-up; Search needs no Warm to be correct.
+// search costs what a warm one does. It writes nothing but the catalog's
+// snapshots (a bank's full-text index, when a sixteenth of it changed
+// since its snapshot; its entries, in a bank of 128 documents or more), as
+// a search would. A server may call it in the background at start-up;
+// Search needs no Warm to be correct.
 func (b *Bank) Warm(ctx context.Context, scope Scope, branch string) error {
 	if err := b.ready(); err != nil {
 		return err
