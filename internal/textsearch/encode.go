@@ -417,25 +417,32 @@ func DecodeIndex[K comparable](data []byte, p Params, an Analyzer, keys []K, kee
 }
 
 // check says what is wrong with term i's stored postings for n documents,
-// if anything.
+// if anything. Most numbers are one byte, read without a call.
 func (s *storedTerms) check(i, n int) string {
 	data := s.post[s.at[i]:s.at[i+1]]
 	doc, count := int64(-1), uint32(0)
-	for len(data) > 0 {
-		step, k := binary.Uvarint(data)
-		if k <= 0 || step == 0 || step > uint64(n) {
+	for p := 0; p < len(data); {
+		var step uint64
+		if c := data[p]; c < 0x80 {
+			step, p = uint64(c), p+1
+		} else if step, p = uvarintAt(data, p); p < 0 {
 			return "a bad document number"
 		}
-		data = data[k:]
+		if step == 0 || step > uint64(n) {
+			return "a bad document number"
+		}
 		if doc += int64(step); doc >= int64(n) {
 			return "a document past the last"
 		}
 		for range s.nf {
-			v, k := binary.Uvarint(data)
-			if k <= 0 || v > math.MaxUint16 {
+			if p < len(data) && data[p] < 0x80 {
+				p++
+				continue
+			}
+			var v uint64
+			if v, p = uvarintAt(data, p); p < 0 || v > math.MaxUint16 {
 				return "a bad count"
 			}
-			data = data[k:]
 		}
 		count++
 	}
@@ -443,6 +450,16 @@ func (s *storedTerms) check(i, n int) string {
 		return fmt.Sprintf("%d postings, not %d", count, s.counts[i])
 	}
 	return ""
+}
+
+// uvarintAt reads the varint at data[p:] and returns it and the offset
+// after it, or -1.
+func uvarintAt(data []byte, p int) (uint64, int) {
+	v, k := binary.Uvarint(data[p:])
+	if k <= 0 {
+		return 0, -1
+	}
+	return v, p + k
 }
 
 // decoder reads the stored form, recording its first error.
