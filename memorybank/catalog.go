@@ -94,10 +94,11 @@ type catalog struct {
 	folds *foldIndex // nil until a path is created: derived from paths
 	text  *textIndex // nil until a full-text search needs it
 	// textListed: the last listing showed a text snapshot; textTried: it
-	// was looked for; textChanged: documents indexed or removed since the
-	// full-text index last matched it.
+	// was looked for; textChanged: the documents indexed or removed since
+	// the full-text index last matched it (a document rewritten a hundred
+	// times is one).
 	textListed, textTried bool
-	textChanged           int
+	textChanged           map[string]struct{}
 	ctx                   ctxCache // has its own lock: read without holding mu
 }
 
@@ -400,9 +401,18 @@ func (idx *catalog) removeEntry(p string) {
 	if idx.entries[p] != nil && idx.text != nil {
 		idx.text.forget(p)
 		delete(idx.text.pending, p)
-		idx.textChanged++
+		idx.changedText(p)
 	}
 	idx.dropEntry(p)
+}
+
+// changedText records that document p's terms changed since the text
+// snapshot.
+func (idx *catalog) changedText(p string) {
+	if idx.textChanged == nil {
+		idx.textChanged = map[string]struct{}{}
+	}
+	idx.textChanged[p] = struct{}{}
 }
 
 // dropEntry removes a document's entry and tags.

@@ -272,7 +272,7 @@ func (b *Bank) readEntries(ctx context.Context, idx *catalog) (int, error) {
 	for i, r := range results {
 		p := todo[i]
 		if withText {
-			idx.textChanged++
+			idx.changedText(p)
 		}
 		if r.notFound {
 			// Deleted by someone else since the List: the next check sees it.

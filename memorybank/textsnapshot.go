@@ -34,9 +34,10 @@ import (
 //
 // Written: after a search or Warm brought the index up to date, when the
 // documents indexed or removed since the snapshot was last read or written
-// are at least a sixteenth of the bank (at least one), so rewriting costs
-// a bounded amount per changed document whatever the bank's size; never
-// by a write, so writes cost what they did. The write is best effort and
+// are at least a sixteenth of the bank (at least one; a document rewritten
+// again and again counts once), so rewriting costs a bounded amount per
+// changed document whatever the bank's size; never by a write, so writes
+// cost what they did. The write is best effort and
 // not durable on its own (the store's Lazy view when it has one): the
 // checksum makes a torn snapshot an ignored one. A snapshot that would be
 // larger than maxTextSnapshotBytes is not written.
@@ -93,11 +94,11 @@ func (b *Bank) loadTextSnapshot(ctx context.Context, idx *catalog) bool {
 		b.opts.Logger.WarnContext(ctx, "memorybank: ignoring the text index snapshot; indexing every document", "key", key, "err", err)
 		return false
 	}
-	ghosts := 0
+	idx.textChanged = nil
 	for i, d := range docs {
 		if !keep[i] {
 			if _, ok := idx.paths[d.entry.Path]; !ok {
-				ghosts++
+				idx.changedText(d.entry.Path) // gone since
 			}
 			continue
 		}
@@ -111,7 +112,6 @@ func (b *Bank) loadTextSnapshot(ctx context.Context, idx *catalog) bool {
 			idx.text.pending[p] = struct{}{}
 		}
 	}
-	idx.textChanged = ghosts
 	b.opts.Logger.DebugContext(ctx, "memorybank: text index snapshot loaded", "bank", idx.prefix, "documents", ix.Len(), "of", len(docs), "listed", len(idx.paths))
 	return true
 }
@@ -230,7 +230,7 @@ func (r *snapReader) str() string { return string(r.bytes(int(r.uint(uint64(len(
 // since it was last read or written (see the section comment). idx.mu is
 // held and the index is current.
 func (b *Bank) maybeSaveTextSnapshot(ctx context.Context, idx *catalog) {
-	if idx.text == nil || idx.textChanged == 0 || idx.textChanged*16 < len(idx.entries) {
+	if idx.text == nil || len(idx.textChanged) == 0 || len(idx.textChanged)*16 < len(idx.entries) {
 		return
 	}
 	total := 0
@@ -254,7 +254,7 @@ func (b *Bank) maybeSaveTextSnapshot(ctx context.Context, idx *catalog) {
 		b.opts.Logger.WarnContext(ctx, "memorybank: cannot store the text index snapshot; the next process indexes more documents", "key", key, "err", err)
 		return
 	}
-	idx.textChanged, idx.textListed = 0, true
+	idx.textChanged, idx.textListed = nil, true
 }
 
 // encodeTextSnapshot is the snapshot of idx's documents whose terms in the

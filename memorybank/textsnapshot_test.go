@@ -224,7 +224,8 @@ func TestTextSnapshotUnusable(t *testing.T) {
 }
 
 // Writes never write the snapshot; a search rewrites it once a sixteenth
-// of the bank changed since, not for every write; a small bank gets none.
+// of the bank's documents changed since, not for every write, nor for a
+// document rewritten again and again; a small bank gets none.
 func TestTextSnapshotRewrites(t *testing.T) {
 	store := snapshotStore(t)
 	b := memorybank.New(store, nil)
@@ -237,14 +238,20 @@ func TestTextSnapshotRewrites(t *testing.T) {
 		require.NoError(t, err)
 		return obj.Version
 	}
-	for i := range 3 {
-		mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: fmt.Sprintf("notes/w%d.md", i), Text: "# W\n\nwritten\n"})
+	for i := range 10 {
+		mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "notes/hot.md", Text: fmt.Sprintf("# Hot\n\nwritten %d\n", i)})
 		assert.Equal(t, first.Version, version(), "a write leaves the snapshot alone")
 		_, err := b.Search(ctx, memorybank.TextSearchRequest{Query: "written"})
 		require.NoError(t, err)
-		assert.Equal(t, first.Version, version(), "%d of 63 documents changed: not rewritten", i+1)
+		assert.Equal(t, first.Version, version(), "one document of 61 changed, %d times: not rewritten", i+1)
 	}
-	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "notes/w3.md", Text: "# W\n\nwritten\n"})
+	for i := range 2 {
+		mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: fmt.Sprintf("notes/w%d.md", i), Text: "# W\n\nwritten\n"})
+		_, err := b.Search(ctx, memorybank.TextSearchRequest{Query: "written"})
+		require.NoError(t, err)
+		assert.Equal(t, first.Version, version(), "%d of %d documents changed: not rewritten", i+2, 62+i)
+	}
+	mustWrite(t, b, memorybank.WriteRequest{Scope: memorybank.ScopeGlobal, Path: "notes/w2.md", Text: "# W\n\nwritten\n"})
 	_, err = b.Search(ctx, memorybank.TextSearchRequest{Query: "written"})
 	require.NoError(t, err)
 	assert.NotEqual(t, first.Version, version(), "4 of 64 documents changed: rewritten")
