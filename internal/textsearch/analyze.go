@@ -94,6 +94,7 @@ func QueryTerms(q string) []string { return Analyzer{}.QueryTerms(q) }
 type scanner struct {
 	a    Analyzer
 	fn   func(Token)
+	stop bool // set by fn: the rest of the text is not wanted
 	fold Folder
 	buf  []byte
 	run  []byte
@@ -119,7 +120,7 @@ const maxMemo = 1 << 15
 
 func (sc *scanner) scan(s string) {
 	i := 0
-	for i < len(s) {
+	for i < len(s) && !sc.stop {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if !isASCIIAlnum(c) {
