@@ -30,7 +30,9 @@ import (
 // from the entries is removed here. So it is derived from the Store and
 // keyed by its store versions like the rest of the index: it is never a
 // second source of truth, and a fresh process builds it on its first
-// search by reading each document once, in parallel.
+// search from the bank's text index snapshot and the documents changed
+// since it was written, or, without one, by reading each document once,
+// in parallel.
 
 type textIndex struct {
 	ix      *textsearch.Index[string]
@@ -160,7 +162,8 @@ func jsonStrings(data []byte, fn func(string)) {
 // unquote decodes the inside of a JSON string for searching, with the
 // toolkit's decoder (a stored document edited by hand may hold a bad
 // escape: it decodes as far as it goes, a bad \u as U+FFFD, which only
-// separates words); the control characters an escape gives become spaces.
+// separates words); a backspace an escape gives becomes a space, as the
+// other control characters already are to the analyzer and to snippets.
 func unquote(s []byte) string {
 	out, _ := jsontext.DecodeString(s)
 	return spaceControls(out)
