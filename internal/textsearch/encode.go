@@ -23,7 +23,8 @@ import (
 // the Analyzer), so an index written by another version of the analyzer,
 // or with other weights, is refused rather than scored wrongly. Reading
 // checks every count against the bytes left, so a damaged form costs an
-// error, never a panic or an allocation larger than the input. It is not
+// error, never a panic or an allocation out of proportion to the input
+// (a few times its size at most). It is not
 // a checksum: a caller that keeps it where it may be damaged checks its
 // bytes itself.
 //
