@@ -65,8 +65,18 @@ import (
 // reconcile, has no documents is dropped, so looking up many branch names
 // without banks does not grow the Bank.
 
+// The names of the two catalog caches kept beside each bank (see the
+// package doc): derived from the documents, rebuilt when absent or unusable,
+// never listed as documents nor exported. A host keeping a bank in version
+// control ignores them, as it does a build cache: they change with every
+// few writes and describe one machine's store versions.
 const (
-	indexSnapshotKey = ".tagindex.json"
+	TagIndexName  = ".tagindex.json"
+	TextIndexName = ".textindex.bin"
+)
+
+const (
+	indexSnapshotKey = TagIndexName
 	// indexSnapshotFormat names the snapshot's layout; any other value
 	// makes the snapshot ignored.
 	indexSnapshotFormat = "mnemobank-tagindex-v1"

@@ -47,7 +47,7 @@ import (
 // as without it, only slower on a process's first.
 
 const (
-	textSnapshotKey = ".textindex.bin"
+	textSnapshotKey = TextIndexName
 	// textSnapshotFormat begins the snapshot; any other beginning makes it
 	// ignored. Change it with the layout.
 	textSnapshotFormat = "mnemobank-textindex-v1\n"

@@ -31,11 +31,7 @@ const (
 	// in archives written before.
 	paxSHA256    = "SCHILY.xattr.user.mnemobank.sha256"
 	legacySHA256 = "MNEMOBANK.sha256"
-	tagIndexName = ".tagindex.json"
-	// textIndexName: the bank's full-text index snapshot, derived and
-	// keyed by store versions like the tag index.
-	textIndexName = ".textindex.bin"
-	historyDir    = histio.Prefix
+	historyDir   = histio.Prefix
 )
 
 // Default limits of Import, checked before the work they bound.
