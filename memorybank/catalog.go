@@ -55,14 +55,28 @@ import (
 // corrupt or foreign snapshot is ignored as if absent. Writes never touch
 // it; reading entries rewrites it, best effort, whenever at least
 // snapshotRewriteMin (128) documents were re-read or dropped, so smaller
-// banks get no snapshot.
+// banks get no snapshot. The full-text index has a snapshot of its own,
+// ".textindex.bin", which carries the entries too and is checked by store
+// versions alike: a catalog without a full-text index reads it on its
+// first search, and a search that changed a sixteenth of the bank's index
+// since writes it.
 //
 // Catalogs are kept only for banks that exist: a catalog that, after a
 // reconcile, has no documents is dropped, so looking up many branch names
 // without banks does not grow the Bank.
 
+// The names of the two catalog caches kept beside each bank (see the
+// package doc): derived from the documents, rebuilt when absent or unusable,
+// never listed as documents nor exported. A host keeping a bank in version
+// control ignores them, as it does a build cache: they change with every
+// few writes and describe one machine's store versions.
 const (
-	indexSnapshotKey = ".tagindex.json"
+	TagIndexName  = ".tagindex.json"
+	TextIndexName = ".textindex.bin"
+)
+
+const (
+	indexSnapshotKey = TagIndexName
 	// indexSnapshotFormat names the snapshot's layout; any other value
 	// makes the snapshot ignored.
 	indexSnapshotFormat = "mnemobank-tagindex-v1"
@@ -89,7 +103,13 @@ type catalog struct {
 
 	folds *foldIndex // nil until a path is created: derived from paths
 	text  *textIndex // nil until a full-text search needs it
-	ctx   ctxCache   // has its own lock: read without holding mu
+	// textListed: the last listing showed a text snapshot; textTried: it
+	// was looked for; textChanged: the documents indexed or removed since
+	// the full-text index last matched it (a document rewritten a hundred
+	// times is one).
+	textListed, textTried bool
+	textChanged           map[string]struct{}
+	ctx                   ctxCache // has its own lock: read without holding mu
 }
 
 // freshness is the rule by which the Bank trusts what it derived from the
@@ -198,6 +218,7 @@ func (b *Bank) pathIndexBy(ctx context.Context, prefix string, clock func() time
 // derived again when next needed.
 func (b *Bank) reconcile(ctx context.Context, idx *catalog, clock func() time.Time) error {
 	paths := make(map[string]string, len(idx.paths))
+	textListed := false
 	for obj, err := range b.store.List(ctx, idx.prefix) {
 		if err != nil {
 			return err
@@ -205,9 +226,11 @@ func (b *Bank) reconcile(ctx context.Context, idx *catalog, clock func() time.Ti
 		p := strings.TrimPrefix(obj.Key, idx.prefix)
 		if !reserved(p) {
 			paths[p] = obj.Version
+		} else if p == textSnapshotKey {
+			textListed = true
 		}
 	}
-	idx.paths, idx.sorted, idx.folds = paths, nil, nil
+	idx.paths, idx.sorted, idx.folds, idx.textListed = paths, nil, nil, textListed
 	for p, v := range paths {
 		if e := idx.entries[p]; e == nil || e.storeVersion != v {
 			idx.stale[p] = struct{}{}
@@ -388,8 +411,18 @@ func (idx *catalog) removeEntry(p string) {
 	if idx.entries[p] != nil && idx.text != nil {
 		idx.text.forget(p)
 		delete(idx.text.pending, p)
+		idx.changedText(p)
 	}
 	idx.dropEntry(p)
+}
+
+// changedText records that document p's terms changed since the text
+// snapshot.
+func (idx *catalog) changedText(p string) {
+	if idx.textChanged == nil {
+		idx.textChanged = map[string]struct{}{}
+	}
+	idx.textChanged[p] = struct{}{}
 }
 
 // dropEntry removes a document's entry and tags.

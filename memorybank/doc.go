@@ -95,6 +95,20 @@
 // changes by others, or once it is [IndexMaxAge] old for changes no Store
 // counted (a person editing the folder). Read always reads the store.
 //
+// Two catalog caches are kept beside each bank, as keys List never shows
+// and archives never export, so a new process need not read every
+// document: ".tagindex.json" (the entries, for banks of 128 documents or
+// more) and ".textindex.bin" (the full-text index with the entries, for
+// banks of 64 KB of documents or more). Each records the store version of
+// every document it describes; a process takes from it only documents
+// whose version the store still lists and reads the rest, and ignores one
+// that is damaged, too large (64 MB), of another format or analysis. The
+// text snapshot is written by a search or [Bank.Warm] once a sixteenth of
+// the bank changed since it was last read or written, never by a write. A
+// host that wants neither file passes a Store that hides their keys;
+// results are the same, only a process's first search or listing is
+// slower.
+//
 // # Testing
 //
 // The tests run every behaviour over MemStore and over fsstore in a

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"github.com/mnemobank/mnemobank/memorybank/internal/codec"
 	"github.com/mnemobank/mnemobank/screen"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/mnemobank/mnemobank/internal/jsontext"
 	"github.com/mnemobank/mnemobank/internal/textsearch"
@@ -28,7 +30,9 @@ import (
 // from the entries is removed here. So it is derived from the Store and
 // keyed by its store versions like the rest of the index: it is never a
 // second source of truth, and a fresh process builds it on its first
-// search by reading each document once, in parallel.
+// search from the bank's text index snapshot and the documents changed
+// since it was written, or, without one, by reading each document once,
+// in parallel.
 
 type textIndex struct {
 	ix      *textsearch.Index[string]
@@ -84,6 +88,40 @@ type docText struct {
 	body  string
 }
 
+// decodeForSearch decodes a stored document for its metadata and
+// searchable text (bodyText), without quoting a text document's text into
+// JSON and back; the envelope of a text document has no Content.
+func decodeForSearch(p string, data []byte) (*codec.Envelope, string, error) {
+	format := codec.FormatOf(p)
+	if format != codec.FormatText {
+		e, err := decodeStored(format, p, data)
+		if err != nil {
+			return nil, "", err
+		}
+		return e, bodyText(e), nil
+	}
+	e, text, err := codec.DecodeTextMeta(p, data)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	return e, searchable(text), nil
+}
+
+// searchable is a text as bodyText gives it from the JSON string a text
+// document's content is: each byte that is not UTF-8 a U+FFFD, as JSON
+// encoding makes it, and the control characters spaces (unquote).
+func searchable(s string) string {
+	if !utf8.ValidString(s) {
+		var b strings.Builder
+		b.Grow(len(s) + 16)
+		for _, r := range s {
+			b.WriteRune(r)
+		}
+		s = b.String()
+	}
+	return spaceControls(s)
+}
+
 // bodyText is the searchable text of a document: the text of a text
 // document, the strings of a JSON document's content (one per line).
 func bodyText(e *codec.Envelope) string {
@@ -124,19 +162,27 @@ func jsonStrings(data []byte, fn func(string)) {
 // unquote decodes the inside of a JSON string for searching, with the
 // toolkit's decoder (a stored document edited by hand may hold a bad
 // escape: it decodes as far as it goes, a bad \u as U+FFFD, which only
-// separates words); the control characters an escape gives become spaces.
+// separates words); a backspace an escape gives becomes a space, as the
+// other control characters already are to the analyzer and to snippets.
 func unquote(s []byte) string {
 	out, _ := jsontext.DecodeString(s)
-	if strings.ContainsAny(out, "\n\t\r\b\f") {
-		out = strings.Map(func(r rune) rune {
-			switch r {
-			case '\n', '\t', '\r', '\b', '\f':
-				return ' '
-			}
-			return r
-		}, out)
+	return spaceControls(out)
+}
+
+// spaceControls makes a backspace a space, as it does the other control
+// characters a JSON escape gives (\n, \t, \r, \f): those are white space
+// already to the analyzer and to snippets (strings.Fields), \b is not.
+func spaceControls(s string) string {
+	if strings.IndexByte(s, '\b') < 0 {
+		return s
 	}
-	return out
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '\n', '\t', '\r', '\b', '\f':
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // readResult is one document read for the index.
@@ -228,6 +274,9 @@ func (b *Bank) readEntries(ctx context.Context, idx *catalog) (int, error) {
 	read := 0
 	for i, r := range results {
 		p := todo[i]
+		if withText {
+			idx.changedText(p)
+		}
 		if r.notFound {
 			// Deleted by someone else since the List: the next check sees it.
 			idx.fresh.dirty = true
@@ -254,7 +303,14 @@ func (b *Bank) readEntries(ctx context.Context, idx *catalog) (int, error) {
 // withText, its text. Undecodable documents are listed (so they can be
 // found and repaired) with no tags, and found by their path only.
 func readDocument(p string, obj Object, withText bool) (ListEntry, docText) {
-	e, err := decodeStored(codec.FormatOf(p), p, obj.Data)
+	var e *codec.Envelope
+	var text string
+	var err error
+	if withText {
+		e, text, err = decodeForSearch(p, obj.Data)
+	} else {
+		e, err = decodeStored(codec.FormatOf(p), p, obj.Data)
+	}
 	if err != nil {
 		le := ListEntry{Path: p, Title: codec.DefaultTitle(p), DocumentType: codec.InferDocumentType(p), Tags: []string{}, LastModified: obj.ModTime.UTC(), Version: 1, Size: len(obj.Data)}
 		return le, docText{title: le.Title}
@@ -263,7 +319,7 @@ func readDocument(p string, obj Object, withText bool) (ListEntry, docText) {
 	if !withText {
 		return le, docText{}
 	}
-	return le, docText{title: le.Title, tags: le.Tags, body: bodyText(e)}
+	return le, docText{title: le.Title, tags: le.Tags, body: text}
 }
 
 // textIndexOf returns the index of a bank with its paths, entries and
@@ -273,7 +329,7 @@ func (b *Bank) textIndexOf(ctx context.Context, prefix string) (*catalog, error)
 	if err != nil {
 		return nil, err
 	}
-	if idx.text == nil {
+	if idx.text == nil && !b.loadTextSnapshot(ctx, idx) {
 		idx.text = newTextIndex()
 		for p := range idx.entries {
 			idx.text.pending[p] = struct{}{}
@@ -283,6 +339,7 @@ func (b *Bank) textIndexOf(ctx context.Context, prefix string) (*catalog, error)
 		idx.mu.Unlock()
 		return nil, err
 	}
+	b.maybeSaveTextSnapshot(ctx, idx)
 	return idx, nil
 }
 
@@ -296,9 +353,9 @@ func (b *Bank) snippet(ctx context.Context, key, p string, terms []string) (stri
 	if err != nil {
 		return "", nil, err
 	}
-	e, err := decodeStored(codec.FormatOf(p), p, obj.Data)
+	e, text, err := decodeForSearch(p, obj.Data)
 	if err != nil {
 		return "", nil, nil
 	}
-	return textsearch.Snippet(bodyText(e), terms, snippetBytes, -1), flagsOf(e), nil
+	return textsearch.Snippet(text, terms, snippetBytes, -1), flagsOf(e), nil
 }

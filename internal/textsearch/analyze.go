@@ -1,6 +1,8 @@
 // Package textsearch is the one text-search engine of mnemobank: the
 // analyzer that turns text into terms (Analyze), a BM25F index over
-// documents of several weighted fields (Index), and snippets (Snippet).
+// documents of several weighted fields (Index) with a stored form that a
+// later process reads back instead of analysing the texts again
+// (AppendBinary, DecodeIndex), and snippets (Snippet).
 // The memories file's search uses it; it is meant to serve a bank's
 // documents as well (fields title and path, tags, text).
 package textsearch
@@ -92,6 +94,7 @@ func QueryTerms(q string) []string { return Analyzer{}.QueryTerms(q) }
 type scanner struct {
 	a    Analyzer
 	fn   func(Token)
+	stop bool // set by fn: the rest of the text is not wanted
 	fold Folder
 	buf  []byte
 	run  []byte
@@ -117,7 +120,7 @@ const maxMemo = 1 << 15
 
 func (sc *scanner) scan(s string) {
 	i := 0
-	for i < len(s) {
+	for i < len(s) && !sc.stop {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if !isASCIIAlnum(c) {

@@ -94,3 +94,52 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 	reportCPU(b, cpu)
 }
+
+// BenchmarkIndexStore: the stored form of the index of 50 chat-length
+// documents (0.5 MB), written (AppendBinary) and read back (DecodeIndex,
+// then a two-word search, which decodes those terms' postings), against
+// indexing the texts again (BenchmarkIndexAdd); stored-KB is its size.
+func BenchmarkIndexStore(b *testing.B) {
+	docs := chatText(50, 10_000)
+	ix, err := NewIndex[int](DocumentParams, Analyzer{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i, d := range docs {
+		_ = ix.Add(i, "Note", "", d)
+	}
+	data, keys := ix.AppendBinary(nil, nil)
+	b.Run("write", func(b *testing.B) {
+		cpu := cputime.Process()
+		for b.Loop() {
+			data, _ = ix.AppendBinary(data[:0], nil)
+		}
+		reportCPU(b, cpu)
+		b.ReportMetric(float64(len(data))/1024, "stored-KB")
+	})
+	b.Run("read", func(b *testing.B) {
+		cpu := cputime.Process()
+		for b.Loop() {
+			back, err := DecodeIndex[int](data, DocumentParams, Analyzer{}, keys, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			back.Each([]string{"the", "activecontext"}, nil, func(int, float64) {})
+		}
+		reportCPU(b, cpu)
+	})
+}
+
+// BenchmarkSnippet: the snippets of a page of ten hits, each a
+// chat-length document (10 KB), for a three-word query.
+func BenchmarkSnippet(b *testing.B) {
+	docs := chatText(10, 10_000)
+	terms := Analyzer{}.QueryTerms("failing adapters retryPolicy")
+	cpu := cputime.Process()
+	for b.Loop() {
+		for _, d := range docs {
+			_ = Snippet(d, terms, 160, -1)
+		}
+	}
+	reportCPU(b, cpu)
+}

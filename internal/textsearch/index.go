@@ -66,6 +66,11 @@ type Index[K comparable] struct {
 	nLive  int
 	sumLen [MaxFields]int64
 	spread [MaxFields]Spread
+	// stored holds, for an index read back (DecodeIndex), the terms it was
+	// read with and their postings in stored form, decoded when a search
+	// or a change first needs them; termID holds only the terms added
+	// since.
+	stored *storedTerms
 
 	// per-Add scratch
 	tf   [][MaxFields]uint16
@@ -117,6 +122,12 @@ func (ix *Index[K]) Params() Params {
 // Len is the number of documents.
 func (ix *Index[K]) Len() int { return ix.nLive }
 
+// Has reports whether a document is indexed under key.
+func (ix *Index[K]) Has(key K) bool {
+	_, ok := ix.byKey[key]
+	return ok
+}
+
 // Add indexes a document under key, replacing any document it had; fields
 // are its fields' texts, in the order of Params.Fields (missing ones are
 // empty, extra ones are an error).
@@ -142,6 +153,9 @@ func (ix *Index[K]) AddAs(key K, role string, fields ...string) error {
 			if tid < 0 {
 				var ok bool
 				tid, ok = ix.termID[string(t.Term)]
+				if !ok && ix.stored != nil {
+					tid, ok = ix.stored.find(t.Term)
+				}
 				if !ok {
 					tid = int32(len(ix.post))
 					ix.termID[string(t.Term)] = tid
@@ -169,7 +183,7 @@ func (ix *Index[K]) AddAs(key K, role string, fields ...string) error {
 	}
 	ix.sc.fn = nil
 	for _, tid := range ix.cur {
-		ix.post[tid] = append(ix.post[tid], posting{doc: doc, tf: ix.tf[tid]})
+		ix.post[tid] = append(ix.postings(tid), posting{doc: doc, tf: ix.tf[tid]})
 	}
 	ix.keys = append(ix.keys, key)
 	ix.live = append(ix.live, true)
@@ -210,6 +224,7 @@ func (ix *Index[K]) Remove(key K) {
 // compact renumbers the live documents and drops the postings of the
 // others.
 func (ix *Index[K]) compact() {
+	ix.decodeAll()
 	renum := make([]int32, len(ix.keys))
 	keys, live, lens, weight := ix.keys[:0:0], ix.live[:0:0], ix.lens[:0:0], ix.weight[:0:0]
 	ix.spread = [MaxFields]Spread{} // summed again, without the drift of subtractions
@@ -269,15 +284,16 @@ func (ix *Index[K]) Stats(terms []string) Stats {
 	st := Stats{N: ix.nLive, SumLen: ix.sumLen, Spread: ix.spread, DF: make([]int, len(terms))}
 	dead := len(ix.keys) != ix.nLive
 	for i, t := range terms {
-		tid, ok := ix.termID[t]
+		tid, ok := ix.lookup(t)
 		if !ok {
 			continue
 		}
+		ps := ix.postings(tid)
 		if !dead {
-			st.DF[i] = len(ix.post[tid])
+			st.DF[i] = len(ps)
 			continue
 		}
-		for _, p := range ix.post[tid] {
+		for _, p := range ps {
 			if ix.live[p.doc] {
 				st.DF[i]++
 			}
@@ -312,12 +328,12 @@ func (ix *Index[K]) Each(terms []string, st *Stats, fn func(key K, score float64
 	var touched []int32
 	k1 := ix.p.K1
 	for i, t := range terms {
-		tid, ok := ix.termID[t]
+		tid, ok := ix.lookup(t)
 		if !ok || st.DF[i] == 0 {
 			continue
 		}
 		idf := IDF(st.DF[i], st.N)
-		for _, p := range ix.post[tid] {
+		for _, p := range ix.postings(tid) {
 			if !ix.live[p.doc] {
 				continue
 			}

@@ -31,7 +31,6 @@ const (
 	// in archives written before.
 	paxSHA256    = "SCHILY.xattr.user.mnemobank.sha256"
 	legacySHA256 = "MNEMOBANK.sha256"
-	tagIndexName = ".tagindex.json"
 	historyDir   = histio.Prefix
 )
 

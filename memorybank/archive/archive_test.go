@@ -132,10 +132,14 @@ func TestRoundTripFSStore(t *testing.T) {
 	}
 	src := open()
 	fill(t, src, archive.Memories{})
-	// A bank whose tag index snapshot exists: it is not exported.
+	// A bank whose index snapshots exist: they are not exported.
 	_, err := src.Store().Put(context.Background(), "global-memory-bank/.tagindex.json", []byte("{}"), memorybank.Condition{})
 	require.NoError(t, err)
+	_, err = src.Store().Put(context.Background(), "global-memory-bank/.textindex.bin", []byte("snapshot"), memorybank.Condition{})
+	require.NoError(t, err)
 	first, _ := export(t, src, archive.Memories{})
+	require.NotContains(t, string(first), ".tagindex.json")
+	require.NotContains(t, string(first), ".textindex.bin")
 	dst := open()
 	_, _, err = importInto(t, dst, archive.Memories{}, first, archive.ImportOptions{Apply: true})
 	require.NoError(t, err)

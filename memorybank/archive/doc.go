@@ -35,9 +35,10 @@
 // checksums are known only at the end. Store versions are not exported:
 // they are opaque and differ between stores; a document's version is its
 // metadata.version, inside its bytes, so a bank's versions and histories
-// move with it and IfVersion keeps meaning what it meant. The tag index
-// cache (".tagindex.json" of each bank) is not exported: it is derived and
-// keyed by store versions.
+// move with it and IfVersion keeps meaning what it meant. The caches of
+// each bank (the tag index ".tagindex.json" and the full-text index
+// ".textindex.bin") are not exported: they are derived and keyed by store
+// versions.
 //
 // Why tar and not JSON Lines: the bytes of every key are kept as they are
 // (no escaping or base64 of documents up to a megabyte), the layout is the

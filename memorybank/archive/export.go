@@ -209,7 +209,7 @@ func classify(key string) kind {
 		return kindOther
 	}
 	base := p[strings.LastIndexByte(p, '/')+1:]
-	if p == tagIndexName {
+	if p == memorybank.TagIndexName || p == memorybank.TextIndexName {
 		return kindSkip
 	}
 	if strings.HasPrefix(p, ".") || strings.Contains(p, "/.") {

@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 )
 
 // Text documents (every path not ending in .json) are stored as their text
@@ -34,13 +35,36 @@ import (
 // is YAML but not a mapping (a Markdown thematic break around a paragraph)
 // is not front matter: it stays part of the text.
 func DecodeText(p string, data []byte) (*Envelope, error) {
+	e, body, err := decodeText(p, data)
+	if err != nil {
+		return nil, err
+	}
+	e.Content = RawString(body)
+	return e, nil
+}
+
+// DecodeTextMeta is DecodeStored for a text document whose metadata and
+// text are wanted but not its content as JSON (a search reading it): the
+// envelope it returns, normalized, has no Content, and the text is
+// returned as it is stored after the front matter.
+func DecodeTextMeta(p string, data []byte) (*Envelope, string, error) {
+	e, body, err := decodeText(p, data)
+	if err != nil {
+		return nil, "", fmt.Errorf("%q: %v; overwrite it with a full write (text or content) to repair it", p, err)
+	}
+	e.Normalize()
+	return e, body, nil
+}
+
+// decodeText is DecodeText without the content: the text is returned.
+func decodeText(p string, data []byte) (*Envelope, string, error) {
 	e := NewEnvelope(FormatText, p)
 	body := string(data)
 	parsed := false
 	if fm, rest, ok := SplitFrontMatter(body); ok {
 		top, meta, isMap, err := ParseFrontMatter(fm)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		if isMap {
 			e.Schema = top["schema"]
@@ -61,8 +85,7 @@ func DecodeText(p string, data []byte) (*Envelope, error) {
 			e.Meta["title"] = RawString(t)
 		}
 	}
-	e.Content = RawString(body)
-	return e, nil
+	return e, body, nil
 }
 
 // EncodeText writes the front matter and the text of a text envelope.

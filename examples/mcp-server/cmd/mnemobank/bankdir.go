@@ -25,8 +25,9 @@ import (
 // A directory bank holds a .gitignore (written when absent, never
 // overwritten) naming the files the store keeps for itself on this machine:
 // its lock, its write-ahead journal, its change counter and its temporary
-// files. The documents and their .history/ are the bank and are meant to be
-// committed. The memories file's folder (.agent/, once it exists) gets one
+// files, and the Bank's caches beside each bank (.tagindex.json,
+// .textindex.bin: derived, rewritten every few writes). The documents and
+// their .history/ are the bank and are meant to be committed. The memories file's folder (.agent/, once it exists) gets one
 // naming the trash of deleted memories, which is local undo, not shared
 // memory.
 
@@ -86,8 +87,10 @@ func exists(p string) bool {
 }
 
 // bankIgnores are the patterns of a directory bank's .gitignore: what the
-// store keeps for this machine only.
-var bankIgnores = []string{fsstore.LockFileName, fsstore.JournalFileName, fsstore.ChangesFileName, ".atomicfile-*.tmp"}
+// store keeps for this machine only, and the Bank's catalog caches beside
+// each bank (derived, rewritten every few writes, up to 64 MB).
+var bankIgnores = []string{fsstore.LockFileName, fsstore.JournalFileName, fsstore.ChangesFileName, ".atomicfile-*.tmp",
+	memorybank.TagIndexName, memorybank.TextIndexName}
 
 // writeGitignore writes dir/.gitignore with the patterns when there is
 // none; an existing one is the user's and is left as it is.

@@ -79,8 +79,8 @@ func TestDefaultRoot(t *testing.T) {
 
 // The server started without --root in a git repository says where the
 // bank is and why, keeps it in .mnemobank/, and git sees none of the
-// store's own files (lock, journal, change counter) nor the memories'
-// trash: only the documents and their history are there to commit.
+// store's own files (lock, journal, change counter), the bank's caches nor
+// the memories' trash: only the documents and their history are there to commit.
 func TestServerDefaultBankIsItsOwnAndIgnoresLocalFiles(t *testing.T) {
 	repo := t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(repo, ".git"), 0o755))
@@ -108,7 +108,7 @@ func TestServerDefaultBankIsItsOwnAndIgnoresLocalFiles(t *testing.T) {
 	assert.NoDirExists(t, filepath.Join(repo, "docs"))
 
 	for dir, names := range map[string][]string{
-		bankDir:                       {fsstore.LockFileName, fsstore.JournalFileName, fsstore.ChangesFileName, ".atomicfile-0123456789abcdef.tmp"},
+		bankDir:                       {fsstore.LockFileName, fsstore.JournalFileName, fsstore.ChangesFileName, ".atomicfile-0123456789abcdef.tmp", memorybank.TagIndexName, memorybank.TextIndexName},
 		filepath.Join(repo, ".agent"): {trashFileName},
 	} {
 		ignore, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
@@ -119,12 +119,16 @@ func TestServerDefaultBankIsItsOwnAndIgnoresLocalFiles(t *testing.T) {
 		assert.False(t, ignored(string(ignore), "global-memory-bank/notes.md"))
 	}
 	if git, err := exec.LookPath("git"); err == nil {
+		// A bank's caches, as a search of a larger bank leaves them.
+		cache := filepath.Join(DefaultBankDir, "global-memory-bank", memorybank.TextIndexName)
+		require.NoError(t, os.WriteFile(filepath.Join(repo, cache), []byte("derived"), 0o644))
 		require.NoError(t, os.RemoveAll(filepath.Join(repo, ".git")))
 		require.NoError(t, exec.Command(git, "-C", repo, "init", "-q").Run())
 		out, err := exec.Command(git, "-C", repo, "status", "--porcelain", "--untracked-files=all", "--ignored").Output()
 		require.NoError(t, err)
 		assert.Contains(t, string(out), "!! "+DefaultBankDir+"/"+fsstore.LockFileName, "git ignores the lock:\n%s", out)
 		assert.Contains(t, string(out), "?? "+DefaultBankDir+"/global-memory-bank/notes.md", "the document is there to commit:\n%s", out)
+		assert.Contains(t, string(out), "!! "+filepath.ToSlash(cache), "git ignores the bank's caches:\n%s", out)
 	}
 }
 

@@ -49,39 +49,67 @@ func chatBranchBank(b *testing.B) string {
 
 // BenchmarkFirstSearch: what the user sees of the first search_documents
 // over a branch the server has not read (50 chat-length documents, 0.5
-// MB), in a fresh server each iteration: "at-once" searches as soon as the
-// session is up; "after-context" first reads the context of main, as an
-// agent starts, and waits a second (a model's turn takes longer), then searches. The
-// server indexes the banks in the background from its start, so the
-// second finds the index ready. Medians.
+// MB), in a fresh server each iteration, on two banks:
+//   - "unindexed": the documents as other tools leave them, never searched
+//     by mnemobank (a fresh copy each iteration), so the server reads and
+//     analyses every document;
+//   - "indexed": the same documents after one earlier server searched them,
+//     which left the branch's full-text index beside it (.textindex.bin, as
+//     a session that searched or warmed the bank leaves it).
+//
+// "at-once" searches as soon as the session is up; "after-context" first
+// reads the context of main, as an agent starts, and waits a second (a
+// model's turn takes longer), then searches: the server indexes the banks
+// in the background from its start, so it finds the index ready. Medians.
 func BenchmarkFirstSearch(b *testing.B) {
-	root := chatBranchBank(b)
+	pristine := chatBranchBank(b)
 	query := fmt.Sprintf(`{"query":%q,"scope":"branch","branch":"feature/chat"}`, "retry a flaky test after a timeout")
-	var atOnce, after []time.Duration
-	for b.Loop() {
+	copyBank := func() string {
+		dst := filepath.Join(b.TempDir(), "docs")
+		require.NoError(b, os.CopyFS(dst, os.DirFS(pristine)))
+		return dst
+	}
+	indexed := copyBank()
+	s := connectStdio(b, nil, indexed, "--language", "en")
+	timedCall(b, s, "search_documents", query)
+	_ = s.Close()
+	dir, err := memorybank.BranchDir("feature/chat")
+	require.NoError(b, err)
+	_, err = os.Stat(filepath.Join(indexed, memorybank.BranchPrefix, dir, ".textindex.bin"))
+	require.NoError(b, err, "a search left no full-text index beside the branch")
+
+	ds := map[string][]time.Duration{}
+	firstSearch := func(name, root string, afterContext bool) {
 		b.StopTimer()
 		s := connectStdio(b, nil, root, "--language", "en")
+		if afterContext {
+			timedCall(b, s, "read_context", `{"branch":"main"}`)
+			time.Sleep(time.Second)
+		}
 		b.StartTimer()
-		atOnce = append(atOnce, timedCall(b, s, "search_documents", query))
-		b.StopTimer()
-		_ = s.Close()
-		s = connectStdio(b, nil, root, "--language", "en")
-		timedCall(b, s, "read_context", `{"branch":"main"}`)
-		time.Sleep(time.Second)
-		b.StartTimer()
-		after = append(after, timedCall(b, s, "search_documents", query))
+		ds[name] = append(ds[name], timedCall(b, s, "search_documents", query))
 		b.StopTimer()
 		_ = s.Close()
 		b.StartTimer()
 	}
-	for _, m := range []struct {
-		name string
-		ds   []time.Duration
-	}{{"at-once", atOnce}, {"after-context", after}} {
-		slices.Sort(m.ds)
-		if len(m.ds) > 0 {
-			b.ReportMetric(float64(m.ds[len(m.ds)/2])/float64(time.Millisecond), m.name+"-median-ms")
-		}
+	for b.Loop() {
+		b.StopTimer()
+		fresh, fresh2 := copyBank(), copyBank()
+		b.StartTimer()
+		firstSearch("indexed-at-once", indexed, false)
+		firstSearch("unindexed-at-once", fresh, false)
+		firstSearch("indexed-after-context", indexed, true)
+		firstSearch("unindexed-after-context", fresh2, true)
+	}
+	names := make([]string, 0, len(ds))
+	for name := range ds {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		m := ds[name]
+		slices.Sort(m)
+		b.ReportMetric(float64(m[len(m)/2])/float64(time.Millisecond), name+"-median-ms")
 	}
 	b.ReportMetric(0, "ns/op")
 }

@@ -120,7 +120,7 @@ func openStores(ctx context.Context, c storeConfig, logger *slog.Logger) (*store
 		return nil, err
 	}
 	abs, _ := filepath.Abs(c.Root)
-	if err := writeGitignore(abs, "the directory store's lock, journal, change counter and temporary files stay on this machine", bankIgnores); err != nil {
+	if err := writeGitignore(abs, "the directory store's lock, journal, change counter and temporary files, and the caches of each bank, stay on this machine", bankIgnores); err != nil {
 		fsStore.Close()
 		return nil, err
 	}
