@@ -5,11 +5,8 @@
 // everywhere, and only this package is type-checked for each system.
 package portinuse
 
-import (
-	"errors"
-	"syscall"
-)
+import "errors"
 
 // Is reports whether err, from net.Listen or wrapping its error, says the
 // address is already in use.
-func Is(err error) bool { return errors.Is(err, syscall.EADDRINUSE) }
+func Is(err error) bool { return errors.Is(err, addrInUse) }
