@@ -87,6 +87,12 @@ func Snippet(text string, terms []string, width, at int) string {
 	} else if at > 0 {
 		from = max(min(at, len(text))-width/4, 0)
 	}
+	return passage(text, from, width)
+}
+
+// passage is the text of about width bytes from byte from, widened to whole
+// characters, its spaces folded, with an ellipsis on each cut side.
+func passage(text string, from, width int) string {
 	to := min(from+width, len(text))
 	for from > 0 && from < len(text) && !utf8.RuneStart(text[from]) {
 		from--

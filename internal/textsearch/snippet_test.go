@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -47,21 +46,7 @@ func snippetReference(text string, terms []string, width, at int) string {
 	} else if at > 0 {
 		from = max(min(at, len(text))-width/4, 0)
 	}
-	to := min(from+width, len(text))
-	for from > 0 && from < len(text) && !utf8.RuneStart(text[from]) {
-		from--
-	}
-	for to < len(text) && !utf8.RuneStart(text[to]) {
-		to++
-	}
-	s := strings.Join(strings.Fields(text[from:to]), " ")
-	if from > 0 {
-		s = "…" + s
-	}
-	if to < len(text) {
-		s += "…"
-	}
-	return s
+	return passage(text, from, width)
 }
 
 // Snippet picks the passage the full count of every window picks, on
